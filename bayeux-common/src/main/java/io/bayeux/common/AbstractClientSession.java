@@ -1,0 +1,465 @@
+package io.bayeux.common;
+
+import io.bayeux.api.Channel;
+import io.bayeux.api.ChannelId;
+import io.bayeux.api.Message;
+import io.bayeux.api.client.ClientSession;
+import io.bayeux.api.client.ClientSessionChannel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What every client session shares, whatever carries its messages: channels, subscribers,
+ * extensions, reply callbacks by message id, batching. Subclasses send messages
+ * ({@link #sendBatch}) and feed what arrives to {@link #receive}.
+ *
+ * <p>Thread-safe: channels and callbacks live in concurrent maps; the batch is guarded by
+ * {@code this}. Listeners are never called with a lock held.
+ */
+public abstract class AbstractClientSession implements ClientSession {
+    private static final Logger LOG = LoggerFactory.getLogger(AbstractClientSession.class);
+
+    private final AtomicLong nextMessageId = new AtomicLong();
+    private final List<Extension> extensions = new CopyOnWriteArrayList<>();
+    private final Map<String, Object> attributes = new ConcurrentHashMap<>();
+    private final Map<String, SessionChannel> channels = new ConcurrentHashMap<>();
+    private final Map<String, MessageListener> callbacks = new ConcurrentHashMap<>();
+    /** Guarded by {@code this}. */
+    private int batchDepth;
+    /** Guarded by {@code this}. */
+    private List<Message.Mutable> batch = new ArrayList<>();
+
+    /** A new empty message of the subclass's type. */
+    protected abstract Message.Mutable newMessage();
+
+    /** Sends messages, already extended, as one unit. */
+    protected abstract void sendBatch(List<Message.Mutable> messages);
+
+    /** The next message id of this session. */
+    protected String newMessageId() {
+        return Long.toString(nextMessageId.incrementAndGet());
+    }
+
+    @Override
+    public void addExtension(Extension extension) {
+        extensions.add(extension);
+    }
+
+    @Override
+    public void removeExtension(Extension extension) {
+        extensions.remove(extension);
+    }
+
+    @Override
+    public List<Extension> getExtensions() {
+        return List.copyOf(extensions);
+    }
+
+    @Override
+    public void setAttribute(String name, Object value) {
+        attributes.put(name, value);
+    }
+
+    @Override
+    public Object getAttribute(String name) {
+        return attributes.get(name);
+    }
+
+    @Override
+    public Set<String> getAttributeNames() {
+        return Set.copyOf(attributes.keySet());
+    }
+
+    @Override
+    public Object removeAttribute(String name) {
+        return attributes.remove(name);
+    }
+
+    @Override
+    public ClientSessionChannel getChannel(String channelName) {
+        SessionChannel channel = channels.get(channelName);
+        if (channel == null) {
+            ChannelId id = ChannelId.of(channelName);
+            channel = channels.computeIfAbsent(channelName, name -> new SessionChannel(id));
+        }
+        return channel;
+    }
+
+    /** The channels that currently exist on this client. */
+    protected Iterable<? extends ClientSessionChannel> channels() {
+        return channels.values();
+    }
+
+    @Override
+    public void remoteCall(String target, Object data, MessageListener callback) {
+        String channel = target.startsWith("/") ? Channel.SERVICE + target : Channel.SERVICE + "/" + target;
+        Message.Mutable message = newMessage();
+        message.setChannel(channel);
+        message.setData(data);
+        send(message, callback);
+    }
+
+    /**
+     * Sends a message: gives it an id, registers {@code callback} for its reply, and sends it
+     * now or with the current batch. Returns false when an extension dropped it (the callback
+     * is then told of a failed reply).
+     */
+    protected boolean send(Message.Mutable message, MessageListener callback) {
+        if (message.getId() == null) {
+            message.setId(newMessageId());
+        }
+        if (callback != null) {
+            callbacks.put(message.getId(), callback);
+        }
+        if (!extendOutgoing(message)) {
+            failCallback(message, "404::message_deleted");
+            return false;
+        }
+        List<Message.Mutable> toSend = null;
+        synchronized (this) {
+            if (batchDepth > 0) {
+                batch.add(message);
+            } else {
+                toSend = List.of(message);
+            }
+        }
+        if (toSend != null) {
+            sendBatch(toSend);
+        }
+        return true;
+    }
+
+    /** Tells the callback of {@code request} (if any) that it failed with {@code error}. */
+    protected void failCallback(Message request, String error) {
+        MessageListener callback = request.getId() == null ? null : callbacks.remove(request.getId());
+        if (callback != null) {
+            Message.Mutable reply = newMessage();
+            reply.setChannel(request.getChannel());
+            reply.setId(request.getId());
+            reply.setSuccessful(false);
+            reply.put(Message.ERROR_FIELD, error);
+            if (request.containsKey(Message.SUBSCRIPTION_FIELD)) {
+                reply.put(Message.SUBSCRIPTION_FIELD, request.get(Message.SUBSCRIPTION_FIELD));
+            }
+            notify(callback, reply);
+        }
+    }
+
+    private boolean extendOutgoing(Message.Mutable message) {
+        boolean meta = message.isMeta();
+        for (Extension extension : extensions) {
+            try {
+                if (!(meta ? extension.sendMeta(this, message) : extension.send(this, message))) {
+                    return false;
+                }
+            } catch (RuntimeException x) {
+                LOG.warn("Extension {} failed on outgoing {}", extension, message, x);
+            }
+        }
+        return true;
+    }
+
+    private boolean extendIncoming(Message.Mutable message) {
+        boolean meta = message.isMeta();
+        for (Extension extension : extensions) {
+            try {
+                if (!(meta ? extension.rcvMeta(this, message) : extension.rcv(this, message))) {
+                    return false;
+                }
+            } catch (RuntimeException x) {
+                LOG.warn("Extension {} failed on incoming {}", extension, message, x);
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public synchronized void startBatch() {
+        batchDepth++;
+    }
+
+    @Override
+    public boolean endBatch() {
+        List<Message.Mutable> toSend;
+        synchronized (this) {
+            if (batchDepth == 0) {
+                throw new IllegalStateException("endBatch() without startBatch()");
+            }
+            if (--batchDepth > 0) {
+                return false;
+            }
+            toSend = batch;
+            batch = new ArrayList<>();
+        }
+        if (!toSend.isEmpty()) {
+            sendBatch(toSend);
+        }
+        return true;
+    }
+
+    /**
+     * Handles a message that arrived for this session: runs the extensions, then tells the
+     * reply's callback (by id), the channel's listeners and, for a broadcast, the subscribers
+     * of the channel and of the wildcard channels that match it.
+     */
+    public void receive(Message.Mutable message) {
+        if (!extendIncoming(message)) {
+            return;
+        }
+        String channelName = message.getChannel();
+        if (channelName == null || !ChannelId.isValid(channelName)) {
+            LOG.debug("Dropping message without a valid channel: {}", message);
+            return;
+        }
+        boolean reply = message.isMeta() || message.isPublishReply();
+        if (reply) {
+            String id = message.getId();
+            MessageListener callback = id == null ? null : callbacks.remove(id);
+            if (callback != null) {
+                notify(callback, message);
+            }
+        }
+        SessionChannel channel = channels.get(channelName);
+        if (channel != null) {
+            channel.notifyListeners(message, !reply);
+        }
+        if (!reply) {
+            for (String wildId : ChannelId.of(channelName).getWildIds()) {
+                SessionChannel wild = channels.get(wildId);
+                if (wild != null) {
+                    wild.notifyListeners(message, true);
+                }
+            }
+        }
+    }
+
+    private void notify(MessageListener callback, Message message) {
+        try {
+            callback.onMessage(message);
+        } catch (RuntimeException x) {
+            LOG.warn("Callback {} failed on {}", callback, message, x);
+        }
+    }
+
+    /**
+     * Sends {@code /meta/subscribe} again for every channel that has subscribers: after a
+     * re-handshake the server has forgotten them.
+     */
+    protected void resubscribe() {
+        for (SessionChannel channel : channels.values()) {
+            if (!channel.subscribers.isEmpty()) {
+                channel.sendSubscribe(null);
+            }
+        }
+    }
+
+    /** Forgets every reply callback, telling each that it failed with {@code error}. */
+    protected void failAllCallbacks(String error) {
+        for (String id : List.copyOf(callbacks.keySet())) {
+            MessageListener callback = callbacks.remove(id);
+            if (callback != null) {
+                Message.Mutable reply = newMessage();
+                reply.setId(id);
+                reply.setSuccessful(false);
+                reply.put(Message.ERROR_FIELD, error);
+                notify(callback, reply);
+            }
+        }
+    }
+
+    /** A channel of this session. */
+    protected class SessionChannel implements ClientSessionChannel {
+        private final ChannelId id;
+        private final Map<String, Object> attributes = new ConcurrentHashMap<>();
+        private final List<ClientSessionChannelListener> listeners = new CopyOnWriteArrayList<>();
+        private final List<MessageListener> subscribers = new CopyOnWriteArrayList<>();
+        private volatile boolean released;
+
+        protected SessionChannel(ChannelId id) {
+            this.id = id;
+        }
+
+        @Override
+        public String getId() {
+            return id.getId();
+        }
+
+        @Override
+        public ChannelId getChannelId() {
+            return id;
+        }
+
+        @Override
+        public void addListener(ClientSessionChannelListener listener) {
+            listeners.add(listener);
+        }
+
+        @Override
+        public void removeListener(ClientSessionChannelListener listener) {
+            listeners.remove(listener);
+        }
+
+        @Override
+        public List<ClientSessionChannelListener> getListeners() {
+            return List.copyOf(listeners);
+        }
+
+        @Override
+        public ClientSession getSession() {
+            return AbstractClientSession.this;
+        }
+
+        @Override
+        public void publish(Object data, ClientSession.MessageListener callback) {
+            Message.Mutable message = newMessage();
+            message.setData(data);
+            publish(message, callback);
+        }
+
+        @Override
+        public void publish(Message.Mutable message, ClientSession.MessageListener callback) {
+            if (id.isWild() || id.isMeta()) {
+                throw new IllegalArgumentException("Cannot publish to channel " + id);
+            }
+            message.setChannel(id.getId());
+            send(message, callback);
+        }
+
+        @Override
+        public List<MessageListener> getSubscribers() {
+            return List.copyOf(subscribers);
+        }
+
+        @Override
+        public boolean subscribe(MessageListener listener, ClientSession.MessageListener callback) {
+            if (id.isMeta()) {
+                throw new IllegalArgumentException("Cannot subscribe to meta channel " + id + "; use addListener");
+            }
+            boolean first;
+            synchronized (this) {
+                first = subscribers.isEmpty();
+                subscribers.add(listener);
+            }
+            if (!first) {
+                if (callback != null) {
+                    Message.Mutable reply = newMessage();
+                    reply.setChannel(Channel.META_SUBSCRIBE);
+                    reply.put(Message.SUBSCRIPTION_FIELD, id.getId());
+                    reply.setSuccessful(true);
+                    callback.onMessage(reply);
+                }
+                return false;
+            }
+            sendSubscribe(reply -> {
+                if (!reply.isSuccessful()) {
+                    subscribers.remove(listener);
+                }
+                if (callback != null) {
+                    callback.onMessage(reply);
+                }
+            });
+            return true;
+        }
+
+        void sendSubscribe(ClientSession.MessageListener callback) {
+            Message.Mutable message = newMessage();
+            message.setChannel(Channel.META_SUBSCRIBE);
+            message.put(Message.SUBSCRIPTION_FIELD, id.getId());
+            send(message, callback);
+        }
+
+        @Override
+        public boolean unsubscribe(MessageListener listener, ClientSession.MessageListener callback) {
+            boolean last;
+            synchronized (this) {
+                if (!subscribers.remove(listener)) {
+                    return false;
+                }
+                last = subscribers.isEmpty();
+            }
+            if (!last) {
+                return false;
+            }
+            Message.Mutable message = newMessage();
+            message.setChannel(Channel.META_UNSUBSCRIBE);
+            message.put(Message.SUBSCRIPTION_FIELD, id.getId());
+            send(message, callback);
+            return true;
+        }
+
+        @Override
+        public void unsubscribe() {
+            for (MessageListener subscriber : subscribers) {
+                unsubscribe(subscriber);
+            }
+        }
+
+        @Override
+        public boolean release() {
+            if (!listeners.isEmpty() || !subscribers.isEmpty()) {
+                return false;
+            }
+            released = channels.remove(id.getId(), this);
+            return released;
+        }
+
+        @Override
+        public boolean isReleased() {
+            return released;
+        }
+
+        void notifyListeners(Message message, boolean toSubscribers) {
+            for (ClientSessionChannelListener listener : listeners) {
+                if (listener instanceof MessageListener messageListener) {
+                    notifyListener(messageListener, message);
+                }
+            }
+            if (toSubscribers) {
+                for (MessageListener subscriber : subscribers) {
+                    notifyListener(subscriber, message);
+                }
+            }
+        }
+
+        private void notifyListener(MessageListener listener, Message message) {
+            try {
+                listener.onMessage(this, message);
+            } catch (RuntimeException x) {
+                LOG.warn("Listener {} of {} failed on {}", listener, id, message, x);
+            }
+        }
+
+        @Override
+        public void setAttribute(String name, Object value) {
+            attributes.put(name, value);
+        }
+
+        @Override
+        public Object getAttribute(String name) {
+            return attributes.get(name);
+        }
+
+        @Override
+        public Set<String> getAttributeNames() {
+            return Set.copyOf(attributes.keySet());
+        }
+
+        @Override
+        public Object removeAttribute(String name) {
+            return attributes.remove(name);
+        }
+
+        @Override
+        public String toString() {
+            return "ClientChannel[" + id + ", subscribers=" + subscribers.size() + ", listeners=" + listeners.size() + "]";
+        }
+    }
+}

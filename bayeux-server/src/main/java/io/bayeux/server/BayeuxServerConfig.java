@@ -1,0 +1,216 @@
+package io.bayeux.server;
+
+import io.bayeux.common.json.JacksonJsonCodec;
+import io.bayeux.common.json.JsonCodec;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The configuration of a {@link BayeuxServerImpl}: an immutable value made by {@link #builder()}.
+ * Every option has a named default.
+ */
+public final class BayeuxServerConfig {
+    /** How long a {@code /meta/connect} is held: 20 s, under the 30 s at which intermediaries cut idle requests. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(20);
+    /** How long a client waits between a connect reply and its next connect: 0. */
+    public static final Duration DEFAULT_INTERVAL = Duration.ZERO;
+    /** How long a session lives without a connect before it expires: 10 s. */
+    public static final Duration DEFAULT_MAX_INTERVAL = Duration.ofSeconds(10);
+    /** The longest a lazy message waits: 5 s. */
+    public static final Duration DEFAULT_MAX_LAZY_TIMEOUT = Duration.ofSeconds(5);
+    /** How often expired sessions and idle channels are swept: 1 s. */
+    public static final Duration DEFAULT_SWEEP_PERIOD = Duration.ofSeconds(1);
+    /** The transports allowed by default, in order of preference. */
+    public static final List<String> DEFAULT_ALLOWED_TRANSPORTS = List.of("websocket", "long-polling");
+
+    private final Duration timeout;
+    private final Duration interval;
+    private final Duration maxInterval;
+    private final Duration maxLazyTimeout;
+    private final Duration sweepPeriod;
+    private final boolean adviseMaxInterval;
+    private final boolean broadcastToPublisher;
+    private final int maxQueue;
+    private final List<String> allowedTransports;
+    private final JsonCodec jsonCodec;
+    private final Scheduler scheduler;
+
+    private BayeuxServerConfig(Builder builder) {
+        this.timeout = builder.timeout;
+        this.interval = builder.interval;
+        this.maxInterval = builder.maxInterval;
+        this.maxLazyTimeout = builder.maxLazyTimeout;
+        this.sweepPeriod = builder.sweepPeriod;
+        this.adviseMaxInterval = builder.adviseMaxInterval;
+        this.broadcastToPublisher = builder.broadcastToPublisher;
+        this.maxQueue = builder.maxQueue;
+        this.allowedTransports = List.copyOf(builder.allowedTransports);
+        this.jsonCodec = builder.jsonCodec != null ? builder.jsonCodec : new JacksonJsonCodec();
+        this.scheduler = builder.scheduler;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The configuration with every default. */
+    public static BayeuxServerConfig defaults() {
+        return builder().build();
+    }
+
+    public Duration timeout() {
+        return timeout;
+    }
+
+    public Duration interval() {
+        return interval;
+    }
+
+    public Duration maxInterval() {
+        return maxInterval;
+    }
+
+    public Duration maxLazyTimeout() {
+        return maxLazyTimeout;
+    }
+
+    public Duration sweepPeriod() {
+        return sweepPeriod;
+    }
+
+    /** Whether connect and handshake advice carry {@code maxInterval}; default false. */
+    public boolean adviseMaxInterval() {
+        return adviseMaxInterval;
+    }
+
+    /** Whether a publisher subscribed to a channel receives its own messages; default true. */
+    public boolean broadcastToPublisher() {
+        return broadcastToPublisher;
+    }
+
+    /** The default maximum queue size of a session; -1 (the default) for unbounded. */
+    public int maxQueue() {
+        return maxQueue;
+    }
+
+    public List<String> allowedTransports() {
+        return allowedTransports;
+    }
+
+    /** The JSON codec; Jackson by default. */
+    public JsonCodec jsonCodec() {
+        return jsonCodec;
+    }
+
+    /** The scheduler, or {@code null} for a new system scheduler owned (and stopped) by the server. */
+    public Scheduler scheduler() {
+        return scheduler;
+    }
+
+    @Override
+    public String toString() {
+        return "BayeuxServerConfig[timeout=" + timeout.toMillis() + "ms, interval=" + interval.toMillis()
+                + "ms, maxInterval=" + maxInterval.toMillis() + "ms, maxLazyTimeout=" + maxLazyTimeout.toMillis()
+                + "ms, sweepPeriod=" + sweepPeriod.toMillis() + "ms, maxQueue=" + maxQueue
+                + ", transports=" + allowedTransports + ", codec=" + jsonCodec + "]";
+    }
+
+    /** Builds a {@link BayeuxServerConfig}; each setter checks its argument. */
+    public static final class Builder {
+        private Duration timeout = DEFAULT_TIMEOUT;
+        private Duration interval = DEFAULT_INTERVAL;
+        private Duration maxInterval = DEFAULT_MAX_INTERVAL;
+        private Duration maxLazyTimeout = DEFAULT_MAX_LAZY_TIMEOUT;
+        private Duration sweepPeriod = DEFAULT_SWEEP_PERIOD;
+        private boolean adviseMaxInterval;
+        private boolean broadcastToPublisher = true;
+        private int maxQueue = -1;
+        private List<String> allowedTransports = DEFAULT_ALLOWED_TRANSPORTS;
+        private JsonCodec jsonCodec;
+        private Scheduler scheduler;
+
+        private Builder() {
+        }
+
+        public Builder timeout(Duration timeout) {
+            this.timeout = nonNegative("timeout", timeout);
+            return this;
+        }
+
+        public Builder interval(Duration interval) {
+            this.interval = nonNegative("interval", interval);
+            return this;
+        }
+
+        public Builder maxInterval(Duration maxInterval) {
+            this.maxInterval = positive("maxInterval", maxInterval);
+            return this;
+        }
+
+        public Builder maxLazyTimeout(Duration maxLazyTimeout) {
+            this.maxLazyTimeout = positive("maxLazyTimeout", maxLazyTimeout);
+            return this;
+        }
+
+        public Builder sweepPeriod(Duration sweepPeriod) {
+            this.sweepPeriod = positive("sweepPeriod", sweepPeriod);
+            return this;
+        }
+
+        public Builder adviseMaxInterval(boolean adviseMaxInterval) {
+            this.adviseMaxInterval = adviseMaxInterval;
+            return this;
+        }
+
+        public Builder broadcastToPublisher(boolean broadcastToPublisher) {
+            this.broadcastToPublisher = broadcastToPublisher;
+            return this;
+        }
+
+        public Builder maxQueue(int maxQueue) {
+            if (maxQueue < -1 || maxQueue == 0) {
+                throw new IllegalArgumentException("maxQueue must be -1 (unbounded) or positive: " + maxQueue);
+            }
+            this.maxQueue = maxQueue;
+            return this;
+        }
+
+        public Builder allowedTransports(List<String> allowedTransports) {
+            if (allowedTransports == null || allowedTransports.isEmpty() || allowedTransports.contains(null)) {
+                throw new IllegalArgumentException("allowedTransports must name at least one transport: " + allowedTransports);
+            }
+            this.allowedTransports = allowedTransports;
+            return this;
+        }
+
+        public Builder jsonCodec(JsonCodec jsonCodec) {
+            this.jsonCodec = Objects.requireNonNull(jsonCodec, "jsonCodec");
+            return this;
+        }
+
+        public Builder scheduler(Scheduler scheduler) {
+            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+            return this;
+        }
+
+        public BayeuxServerConfig build() {
+            return new BayeuxServerConfig(this);
+        }
+
+        private static Duration nonNegative(String name, Duration value) {
+            if (value == null || value.isNegative()) {
+                throw new IllegalArgumentException(name + " must be zero or positive: " + value);
+            }
+            return value;
+        }
+
+        private static Duration positive(String name, Duration value) {
+            if (value == null || value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException(name + " must be positive: " + value);
+            }
+            return value;
+        }
+    }
+}

@@ -1,0 +1,771 @@
+package io.bayeux.server;
+
+import io.bayeux.api.Channel;
+import io.bayeux.api.ChannelId;
+import io.bayeux.api.Message;
+import io.bayeux.api.Session;
+import io.bayeux.api.server.Authorizer;
+import io.bayeux.api.server.BayeuxServer;
+import io.bayeux.api.server.ConfigurableServerChannel;
+import io.bayeux.api.server.LocalSession;
+import io.bayeux.api.server.MarkedReference;
+import io.bayeux.api.server.SecurityPolicy;
+import io.bayeux.api.server.ServerChannel;
+import io.bayeux.api.server.ServerMessage;
+import io.bayeux.api.server.ServerSession;
+import io.bayeux.common.json.JsonCodec;
+import io.bayeux.server.spi.Connection;
+import io.bayeux.server.spi.Endpoint;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The transport-independent Bayeux server: it takes batches of messages from transports
+ * ({@link #newConnection(Endpoint)}), applies the protocol, and routes published messages to
+ * the subscribers' queues.
+ *
+ * <p>Thread-safe, with no global lock on the publish path: channels and sessions live in
+ * concurrent maps, each session guards its own queue. Listeners run on the thread that
+ * handles the message (transports run batches on their application executor), never under a
+ * server lock.
+ */
+public final class BayeuxServerImpl implements BayeuxServer {
+    private static final Logger LOG = LoggerFactory.getLogger(BayeuxServerImpl.class);
+    private static final byte[] EMPTY_ARRAY = {'[', ']'};
+
+    private final BayeuxServerConfig config;
+    private final Scheduler scheduler;
+    private final boolean ownScheduler;
+    private final JsonCodec codec;
+    private final ChannelRegistry channels = new ChannelRegistry();
+    private final SessionRegistry sessions = new SessionRegistry();
+    private final List<Extension> extensions = new CopyOnWriteArrayList<>();
+    private final List<SessionListener> sessionListeners = new CopyOnWriteArrayList<>();
+    private final List<ChannelListener> channelListeners = new CopyOnWriteArrayList<>();
+    private final List<SubscriptionListener> subscriptionListeners = new CopyOnWriteArrayList<>();
+    private final Map<String, MetaHandler> metaHandlers;
+    private final Sweeper sweeper;
+    private volatile SecurityPolicy securityPolicy = new DefaultSecurityPolicy();
+
+    public BayeuxServerImpl() {
+        this(BayeuxServerConfig.defaults());
+    }
+
+    public BayeuxServerImpl(BayeuxServerConfig config) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.ownScheduler = config.scheduler() == null;
+        this.scheduler = ownScheduler ? Scheduler.newSystemScheduler("bayeux-scheduler") : config.scheduler();
+        this.codec = config.jsonCodec();
+        this.metaHandlers = Map.of(
+                Channel.META_HANDSHAKE, new HandshakeHandler(this),
+                Channel.META_CONNECT, new ConnectHandler(this),
+                Channel.META_SUBSCRIBE, new SubscribeHandler(this, true),
+                Channel.META_UNSUBSCRIBE, new SubscribeHandler(this, false),
+                Channel.META_DISCONNECT, new DisconnectHandler(this));
+        for (String meta : metaHandlers.keySet()) {
+            createChannelIfAbsent(meta, ConfigurableServerChannel.Initializer.persistent());
+        }
+        this.sweeper = new Sweeper(this);
+    }
+
+    /** Starts sweeping expired sessions and idle channels. */
+    public BayeuxServerImpl start() {
+        sweeper.start();
+        return this;
+    }
+
+    /**
+     * Stops the server: held connects are answered, every session is removed, the sweeper
+     * stops, and the scheduler too when the server made it.
+     */
+    public void stop() {
+        sweeper.stop();
+        for (ServerSessionImpl session : List.copyOf(sessions.all())) {
+            removeSession(session, null, false);
+        }
+        if (ownScheduler) {
+            scheduler.shutdown();
+        }
+    }
+
+    public BayeuxServerConfig config() {
+        return config;
+    }
+
+    public Scheduler scheduler() {
+        return scheduler;
+    }
+
+    public JsonCodec jsonCodec() {
+        return codec;
+    }
+
+    @Override
+    public List<String> getAllowedTransports() {
+        return config.allowedTransports();
+    }
+
+    // --- the transport side
+
+    /** Makes the core's side of a new network connection. */
+    public Connection newConnection(Endpoint endpoint) {
+        return new ConnectionImpl(this, Objects.requireNonNull(endpoint, "endpoint"), null);
+    }
+
+    /** Parses a request body or frame into messages. */
+    public List<ServerMessage.Mutable> decode(byte[] json) throws JsonCodec.JsonException {
+        return codec.decode(json, ServerMessageImpl::new);
+    }
+
+    /**
+     * Writes messages as one JSON array. A frozen message (a broadcast) contributes the bytes
+     * computed the first time it was written, shared by every recipient.
+     */
+    public byte[] encode(List<? extends ServerMessage> messages) throws JsonCodec.JsonException {
+        if (messages.isEmpty()) {
+            return EMPTY_ARRAY.clone();
+        }
+        byte[][] parts = new byte[messages.size()][];
+        int length = 1 + messages.size();
+        for (int i = 0; i < parts.length; i++) {
+            ServerMessage message = messages.get(i);
+            parts[i] = message instanceof ServerMessageImpl impl ? impl.encode(codec) : codec.encode(message);
+            length += parts[i].length;
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream(length);
+        out.write('[');
+        for (int i = 0; i < parts.length; i++) {
+            if (i > 0) {
+                out.write(',');
+            }
+            out.writeBytes(parts[i]);
+        }
+        out.write(']');
+        return out.toByteArray();
+    }
+
+    // --- handling one message
+
+    /** Runs one incoming message through validation, extensions and its handler. Never throws. */
+    Exchange handle(ConnectionImpl connection, ServerMessage.Mutable message) {
+        ServerMessage.Mutable reply = newReply(message);
+        Exchange exchange = new Exchange(connection, message, reply);
+        try {
+            handle(exchange);
+        } catch (RuntimeException x) {
+            LOG.warn("Failed to handle {}", message, x);
+            exchange.error("500::server_error");
+        }
+        return exchange;
+    }
+
+    private void handle(Exchange exchange) {
+        ServerMessage.Mutable message = exchange.message;
+        Object channelField = message.get(Message.CHANNEL_FIELD);
+        if (!(channelField instanceof String channelName)) {
+            exchange.error("400::channel_missing");
+            return;
+        }
+        if (!ChannelId.isValid(channelName)) {
+            exchange.error("405::channel_invalid");
+            return;
+        }
+        Object id = message.get(Message.ID_FIELD);
+        if (id != null && !(id instanceof String || id instanceof Number)) {
+            exchange.error("405::message_id_invalid");
+            return;
+        }
+        boolean handshake = Channel.META_HANDSHAKE.equals(channelName);
+        ServerSessionImpl session;
+        if (handshake) {
+            LocalSessionImpl local = exchange.connection.localSession();
+            String newId = sessions.newId();
+            session = local != null ? local.newServerSession(newId) : new ServerSessionImpl(this, newId, null);
+        } else {
+            session = message.get(Message.CLIENT_ID_FIELD) instanceof String clientId ? sessions.get(clientId) : null;
+            if (session != null && session.isRemoved()) {
+                session = null;
+            }
+        }
+        exchange.session = session;
+        if (!extendIncoming(session, message)) {
+            exchange.error("404::message_deleted");
+            return;
+        }
+        ChannelId channelId = ChannelId.of(channelName);
+        if (handshake) {
+            metaHandlers.get(channelName).handle(exchange);
+            return;
+        }
+        if (session == null || !session.isHandshook()) {
+            exchange.error("402::session_unknown");
+            Advice.handshake(exchange.reply);
+            exchange.session = null;
+            return;
+        }
+        boolean connect = Channel.META_CONNECT.equals(channelName);
+        session.messageArrived(connect);
+        if (exchange.connection.endpoint().canPush()) {
+            session.bind(exchange.connection);
+        }
+        if (channelId.isMeta()) {
+            MetaHandler handler = metaHandlers.get(channelName);
+            if (handler == null) {
+                handleUnknownMeta(exchange, channelId);
+            } else if (notifyMetaListeners(exchange, channelName)) {
+                handler.handle(exchange);
+            }
+        } else {
+            handlePublish(exchange, channelId);
+        }
+    }
+
+    private boolean notifyMetaListeners(Exchange exchange, String channelName) {
+        ServerChannelImpl channel = channels.get(channelName);
+        if (channel != null) {
+            for (ServerChannel.MessageListener listener : channel.messageListeners()) {
+                try {
+                    if (!listener.onMessage(exchange.session, channel, exchange.message)) {
+                        exchange.error("404::message_deleted");
+                        return false;
+                    }
+                } catch (RuntimeException x) {
+                    logListenerFailure(listener, x);
+                }
+            }
+        }
+        return true;
+    }
+
+    private void handleUnknownMeta(Exchange exchange, ChannelId channelId) {
+        Authorizer.Result create = authorize(Authorizer.Operation.CREATE, channelId, null, exchange.session, exchange.message);
+        if (create instanceof Authorizer.Result.Denied denied) {
+            exchange.error("403:" + denied.reason() + ":channel_create_denied");
+        } else {
+            exchange.error("400::channel_unknown");
+        }
+    }
+
+    private void handlePublish(Exchange exchange, ChannelId channelId) {
+        if (channelId.isWild()) {
+            exchange.error("405::channel_invalid");
+            return;
+        }
+        ServerSessionImpl session = exchange.session;
+        ServerChannelImpl channel = channels.get(channelId.getId());
+        if (channel == null) {
+            Authorizer.Result create = authorize(Authorizer.Operation.CREATE, channelId, null, session, exchange.message);
+            if (create instanceof Authorizer.Result.Denied denied) {
+                exchange.error("403:" + denied.reason() + ":channel_create_denied");
+                return;
+            }
+            channel = (ServerChannelImpl) createChannelIfAbsent(channelId.getId()).getReference();
+        }
+        Authorizer.Result publish = authorize(Authorizer.Operation.PUBLISH, channelId, channel, session, exchange.message);
+        if (publish instanceof Authorizer.Result.Denied denied) {
+            exchange.error("403:" + denied.reason() + ":publish_denied");
+            return;
+        }
+        if (publish(session, channel, exchange.message)) {
+            exchange.reply.setSuccessful(true);
+        } else {
+            exchange.error("404::message_deleted");
+        }
+    }
+
+    private ServerMessage.Mutable newReply(ServerMessage.Mutable message) {
+        ServerMessageImpl reply = new ServerMessageImpl();
+        reply.setAssociated(message);
+        Object channel = message.get(Message.CHANNEL_FIELD);
+        if (channel instanceof String name) {
+            reply.setChannel(name);
+            if (name.startsWith(Channel.META + "/") && message.get(Message.CLIENT_ID_FIELD) instanceof String clientId) {
+                reply.setClientId(clientId);
+            }
+        }
+        Object id = message.get(Message.ID_FIELD);
+        if (id instanceof String || id instanceof Number) {
+            reply.put(Message.ID_FIELD, id);
+        }
+        Object subscription = message.get(Message.SUBSCRIPTION_FIELD);
+        if (subscription != null) {
+            reply.put(Message.SUBSCRIPTION_FIELD, subscription);
+        }
+        return reply;
+    }
+
+    // --- authorization
+
+    /**
+     * Decides an operation: the security policy first, then the authorizers of the channel and
+     * of the existing wildcard channels that match it (one deny wins; otherwise one grant is
+     * needed when there are authorizers at all).
+     *
+     * @param channel the channel when it exists, for the policy; null for CREATE
+     */
+    Authorizer.Result authorize(Authorizer.Operation operation, ChannelId channelId, ServerChannel channel,
+                                ServerSessionImpl session, ServerMessage message) {
+        SecurityPolicy policy = securityPolicy;
+        boolean allowed;
+        try {
+            allowed = switch (operation) {
+                case CREATE -> policy.canCreate(this, session, channelId.getId(), message);
+                case SUBSCRIBE -> policy.canSubscribe(this, session, channel, message);
+                case PUBLISH -> policy.canPublish(this, session, channel, message);
+            };
+        } catch (RuntimeException x) {
+            logListenerFailure(policy, x);
+            allowed = false;
+        }
+        if (!allowed) {
+            return Authorizer.Result.deny("denied_by_security_policy");
+        }
+        boolean any = false;
+        boolean granted = false;
+        ServerChannelImpl self = channels.get(channelId.getId());
+        List<String> wildIds = channelId.getWildIds();
+        for (int i = -1; i < wildIds.size(); i++) {
+            ServerChannelImpl candidate = i < 0 ? self : channels.get(wildIds.get(i));
+            if (candidate == null) {
+                continue;
+            }
+            for (Authorizer authorizer : candidate.authorizers()) {
+                any = true;
+                Authorizer.Result result;
+                try {
+                    result = authorizer.authorize(operation, channelId, session, message);
+                } catch (RuntimeException x) {
+                    logListenerFailure(authorizer, x);
+                    result = Authorizer.Result.deny("authorizer_failed");
+                }
+                if (result instanceof Authorizer.Result.Denied) {
+                    return result;
+                }
+                granted |= result.isGranted();
+            }
+        }
+        return !any || granted ? Authorizer.Result.grant() : Authorizer.Result.deny("denied_by_not_granting");
+    }
+
+    // --- publishing and delivering
+
+    /**
+     * Publishes on a channel: channel listeners (wildcard channels first) may veto; service
+     * and meta channels stop there; otherwise the message loses its clientId and id, passes
+     * the server extensions once, is frozen and goes to every subscriber of the channel and of
+     * the matching wildcard channels, once per session.
+     *
+     * @return false when vetoed or dropped
+     */
+    boolean publish(ServerSessionImpl from, ServerChannelImpl channel, ServerMessage.Mutable message) {
+        ChannelId channelId = channel.getChannelId();
+        List<String> wildIds = channelId.getWildIds();
+        ServerChannelImpl[] wilds = new ServerChannelImpl[wildIds.size()];
+        for (int i = 0; i < wilds.length; i++) {
+            wilds[i] = channels.get(wildIds.get(i));
+        }
+        for (int i = wilds.length - 1; i >= -1; i--) {
+            ServerChannelImpl target = i < 0 ? channel : wilds[i];
+            if (target != null && !notifyMessageListeners(from, target, channel, message)) {
+                return false;
+            }
+        }
+        if (!channelId.isBroadcast()) {
+            return true;
+        }
+        message.remove(Message.CLIENT_ID_FIELD);
+        message.remove(Message.ID_FIELD);
+        if (channel.isLazy()) {
+            message.setLazy(true);
+        }
+        if (!extendOutgoing(from, null, message)) {
+            return false;
+        }
+        ((ServerMessageImpl) message).freeze();
+        long lazyTimeout = message.isLazy() ? channel.effectiveLazyTimeout() : -1;
+        boolean toPublisher = channel.isBroadcastToPublisher();
+        int populated = channel.subscribers().isEmpty() ? 0 : 1;
+        for (ServerChannelImpl wild : wilds) {
+            if (wild != null && !wild.subscribers().isEmpty()) {
+                populated++;
+            }
+        }
+        if (populated <= 1) {
+            // The common case: one channel has subscribers, no session can be reached twice.
+            ServerChannelImpl only = !channel.subscribers().isEmpty() ? channel : firstPopulated(wilds);
+            if (only != null) {
+                for (ServerSessionImpl subscriber : only.subscribers()) {
+                    deliverBroadcast(from, subscriber, message, lazyTimeout, toPublisher);
+                }
+            }
+            return true;
+        }
+        Set<ServerSessionImpl> reached = new HashSet<>();
+        for (int i = -1; i < wilds.length; i++) {
+            ServerChannelImpl target = i < 0 ? channel : wilds[i];
+            if (target != null) {
+                for (ServerSessionImpl subscriber : target.subscribers()) {
+                    if (reached.add(subscriber)) {
+                        deliverBroadcast(from, subscriber, message, lazyTimeout, toPublisher);
+                    }
+                }
+            }
+        }
+        return true;
+    }
+
+    private static ServerChannelImpl firstPopulated(ServerChannelImpl[] channels) {
+        for (ServerChannelImpl channel : channels) {
+            if (channel != null && !channel.subscribers().isEmpty()) {
+                return channel;
+            }
+        }
+        return null;
+    }
+
+    private void deliverBroadcast(ServerSessionImpl from, ServerSessionImpl to, ServerMessage message, long lazyTimeout, boolean toPublisher) {
+        if (to == from && !(toPublisher && to.isBroadcastToPublisher())) {
+            return;
+        }
+        to.deliverShared(from, message, lazyTimeout);
+    }
+
+    private boolean notifyMessageListeners(ServerSessionImpl from, ServerChannelImpl listening, ServerChannelImpl channel, ServerMessage.Mutable message) {
+        for (ServerChannel.MessageListener listener : listening.messageListeners()) {
+            try {
+                if (!listener.onMessage(from, channel, message)) {
+                    return false;
+                }
+            } catch (RuntimeException x) {
+                logListenerFailure(listener, x);
+            }
+        }
+        return true;
+    }
+
+    /** Delivers to one session only: server extensions, freeze, then the session's own path. */
+    boolean deliverPrivately(Session sender, ServerSessionImpl to, ServerMessage.Mutable message) {
+        ServerSessionImpl from = asServerSession(sender);
+        if (!extendOutgoing(from, to, message)) {
+            return false;
+        }
+        ServerMessageImpl frozen = message instanceof ServerMessageImpl impl ? impl : new ServerMessageImpl(message);
+        frozen.freeze();
+        return to.deliverShared(from, frozen, -1);
+    }
+
+    ServerSessionImpl asServerSession(Session session) {
+        if (session instanceof ServerSessionImpl impl) {
+            return impl;
+        }
+        if (session instanceof LocalSession local && local.getServerSession() instanceof ServerSessionImpl impl) {
+            return impl;
+        }
+        return null;
+    }
+
+    // --- extensions
+
+    private boolean extendIncoming(ServerSessionImpl session, ServerMessage.Mutable message) {
+        boolean meta = message.isMeta();
+        for (Extension extension : extensions) {
+            try {
+                if (!(meta ? extension.rcvMeta(session, message) : extension.rcv(session, message))) {
+                    return false;
+                }
+            } catch (RuntimeException x) {
+                logListenerFailure(extension, x);
+            }
+        }
+        if (session != null) {
+            for (ServerSession.Extension extension : session.extensions()) {
+                try {
+                    if (!(meta ? extension.rcvMeta(session, message) : extension.rcv(session, message))) {
+                        return false;
+                    }
+                } catch (RuntimeException x) {
+                    logListenerFailure(extension, x);
+                }
+            }
+        }
+        return true;
+    }
+
+    private boolean extendOutgoing(ServerSessionImpl from, ServerSessionImpl to, ServerMessage.Mutable message) {
+        for (int i = extensions.size() - 1; i >= 0; i--) {
+            Extension extension = extensions.get(i);
+            try {
+                if (!extension.send(from, to, message)) {
+                    return false;
+                }
+            } catch (RuntimeException x) {
+                logListenerFailure(extension, x);
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Runs a reply through the outgoing extensions (server ones, then the session's) right
+     * before it is written. @return the reply to write, or null when dropped
+     */
+    ServerMessage extendReply(Exchange exchange) {
+        ServerMessage.Mutable reply = exchange.reply;
+        ServerSessionImpl session = exchange.session;
+        boolean meta = reply.isMeta();
+        for (int i = extensions.size() - 1; i >= 0; i--) {
+            Extension extension = extensions.get(i);
+            try {
+                if (!(meta ? extension.sendMeta(session, reply) : extension.send(session, session, reply))) {
+                    return null;
+                }
+            } catch (RuntimeException x) {
+                logListenerFailure(extension, x);
+            }
+        }
+        if (session == null) {
+            return reply;
+        }
+        List<ServerSession.Extension> sessionExtensions = session.extensions();
+        ServerMessage result = reply;
+        for (int i = sessionExtensions.size() - 1; i >= 0 && result != null; i--) {
+            ServerSession.Extension extension = sessionExtensions.get(i);
+            try {
+                if (meta) {
+                    if (!extension.sendMeta(session, reply)) {
+                        return null;
+                    }
+                } else {
+                    result = extension.send(session, result);
+                }
+            } catch (RuntimeException x) {
+                logListenerFailure(extension, x);
+            }
+        }
+        return result;
+    }
+
+    @Override
+    public void addExtension(Extension extension) {
+        extensions.add(Objects.requireNonNull(extension, "extension"));
+    }
+
+    @Override
+    public void removeExtension(Extension extension) {
+        extensions.remove(extension);
+    }
+
+    @Override
+    public List<Extension> getExtensions() {
+        return List.copyOf(extensions);
+    }
+
+    // --- listeners
+
+    @Override
+    public void addListener(BayeuxServerListener listener) {
+        boolean known = false;
+        if (listener instanceof SessionListener l) {
+            sessionListeners.add(l);
+            known = true;
+        }
+        if (listener instanceof ChannelListener l) {
+            channelListeners.add(l);
+            known = true;
+        }
+        if (listener instanceof SubscriptionListener l) {
+            subscriptionListeners.add(l);
+            known = true;
+        }
+        if (!known) {
+            throw new IllegalArgumentException("Unknown server listener type: " + listener.getClass().getName());
+        }
+    }
+
+    @Override
+    public void removeListener(BayeuxServerListener listener) {
+        sessionListeners.remove(listener);
+        channelListeners.remove(listener);
+        subscriptionListeners.remove(listener);
+    }
+
+    void notifySubscribed(ServerSessionImpl session, ServerChannelImpl channel, ServerMessage message) {
+        for (SubscriptionListener listener : subscriptionListeners) {
+            safely(listener, () -> listener.subscribed(session, channel, message));
+        }
+    }
+
+    void notifyUnsubscribed(ServerSessionImpl session, ServerChannelImpl channel, ServerMessage message) {
+        for (SubscriptionListener listener : subscriptionListeners) {
+            safely(listener, () -> listener.unsubscribed(session, channel, message));
+        }
+    }
+
+    /** Runs a listener call; a throwing listener is logged with its identity and skipped. */
+    void safely(Object listener, Runnable call) {
+        try {
+            call.run();
+        } catch (RuntimeException x) {
+            logListenerFailure(listener, x);
+        }
+    }
+
+    void logListenerFailure(Object listener, RuntimeException failure) {
+        LOG.warn("{} failed", listener, failure);
+    }
+
+    // --- channels
+
+    @Override
+    public ServerChannel getChannel(String channelId) {
+        return channels.get(channelId);
+    }
+
+    ServerChannelImpl channel(String channelId) {
+        return channels.get(channelId);
+    }
+
+    @Override
+    public Collection<ServerChannel> getChannels() {
+        return List.copyOf(channels.all());
+    }
+
+    Collection<ServerChannelImpl> channels() {
+        return channels.all();
+    }
+
+    @Override
+    public MarkedReference<ServerChannel> createChannelIfAbsent(String channelName, ConfigurableServerChannel.Initializer... initializers) {
+        ServerChannelImpl existing = channels.get(channelName);
+        if (existing != null) {
+            return new MarkedReference<>(existing, false);
+        }
+        ServerChannelImpl channel = new ServerChannelImpl(this, ChannelId.of(channelName));
+        for (ChannelListener listener : channelListeners) {
+            safely(listener, () -> listener.configureChannel(channel));
+        }
+        for (ConfigurableServerChannel.Initializer initializer : initializers) {
+            safely(initializer, () -> initializer.configureChannel(channel));
+        }
+        existing = channels.putIfAbsent(channel);
+        if (existing != null) {
+            return new MarkedReference<>(existing, false);
+        }
+        for (ChannelListener listener : channelListeners) {
+            safely(listener, () -> listener.channelAdded(channel));
+        }
+        return new MarkedReference<>(channel, true);
+    }
+
+    void removeChannel(ServerChannelImpl channel) {
+        if (!channels.remove(channel)) {
+            return;
+        }
+        for (ServerSessionImpl subscriber : List.copyOf(channel.subscribers())) {
+            channel.unsubscribe(subscriber, null);
+        }
+        for (ChannelListener listener : channelListeners) {
+            safely(listener, () -> listener.channelRemoved(channel.getId()));
+        }
+    }
+
+    // --- sessions
+
+    @Override
+    public ServerSession getSession(String clientId) {
+        return sessions.get(clientId);
+    }
+
+    ServerSessionImpl sessionImpl(String clientId) {
+        return sessions.get(clientId);
+    }
+
+    @Override
+    public Collection<ServerSession> getSessions() {
+        return List.copyOf(sessions.all());
+    }
+
+    Collection<ServerSessionImpl> sessions() {
+        return sessions.all();
+    }
+
+    void addSession(ServerSessionImpl session, ServerMessage message) {
+        sessions.add(session);
+        for (SessionListener listener : sessionListeners) {
+            safely(listener, () -> listener.sessionAdded(session, message));
+        }
+    }
+
+    @Override
+    public boolean removeSession(ServerSession session) {
+        return session instanceof ServerSessionImpl impl && removeSession(impl, null, false);
+    }
+
+    /**
+     * Removes a session: unsubscribes it, drops its queue, answers its held connect (advising
+     * it not to reconnect) and tells the remove and session listeners.
+     */
+    boolean removeSession(ServerSessionImpl session, ServerMessage message, boolean timeout) {
+        PendingBatch held = session.takeHeldConnect();
+        if (!session.markRemoved()) {
+            return false;
+        }
+        sessions.remove(session);
+        if (held != null) {
+            for (Exchange exchange : held.exchanges) {
+                if (exchange.connect) {
+                    Advice.none(exchange.reply);
+                }
+            }
+            held.resume();
+        }
+        for (ServerChannelImpl channel : List.copyOf(session.subscriptions())) {
+            channel.unsubscribe(session, message);
+        }
+        for (ServerSession.RemoveListener listener : session.removeListeners()) {
+            safely(listener, () -> listener.removed(session, message, timeout));
+        }
+        for (SessionListener listener : sessionListeners) {
+            safely(listener, () -> listener.sessionRemoved(session, message, timeout));
+        }
+        if (session.localSession() != null) {
+            session.localSession().removed();
+        }
+        return true;
+    }
+
+    @Override
+    public LocalSession newLocalSession(String idHint) {
+        return new LocalSessionImpl(this, idHint);
+    }
+
+    @Override
+    public ServerMessage.Mutable newMessage() {
+        return new ServerMessageImpl();
+    }
+
+    @Override
+    public SecurityPolicy getSecurityPolicy() {
+        return securityPolicy;
+    }
+
+    @Override
+    public void setSecurityPolicy(SecurityPolicy securityPolicy) {
+        this.securityPolicy = Objects.requireNonNull(securityPolicy, "securityPolicy");
+    }
+
+    @Override
+    public String toString() {
+        return "BayeuxServer[sessions=" + sessions.size() + ", " + config + "]";
+    }
+}

@@ -1,0 +1,154 @@
+package io.bayeux.server;
+
+import io.bayeux.api.Channel;
+import io.bayeux.api.server.ServerMessage;
+import io.bayeux.server.spi.Connection;
+import io.bayeux.server.spi.Endpoint;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/**
+ * The core's side of one network connection: runs batches through the server, holds the
+ * batches that wait on a {@code /meta/connect}, and remembers the sessions that push to it so
+ * that closing it re-arms their expiry.
+ */
+final class ConnectionImpl implements Connection {
+    private static final Logger LOG = LoggerFactory.getLogger(ConnectionImpl.class);
+    private static final Scheduler.Cancellable DONE = () -> false;
+
+    private final BayeuxServerImpl server;
+    private final Endpoint endpoint;
+    private final LocalSessionImpl localSession;
+    private final Set<PendingBatch> pending = ConcurrentHashMap.newKeySet();
+    private final Set<ServerSessionImpl> bound = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    ConnectionImpl(BayeuxServerImpl server, Endpoint endpoint, LocalSessionImpl localSession) {
+        this.server = server;
+        this.endpoint = endpoint;
+        this.localSession = localSession;
+    }
+
+    /** The local session this in-memory connection belongs to, or null for a network connection. */
+    LocalSessionImpl localSession() {
+        return localSession;
+    }
+
+    @Override
+    public Endpoint endpoint() {
+        return endpoint;
+    }
+
+    @Override
+    public Scheduler.Cancellable handle(List<ServerMessage.Mutable> batch, Consumer<List<ServerMessage>> replies) {
+        List<Exchange> exchanges = new ArrayList<>(batch.size());
+        ServerSessionImpl session = null;
+        boolean connect = false;
+        long hold = -1;
+        for (int i = 0; i < batch.size(); i++) {
+            Exchange exchange = server.handle(this, batch.get(i));
+            exchanges.add(exchange);
+            if (exchange.session != null) {
+                session = exchange.session;
+            }
+            if (exchange.connect) {
+                connect = true;
+                // Only a connect that ends its batch is held: the replies before it wait with it.
+                hold = i == batch.size() - 1 ? exchange.holdMillis : -1;
+            }
+        }
+        if (hold > 0 && session != null && !closed) {
+            PendingBatch held = new PendingBatch(this, session, exchanges, replies);
+            pending.add(held);
+            if (session.hold(held, hold)) {
+                if (closed) {
+                    held.cancel();
+                }
+                return held;
+            }
+            pending.remove(held);
+            held.markDone();
+        }
+        complete(session, exchanges, connect, replies);
+        return DONE;
+    }
+
+    void completeHeld(PendingBatch held) {
+        pending.remove(held);
+        held.session.released(held);
+        complete(held.session, held.exchanges, true, held.responder);
+    }
+
+    void cancelled(PendingBatch held) {
+        pending.remove(held);
+        held.session.released(held);
+        held.session.connectEnded();
+    }
+
+    private void complete(ServerSessionImpl session, List<Exchange> exchanges, boolean connect, Consumer<List<ServerMessage>> responder) {
+        boolean handshake = !exchanges.isEmpty() && Channel.META_HANDSHAKE.equals(exchanges.get(0).message.getChannel());
+        boolean carryQueue = session != null && session.isConnected() && !handshake
+                && (connect || (!endpoint.canPush() && !session.isMetaConnectDeliveryOnly()));
+        List<ServerMessage> queued = carryQueue ? session.takeQueue() : List.of();
+        List<ServerMessage> out = new ArrayList<>(exchanges.size() + queued.size());
+        int first = 0;
+        if (handshake) {
+            addReply(out, exchanges.get(0));
+            first = 1;
+        }
+        out.addAll(queued);
+        for (int i = first; i < exchanges.size(); i++) {
+            addReply(out, exchanges.get(i));
+        }
+        try {
+            responder.accept(out);
+        } catch (RuntimeException x) {
+            LOG.warn("Transport {} failed to take the replies of a batch", endpoint, x);
+        }
+        if (connect && session != null) {
+            session.connectEnded();
+        }
+    }
+
+    private void addReply(List<ServerMessage> out, Exchange exchange) {
+        ServerMessage reply = server.extendReply(exchange);
+        if (reply != null) {
+            out.add(reply);
+        }
+    }
+
+    /** A session pushes to this connection from now on. */
+    void bound(ServerSessionImpl session) {
+        bound.add(session);
+        if (closed) {
+            session.unbind(this);
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (PendingBatch held : List.copyOf(pending)) {
+            held.cancel();
+        }
+        for (ServerSessionImpl session : List.copyOf(bound)) {
+            session.unbind(this);
+        }
+        bound.clear();
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public String toString() {
+        return "Connection[" + endpoint.transportName() + ", pending=" + pending.size() + ", closed=" + closed + "]";
+    }
+}

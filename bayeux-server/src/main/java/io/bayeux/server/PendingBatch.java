@@ -1,0 +1,73 @@
+package io.bayeux.server;
+
+import io.bayeux.api.server.ServerMessage;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * A batch whose replies wait for a held {@code /meta/connect}: completed exactly once, by the
+ * hold timing out, a message being queued, another connect arriving, the session going away,
+ * or cancelled when the request goes away.
+ */
+final class PendingBatch implements Scheduler.Cancellable {
+    final ConnectionImpl connection;
+    final ServerSessionImpl session;
+    final List<Exchange> exchanges;
+    final Consumer<List<ServerMessage>> responder;
+    private final AtomicBoolean done = new AtomicBoolean();
+    private volatile Scheduler.Cancellable timer;
+
+    PendingBatch(ConnectionImpl connection, ServerSessionImpl session, List<Exchange> exchanges, Consumer<List<ServerMessage>> responder) {
+        this.connection = connection;
+        this.session = session;
+        this.exchanges = exchanges;
+        this.responder = responder;
+    }
+
+    void timer(Scheduler.Cancellable timer) {
+        this.timer = timer;
+        if (done.get()) {
+            timer.cancel();
+        }
+    }
+
+    /** @return true for the one caller that gets to complete this batch */
+    boolean markDone() {
+        if (!done.compareAndSet(false, true)) {
+            return false;
+        }
+        Scheduler.Cancellable t = timer;
+        if (t != null) {
+            t.cancel();
+        }
+        return true;
+    }
+
+    boolean isDone() {
+        return done.get();
+    }
+
+    /** Completes the batch: its replies go out with what is queued. */
+    void resume() {
+        if (markDone()) {
+            connection.completeHeld(this);
+        }
+    }
+
+    /** Drops the batch without replying: the request or connection went away. */
+    @Override
+    public boolean cancel() {
+        if (!markDone()) {
+            return false;
+        }
+        connection.cancelled(this);
+        return true;
+    }
+
+    @Override
+    public String toString() {
+        return "PendingBatch[" + session + ", done=" + done.get() + "]";
+    }
+}

@@ -1,0 +1,122 @@
+package io.bayeux.server;
+
+import io.bayeux.api.server.ServerMessage;
+import io.bayeux.common.HashMapMessage;
+import io.bayeux.common.json.JsonCodec;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The server's message. Once {@linkplain #freeze() frozen} it refuses changes and caches
+ * its JSON bytes, so a broadcast is serialized once whatever the number of recipients.
+ *
+ * <p>Not thread-safe while mutable; safe to share once frozen (the JSON cache is written
+ * racily but idempotently: every thread computes the same bytes).
+ */
+public class ServerMessageImpl extends HashMapMessage implements ServerMessage.Mutable {
+    private ServerMessage associated;
+    private boolean lazy;
+    private volatile boolean frozen;
+    private volatile byte[] json;
+
+    public ServerMessageImpl() {
+    }
+
+    public ServerMessageImpl(Map<String, Object> fields) {
+        super(fields);
+    }
+
+    @Override
+    public ServerMessage getAssociated() {
+        return associated;
+    }
+
+    @Override
+    public void setAssociated(ServerMessage associated) {
+        this.associated = associated;
+    }
+
+    @Override
+    public boolean isLazy() {
+        return lazy;
+    }
+
+    @Override
+    public void setLazy(boolean lazy) {
+        checkMutable();
+        this.lazy = lazy;
+    }
+
+    @Override
+    public boolean isFrozen() {
+        return frozen;
+    }
+
+    /** Makes this message immutable: from now on it may be shared between recipients and threads. */
+    public void freeze() {
+        frozen = true;
+    }
+
+    /**
+     * The JSON bytes of this message, computed by {@code codec} once for a frozen message and
+     * reused afterwards.
+     */
+    public byte[] encode(JsonCodec codec) throws JsonCodec.JsonException {
+        byte[] result = json;
+        if (result == null) {
+            result = codec.encode(this);
+            if (frozen) {
+                json = result;
+            }
+        }
+        return result;
+    }
+
+    @Override
+    public ServerMessage.Mutable copy() {
+        ServerMessageImpl copy = new ServerMessageImpl(this);
+        copyChild(copy, EXT_FIELD);
+        copyChild(copy, ADVICE_FIELD);
+        copy.associated = associated;
+        copy.lazy = lazy;
+        return copy;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void copyChild(ServerMessageImpl copy, String field) {
+        if (copy.get(field) instanceof Map<?, ?> map) {
+            copy.put(field, new HashMap<>((Map<String, Object>) map));
+        }
+    }
+
+    private void checkMutable() {
+        if (frozen) {
+            throw new IllegalStateException("Message is frozen: " + this);
+        }
+    }
+
+    @Override
+    public Object put(String key, Object value) {
+        checkMutable();
+        return super.put(key, value);
+    }
+
+    @Override
+    public void putAll(Map<? extends String, ?> map) {
+        checkMutable();
+        super.putAll(map);
+    }
+
+    @Override
+    public Object remove(Object key) {
+        checkMutable();
+        return super.remove(key);
+    }
+
+    @Override
+    public void clear() {
+        checkMutable();
+        super.clear();
+    }
+}

@@ -1,0 +1,735 @@
+package io.bayeux.server;
+
+import io.bayeux.api.Channel;
+import io.bayeux.api.Promise;
+import io.bayeux.api.Session;
+import io.bayeux.api.server.LocalSession;
+import io.bayeux.api.server.ServerChannel;
+import io.bayeux.api.server.ServerMessage;
+import io.bayeux.api.server.ServerSession;
+import io.bayeux.server.spi.Endpoint;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A session on the server: state, subscriptions and a queue guarded by one lock, a
+ * {@link Flusher} for pushing endpoints, and the held {@code /meta/connect} for the others.
+ *
+ * <p>The lock guards the queue, the held connect, the push connection, the lazy timer and the
+ * expiry. User code never runs under it, except {@link DeQueueListener}s and
+ * {@link QueueMaxedListener}s, which are documented to.
+ */
+public final class ServerSessionImpl implements ServerSession {
+    private static final Logger LOG = LoggerFactory.getLogger(ServerSessionImpl.class);
+
+    enum State { NEW, HANDSHAKEN, CONNECTED, REMOVED }
+
+    private final BayeuxServerImpl server;
+    private final String id;
+    private final LocalSessionImpl localSession;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Flusher flusher = new Flusher(this);
+    private final Map<String, Object> attributes = new ConcurrentHashMap<>();
+    private final List<Extension> extensions = new CopyOnWriteArrayList<>();
+    private final List<RemoveListener> removeListeners = new CopyOnWriteArrayList<>();
+    private final List<MessageListener> messageListeners = new CopyOnWriteArrayList<>();
+    private final List<DeQueueListener> deQueueListeners = new CopyOnWriteArrayList<>();
+    private final List<QueueMaxedListener> queueMaxedListeners = new CopyOnWriteArrayList<>();
+    private final Set<ServerChannelImpl> subscriptions = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger batchDepth = new AtomicInteger();
+
+    /** Guarded by lock. */
+    private final ArrayDeque<ServerMessage> queue = new ArrayDeque<>();
+    /** Guarded by lock: whether a queued message is not lazy. */
+    private boolean nonLazyQueued;
+    /** Guarded by lock. */
+    private Scheduler.Cancellable lazyTimer;
+    /** Guarded by lock. */
+    private long lazyDeadline;
+    /** Guarded by lock. */
+    private PendingBatch heldConnect;
+    /** Guarded by lock: the connection queued messages are pushed to, or null. */
+    private ConnectionImpl pushConnection;
+    /** Guarded by lock: when the session expires (scheduler time), 0 while a connect is in progress. */
+    private long expireAt;
+
+    private volatile State state = State.NEW;
+    private volatile String userAgent;
+    private volatile String transportName;
+    private volatile long interval = -1;
+    private volatile long timeout = -1;
+    private volatile long maxInterval = -1;
+    private volatile int maxQueue;
+    private volatile Boolean broadcastToPublisher;
+    private volatile boolean metaConnectDeliveryOnly;
+
+    ServerSessionImpl(BayeuxServerImpl server, String id, LocalSessionImpl localSession) {
+        this.server = server;
+        this.id = id;
+        this.localSession = localSession;
+        this.maxQueue = server.config().maxQueue();
+    }
+
+    @Override
+    public String getId() {
+        return id;
+    }
+
+    State state() {
+        return state;
+    }
+
+    @Override
+    public boolean isConnected() {
+        return state == State.CONNECTED;
+    }
+
+    @Override
+    public boolean isHandshook() {
+        State s = state;
+        return s == State.HANDSHAKEN || s == State.CONNECTED;
+    }
+
+    boolean isRemoved() {
+        return state == State.REMOVED;
+    }
+
+    /** Called once the handshake succeeded. */
+    void handshaken(Endpoint endpoint) {
+        userAgent = endpoint.userAgent();
+        transportName = endpoint.transportName();
+        lock.lock();
+        try {
+            expireAt = server.scheduler().now() + maxInterval();
+        } finally {
+            lock.unlock();
+        }
+        state = localSession != null ? State.CONNECTED : State.HANDSHAKEN;
+    }
+
+    /** Marks the first connect. @return whether this was the first */
+    boolean firstConnect() {
+        if (state == State.HANDSHAKEN) {
+            state = State.CONNECTED;
+            return true;
+        }
+        return false;
+    }
+
+    /** Marks the session removed. @return whether it was not removed before */
+    boolean markRemoved() {
+        lock.lock();
+        try {
+            if (state == State.REMOVED) {
+                return false;
+            }
+            state = State.REMOVED;
+            queue.clear();
+            nonLazyQueued = false;
+            if (lazyTimer != null) {
+                lazyTimer.cancel();
+                lazyTimer = null;
+            }
+            pushConnection = null;
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Disconnects from the server side: the client is sent a {@code /meta/disconnect} (best
+     * effort: pushed, or carried by the held connect), then the session is removed.
+     */
+    @Override
+    public void disconnect() {
+        if (isHandshook()) {
+            ServerMessage.Mutable message = server.newMessage();
+            message.setChannel(Channel.META_DISCONNECT);
+            message.setSuccessful(true);
+            message.setClientId(id);
+            server.deliverPrivately(null, this, message);
+        }
+        server.removeSession(this, null, false);
+    }
+
+    // --- listeners and extensions
+
+    @Override
+    public void addExtension(Extension extension) {
+        extensions.add(extension);
+    }
+
+    @Override
+    public void removeExtension(Extension extension) {
+        extensions.remove(extension);
+    }
+
+    @Override
+    public List<Extension> getExtensions() {
+        return List.copyOf(extensions);
+    }
+
+    List<Extension> extensions() {
+        return extensions;
+    }
+
+    @Override
+    public void addListener(ServerSessionListener listener) {
+        boolean known = false;
+        if (listener instanceof RemoveListener l) {
+            removeListeners.add(l);
+            known = true;
+        }
+        if (listener instanceof MessageListener l) {
+            messageListeners.add(l);
+            known = true;
+        }
+        if (listener instanceof DeQueueListener l) {
+            deQueueListeners.add(l);
+            known = true;
+        }
+        if (listener instanceof QueueMaxedListener l) {
+            queueMaxedListeners.add(l);
+            known = true;
+        }
+        if (!known) {
+            throw new IllegalArgumentException("Unknown session listener type: " + listener.getClass().getName());
+        }
+    }
+
+    @Override
+    public void removeListener(ServerSessionListener listener) {
+        removeListeners.remove(listener);
+        messageListeners.remove(listener);
+        deQueueListeners.remove(listener);
+        queueMaxedListeners.remove(listener);
+    }
+
+    List<RemoveListener> removeListeners() {
+        return removeListeners;
+    }
+
+    @Override
+    public LocalSession getLocalSession() {
+        return localSession;
+    }
+
+    LocalSessionImpl localSession() {
+        return localSession;
+    }
+
+    // --- attributes and settings
+
+    @Override
+    public void setAttribute(String name, Object value) {
+        attributes.put(name, value);
+    }
+
+    @Override
+    public Object getAttribute(String name) {
+        return attributes.get(name);
+    }
+
+    @Override
+    public Set<String> getAttributeNames() {
+        return Set.copyOf(attributes.keySet());
+    }
+
+    @Override
+    public Object removeAttribute(String name) {
+        return attributes.remove(name);
+    }
+
+    @Override
+    public Set<ServerChannel> getSubscriptions() {
+        return Set.copyOf(subscriptions);
+    }
+
+    Set<ServerChannelImpl> subscriptions() {
+        return subscriptions;
+    }
+
+    @Override
+    public String getUserAgent() {
+        return userAgent;
+    }
+
+    @Override
+    public String getTransportName() {
+        return transportName;
+    }
+
+    void transportName(String name) {
+        this.transportName = name;
+    }
+
+    @Override
+    public long getInterval() {
+        return interval;
+    }
+
+    @Override
+    public void setInterval(long interval) {
+        this.interval = interval;
+    }
+
+    @Override
+    public long getTimeout() {
+        return timeout;
+    }
+
+    @Override
+    public void setTimeout(long timeout) {
+        this.timeout = timeout;
+    }
+
+    @Override
+    public long getMaxInterval() {
+        return maxInterval;
+    }
+
+    @Override
+    public void setMaxInterval(long maxInterval) {
+        this.maxInterval = maxInterval;
+    }
+
+    long interval() {
+        return interval >= 0 ? interval : server.config().interval().toMillis();
+    }
+
+    long timeout() {
+        return timeout >= 0 ? timeout : server.config().timeout().toMillis();
+    }
+
+    long maxInterval() {
+        return maxInterval > 0 ? maxInterval : server.config().maxInterval().toMillis();
+    }
+
+    @Override
+    public int getMaxQueue() {
+        return maxQueue;
+    }
+
+    @Override
+    public void setMaxQueue(int maxQueue) {
+        if (maxQueue < -1 || maxQueue == 0) {
+            throw new IllegalArgumentException("maxQueue must be -1 (unbounded) or positive: " + maxQueue);
+        }
+        this.maxQueue = maxQueue;
+    }
+
+    @Override
+    public boolean isBroadcastToPublisher() {
+        Boolean value = broadcastToPublisher;
+        return value != null ? value : server.config().broadcastToPublisher();
+    }
+
+    @Override
+    public void setBroadcastToPublisher(boolean broadcastToPublisher) {
+        this.broadcastToPublisher = broadcastToPublisher;
+    }
+
+    @Override
+    public boolean isMetaConnectDeliveryOnly() {
+        return metaConnectDeliveryOnly;
+    }
+
+    @Override
+    public void setMetaConnectDeliveryOnly(boolean metaConnectDeliveryOnly) {
+        this.metaConnectDeliveryOnly = metaConnectDeliveryOnly;
+    }
+
+    @Override
+    public int getQueueSize() {
+        lock.lock();
+        try {
+            return queue.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // --- delivery
+
+    @Override
+    public void deliver(Session sender, ServerMessage.Mutable message, Promise<Boolean> promise) {
+        promise.succeed(server.deliverPrivately(sender, this, message));
+    }
+
+    @Override
+    public void deliver(Session sender, String channel, Object data, Promise<Boolean> promise) {
+        ServerMessage.Mutable message = server.newMessage();
+        message.setChannel(channel);
+        message.setData(data);
+        deliver(sender, message, promise);
+    }
+
+    /**
+     * Queues a frozen message for this session after its extensions and message listeners:
+     * the end of every delivery, broadcast or private.
+     *
+     * @param lazyTimeout how long the message may wait, or -1 when it is not lazy
+     * @return whether it was queued
+     */
+    boolean deliverShared(ServerSession sender, ServerMessage message, long lazyTimeout) {
+        if (state == State.REMOVED) {
+            return false;
+        }
+        ServerMessage toSend = message;
+        for (int i = extensions.size() - 1; i >= 0 && toSend != null; i--) {
+            Extension extension = extensions.get(i);
+            try {
+                toSend = extension.send(this, toSend);
+            } catch (RuntimeException x) {
+                LOG.warn("Extension {} of {} failed on send of {}", extension, this, toSend, x);
+            }
+        }
+        if (toSend == null) {
+            return false;
+        }
+        if (toSend != message && toSend instanceof ServerMessageImpl impl) {
+            impl.freeze();
+        }
+        for (MessageListener listener : messageListeners) {
+            try {
+                if (!listener.onMessage(this, sender instanceof ServerSession s ? s : null, toSend)) {
+                    return false;
+                }
+            } catch (RuntimeException x) {
+                LOG.warn("Message listener {} of {} failed on {}", listener, this, toSend, x);
+            }
+        }
+        boolean lazy = lazyTimeout >= 0;
+        if (!enqueue(sender, toSend, lazy)) {
+            return false;
+        }
+        if (lazy) {
+            scheduleLazy(lazyTimeout);
+        } else {
+            wakeUp(false);
+        }
+        return true;
+    }
+
+    private boolean enqueue(ServerSession sender, ServerMessage message, boolean lazy) {
+        lock.lock();
+        try {
+            if (state == State.REMOVED) {
+                return false;
+            }
+            int max = maxQueue;
+            if (max > 0 && queue.size() >= max && !queueMaxed(sender, message)) {
+                return false;
+            }
+            queue.add(message);
+            nonLazyQueued |= !lazy;
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under the lock. With no listener, the message is dropped. */
+    private boolean queueMaxed(ServerSession sender, ServerMessage message) {
+        if (queueMaxedListeners.isEmpty()) {
+            LOG.debug("Queue of {} is full ({}), dropping {}", this, queue.size(), message);
+            return false;
+        }
+        boolean add = true;
+        for (QueueMaxedListener listener : queueMaxedListeners) {
+            try {
+                add &= listener.queueMaxed(this, queue, sender, message);
+            } catch (RuntimeException x) {
+                LOG.warn("Queue maxed listener {} of {} failed", listener, this, x);
+            }
+        }
+        return add;
+    }
+
+    private void scheduleLazy(long lazyTimeout) {
+        lock.lock();
+        try {
+            long deadline = server.scheduler().now() + lazyTimeout;
+            if (lazyTimer != null && lazyDeadline <= deadline) {
+                return;
+            }
+            if (lazyTimer != null) {
+                lazyTimer.cancel();
+            }
+            lazyDeadline = deadline;
+            lazyTimer = server.scheduler().schedule(this::lazyTimeoutExpired, lazyTimeout);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void lazyTimeoutExpired() {
+        lock.lock();
+        try {
+            lazyTimer = null;
+        } finally {
+            lock.unlock();
+        }
+        wakeUp(true);
+    }
+
+    /**
+     * Something should go out: push it, or release the held connect to carry it.
+     *
+     * @param lazyDue whether lazy messages are due as well
+     */
+    void wakeUp(boolean lazyDue) {
+        if (batchDepth.get() > 0) {
+            return;
+        }
+        PendingBatch held = null;
+        boolean push;
+        lock.lock();
+        try {
+            if (queue.isEmpty() || !(lazyDue || nonLazyQueued)) {
+                return;
+            }
+            push = pushConnection != null && (localSession != null || !metaConnectDeliveryOnly);
+            if (!push) {
+                held = heldConnect;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (push) {
+            flusher.flush();
+        } else if (held != null) {
+            held.resume();
+        }
+    }
+
+    /** The endpoint the flusher writes to, or null. */
+    Endpoint pushEndpoint() {
+        lock.lock();
+        try {
+            ConnectionImpl connection = pushConnection;
+            return connection == null ? null : connection.endpoint();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Takes every queued message, after the {@link DeQueueListener}s (run under the lock) had
+     * their say.
+     */
+    List<ServerMessage> takeQueue() {
+        lock.lock();
+        try {
+            for (DeQueueListener listener : deQueueListeners) {
+                try {
+                    listener.deQueue(this, queue);
+                } catch (RuntimeException x) {
+                    LOG.warn("DeQueue listener {} of {} failed", listener, this, x);
+                }
+            }
+            if (queue.isEmpty()) {
+                return List.of();
+            }
+            List<ServerMessage> result = new ArrayList<>(queue);
+            queue.clear();
+            nonLazyQueued = false;
+            if (lazyTimer != null) {
+                lazyTimer.cancel();
+                lazyTimer = null;
+            }
+            return result;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A push failed: the connection is gone; its messages go back to the front of the queue. */
+    void pushFailed(Endpoint endpoint, List<ServerMessage> batch) {
+        lock.lock();
+        try {
+            if (pushConnection != null && pushConnection.endpoint() == endpoint) {
+                pushConnection = null;
+                armExpiry();
+            }
+            if (state != State.REMOVED) {
+                for (int i = batch.size() - 1; i >= 0; i--) {
+                    queue.addFirst(batch.get(i));
+                }
+                nonLazyQueued = true;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // --- connections, held connects and expiry
+
+    /** Messages of this session arrived over {@code connection}; a pushing one becomes the way out. */
+    void bind(ConnectionImpl connection) {
+        boolean changed;
+        lock.lock();
+        try {
+            changed = state != State.REMOVED && pushConnection != connection;
+            if (changed) {
+                pushConnection = connection;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (changed) {
+            connection.bound(this);
+            wakeUp(true);
+        }
+    }
+
+    /** The connection closed: stop pushing to it. */
+    void unbind(ConnectionImpl connection) {
+        lock.lock();
+        try {
+            if (pushConnection == connection) {
+                pushConnection = null;
+                armExpiry();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A message arrived from the client: a connect suspends expiry, anything else extends it. */
+    void messageArrived(boolean connect) {
+        lock.lock();
+        try {
+            if (connect) {
+                expireAt = 0;
+            } else if (expireAt != 0) {
+                expireAt = Math.max(expireAt, server.scheduler().now() + maxInterval());
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Holds a connect.
+     *
+     * @return false when it must not be held (the session went away, or messages are waiting
+     *         that only a reply can carry): the caller replies at once
+     */
+    boolean hold(PendingBatch pending, long timeoutMillis) {
+        PendingBatch previous;
+        lock.lock();
+        try {
+            if (state == State.REMOVED) {
+                return false;
+            }
+            boolean replyCarriesQueue = pushConnection == null || metaConnectDeliveryOnly;
+            if (replyCarriesQueue && nonLazyQueued) {
+                return false;
+            }
+            previous = heldConnect;
+            heldConnect = pending;
+            expireAt = 0;
+        } finally {
+            lock.unlock();
+        }
+        if (previous != null) {
+            previous.resume();
+        }
+        pending.timer(server.scheduler().schedule(pending::resume, timeoutMillis));
+        return true;
+    }
+
+    /** The held connect is over (replied or cancelled): forget it. */
+    void released(PendingBatch pending) {
+        lock.lock();
+        try {
+            if (heldConnect == pending) {
+                heldConnect = null;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A connect reply went out, or a held connect was dropped: expiry starts counting. */
+    void connectEnded() {
+        lock.lock();
+        try {
+            if (heldConnect == null) {
+                armExpiry();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under the lock. */
+    private void armExpiry() {
+        if (heldConnect == null && state != State.REMOVED) {
+            expireAt = server.scheduler().now() + interval() + maxInterval();
+        }
+    }
+
+    /** The held connect, released at once; used when the session goes away. */
+    PendingBatch takeHeldConnect() {
+        lock.lock();
+        try {
+            PendingBatch held = heldConnect;
+            heldConnect = null;
+            return held;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether the session has expired at scheduler time {@code now}. */
+    boolean isExpired(long now) {
+        if (localSession != null) {
+            return false;
+        }
+        lock.lock();
+        try {
+            return state != State.REMOVED && expireAt != 0 && now > expireAt;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // --- batching
+
+    @Override
+    public void startBatch() {
+        batchDepth.incrementAndGet();
+    }
+
+    @Override
+    public boolean endBatch() {
+        int depth = batchDepth.decrementAndGet();
+        if (depth < 0) {
+            batchDepth.incrementAndGet();
+            throw new IllegalStateException("endBatch() without startBatch() on " + this);
+        }
+        if (depth == 0) {
+            wakeUp(false);
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    public String toString() {
+        return "ServerSession[" + id + (localSession != null ? ", local" : "") + ", " + state + "]";
+    }
+}

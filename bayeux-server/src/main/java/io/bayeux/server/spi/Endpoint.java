@@ -1,0 +1,44 @@
+package io.bayeux.server.spi;
+
+import io.bayeux.api.Promise;
+import io.bayeux.api.server.ServerMessage;
+
+import java.net.InetSocketAddress;
+import java.util.List;
+
+/**
+ * What a network transport implements for each connection: the way out to the client, and
+ * what the core may want to know about the peer. The core never sees the network library.
+ */
+public interface Endpoint {
+    /** The transport's name as it appears in {@code connectionType}: {@code websocket}, {@code long-polling}, ... */
+    String transportName();
+
+    /**
+     * Whether the core may {@linkplain #write write} queued messages at any time (WebSocket),
+     * rather than only in the reply to a request (long-polling).
+     */
+    boolean canPush();
+
+    /**
+     * Writes messages to the client as one unit (one frame). Must not block. The core calls it
+     * from any thread, and for one session never again before {@code written} is completed:
+     * that completion is what sends the next batch, so an endpoint that completes it only
+     * once the bytes have left gives the session back-pressure for free.
+     *
+     * <p>Only called when {@link #canPush()} is true.
+     */
+    default void write(List<ServerMessage> messages, Promise<Void> written) {
+        written.fail(new UnsupportedOperationException(transportName() + " cannot push"));
+    }
+
+    /** The User-Agent of the client, or {@code null}. */
+    default String userAgent() {
+        return null;
+    }
+
+    /** The address of the peer, or {@code null}. */
+    default InetSocketAddress remoteAddress() {
+        return null;
+    }
+}
