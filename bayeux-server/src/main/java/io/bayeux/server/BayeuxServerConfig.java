@@ -178,7 +178,7 @@ public final class BayeuxServerConfig {
         }
 
         public Builder allowedTransports(List<String> allowedTransports) {
-            if (allowedTransports == null || allowedTransports.isEmpty() || allowedTransports.contains(null)) {
+            if (allowedTransports == null || allowedTransports.isEmpty() || allowedTransports.stream().anyMatch(t -> t == null || t.isBlank())) {
                 throw new IllegalArgumentException("allowedTransports must name at least one transport: " + allowedTransports);
             }
             this.allowedTransports = allowedTransports;

@@ -1,0 +1,196 @@
+package io.bayeux.server;
+
+import io.bayeux.api.server.ServerSession;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code /meta/connect}: unknown sessions, the first connect, holds and their release. */
+class ConnectTest {
+    private final ManualScheduler scheduler = new ManualScheduler();
+    private BayeuxServerImpl server;
+
+    @BeforeEach
+    void start() {
+        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).build()).start();
+    }
+
+    @AfterEach
+    void stop() {
+        server.stop();
+    }
+
+    @ParameterizedTest(name = "channel={0}")
+    @ValueSource(strings = {"/meta/connect", "/meta/subscribe", "/meta/disconnect", "/chat/room"})
+    void unknownClientIdGetsSessionUnknownWithHandshakeAdvice(String channel) {
+        TestClient client = new TestClient(server, false);
+        client.clientId("nosuchclient");
+        Map<String, Object> message = channel.equals("/meta/subscribe")
+                ? Map.of("channel", channel, "subscription", "/a")
+                : channel.startsWith("/meta") ? Map.of("channel", channel) : Map.of("channel", channel, "data", "x");
+        Map<String, Object> reply = TestClient.reply(client.call(message), channel);
+        assertEquals(false, reply.get("successful"));
+        assertEquals("402::session_unknown", reply.get("error"));
+        assertEquals(Map.of("reconnect", "handshake", "interval", 0), reply.get("advice"));
+    }
+
+    @Test
+    void firstConnectIsAnsweredAtOnceAndLaterOnesAreHeldUntilTheTimeout() {
+        TestClient client = new TestClient(server, false);
+        client.handshake(null);
+        CompletableFuture<List<Map<String, Object>>> first = client.connect();
+        assertTrue(first.isDone(), "first connect answered at once");
+        Map<String, Object> reply = TestClient.reply(first.join(), "/meta/connect");
+        assertEquals(true, reply.get("successful"));
+        assertEquals(client.clientId(), reply.get("clientId"));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> advice = (Map<String, Object>) reply.get("advice");
+        assertEquals("retry", advice.get("reconnect"));
+        assertEquals(20000, ((Number) advice.get("timeout")).intValue());
+        assertEquals(0, ((Number) advice.get("interval")).intValue());
+
+        CompletableFuture<List<Map<String, Object>>> second = client.connect();
+        scheduler.advance(19_999);
+        assertFalse(second.isDone(), "held until the timeout");
+        scheduler.advance(1);
+        assertTrue(second.isDone());
+        assertEquals(true, TestClient.reply(second.join(), "/meta/connect").get("successful"));
+    }
+
+    @Test
+    void clientAdviceCanShortenTheHold() {
+        TestClient client = new TestClient(server, false).connected();
+        var connect = client.send(Map.of("channel", "/meta/connect", "connectionType", "long-polling", "advice", Map.of("timeout", 0)));
+        assertTrue(connect.isDone());
+    }
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void queuedMessagesGoOutBeforeTheConnectReply(boolean push) {
+        TestClient client = new TestClient(server, push).connected();
+        client.subscribe("/news");
+        ServerSession session = server.getSession(client.clientId());
+        session.setMetaConnectDeliveryOnly(true);
+        server.getChannel("/news").publish(null, "one");
+        server.getChannel("/news").publish(null, "two");
+        List<Map<String, Object>> messages = client.connect().join();
+        assertEquals(3, messages.size(), messages.toString());
+        assertEquals("one", messages.get(0).get("data"));
+        assertEquals("two", messages.get(1).get("data"));
+        assertEquals("/meta/connect", messages.get(2).get("channel"));
+    }
+
+    @Test
+    void aMessagePublishedDuringTheHoldReleasesItAtOnce() {
+        TestClient client = new TestClient(server, false).connected();
+        client.subscribe("/news");
+        var held = client.connect();
+        assertFalse(held.isDone());
+        server.getChannel("/news").publish(null, "flash");
+        assertTrue(held.isDone(), "released without waiting for the timeout");
+        assertEquals("flash", TestClient.deliveries(held.join(), "/news").get(0).get("data"));
+    }
+
+    @Test
+    void aSecondConnectReleasesTheFirst() {
+        TestClient client = new TestClient(server, false).connected();
+        var first = client.connect();
+        assertFalse(first.isDone());
+        var second = client.connect();
+        assertTrue(first.isDone(), "the first connect is answered");
+        assertEquals(true, TestClient.reply(first.join(), "/meta/connect").get("successful"));
+        assertFalse(second.isDone(), "the second one is held in its place");
+        scheduler.advance(20_000);
+        assertTrue(second.isDone());
+    }
+
+    @Test
+    void aSessionWithAHeldConnectNeverExpires() {
+        TestClient client = new TestClient(server, false).connected();
+        var held = client.connect();
+        // Far beyond maxInterval, sweeping every second, with the hold renewed at each timeout.
+        for (int i = 0; i < 10; i++) {
+            scheduler.advance(20_000);
+            assertTrue(held.isDone());
+            assertNotNull(server.getSession(client.clientId()), "alive after " + (i + 1) * 20 + " s");
+            held = client.connect();
+        }
+    }
+
+    @Test
+    void aSessionWithoutConnectExpiresAfterMaxIntervalAndRemoveListenersAreToldOfTheTimeout() {
+        TestClient client = new TestClient(server, false).connected();
+        ServerSession session = server.getSession(client.clientId());
+        List<Boolean> removed = new java.util.concurrent.CopyOnWriteArrayList<>();
+        session.addListener((ServerSession.RemoveListener) (s, m, timeout) -> removed.add(timeout));
+        scheduler.advance(9_000);
+        assertNotNull(server.getSession(client.clientId()));
+        scheduler.advance(2_000);
+        assertNull(server.getSession(client.clientId()));
+        assertEquals(List.of(true), removed);
+        Map<String, Object> reply = TestClient.reply(client.connect().join(), "/meta/connect");
+        assertEquals("402::session_unknown", reply.get("error"));
+    }
+
+    @Test
+    void cancellingAHeldConnectReArmsExpiry() {
+        TestClient client = new TestClient(server, false).connected();
+        List<List<?>> replies = new java.util.ArrayList<>();
+        var cancel = client.connection().handle(
+                List.of(message("/meta/connect", client.clientId())), replies::add);
+        scheduler.advance(5_000);
+        assertTrue(cancel.cancel(), "the held batch is cancelled");
+        assertTrue(replies.isEmpty(), "a cancelled batch is not answered");
+        scheduler.advance(9_000);
+        assertNotNull(server.getSession(client.clientId()));
+        scheduler.advance(2_000);
+        assertNull(server.getSession(client.clientId()), "expired maxInterval after the cancel");
+    }
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void closingTheConnectionReArmsExpiry(boolean push) {
+        TestClient client = new TestClient(server, push).connected();
+        var held = client.connect();
+        assertFalse(held.isDone());
+        scheduler.advance(15_000);
+        client.connection().close();
+        assertFalse(held.isDone(), "nothing is written to a closed connection");
+        scheduler.advance(9_000);
+        assertNotNull(server.getSession(client.clientId()));
+        scheduler.advance(2_000);
+        assertNull(server.getSession(client.clientId()));
+    }
+
+    @Test
+    void disconnectAnswersTheHeldConnectAdvisingNoReconnect() {
+        TestClient client = new TestClient(server, false).connected();
+        var held = client.connect();
+        TestClient other = new TestClient(server, false);
+        other.clientId(client.clientId());
+        assertEquals(true, other.disconnect().get("successful"));
+        assertTrue(held.isDone());
+        Map<String, Object> reply = TestClient.reply(held.join(), "/meta/connect");
+        assertEquals("none", ((Map<?, ?>) reply.get("advice")).get("reconnect"));
+    }
+
+    private static ServerMessageImpl message(String channel, String clientId) {
+        ServerMessageImpl message = new ServerMessageImpl();
+        message.setChannel(channel);
+        message.setClientId(clientId);
+        message.setId("99");
+        return message;
+    }
+}
