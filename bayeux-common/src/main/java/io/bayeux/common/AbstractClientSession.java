@@ -32,6 +32,7 @@ public abstract class AbstractClientSession implements ClientSession {
     private final Map<String, Object> attributes = new ConcurrentHashMap<>();
     private final Map<String, SessionChannel> channels = new ConcurrentHashMap<>();
     private final Map<String, MessageListener> callbacks = new ConcurrentHashMap<>();
+    private final Map<String, MessageListener> remoteCalls = new ConcurrentHashMap<>();
     /** Guarded by {@code this}. */
     private int batchDepth;
     /** Guarded by {@code this}. */
@@ -104,7 +105,21 @@ public abstract class AbstractClientSession implements ClientSession {
         Message.Mutable message = newMessage();
         message.setChannel(channel);
         message.setData(data);
-        send(message, callback);
+        message.setId(newMessageId());
+        if (callback != null) {
+            remoteCalls.put(message.getId(), callback);
+        }
+        if (!send(message, null)) {
+            MessageListener dropped = remoteCalls.remove(message.getId());
+            if (dropped != null) {
+                Message.Mutable reply = newMessage();
+                reply.setChannel(channel);
+                reply.setId(message.getId());
+                reply.setSuccessful(false);
+                reply.put(Message.ERROR_FIELD, "404::message_deleted");
+                notify(dropped, reply);
+            }
+        }
     }
 
     /**
@@ -219,6 +234,15 @@ public abstract class AbstractClientSession implements ClientSession {
             LOG.debug("Dropping message without a valid channel: {}", message);
             return;
         }
+        String messageId = message.getId();
+        if (messageId != null && !remoteCalls.isEmpty() && (message.getData() != null || !message.isSuccessful())) {
+            // The answer of a remote call: the service's reply with the call's id, or a failed publish reply.
+            MessageListener call = remoteCalls.remove(messageId);
+            if (call != null) {
+                notify(call, message);
+                return;
+            }
+        }
         boolean reply = message.isMeta() || message.isPublishReply();
         if (reply) {
             String id = message.getId();
@@ -261,10 +285,15 @@ public abstract class AbstractClientSession implements ClientSession {
         }
     }
 
-    /** Forgets every reply callback, telling each that it failed with {@code error}. */
+    /** Forgets every reply callback and remote call, telling each that it failed with {@code error}. */
     protected void failAllCallbacks(String error) {
-        for (String id : List.copyOf(callbacks.keySet())) {
-            MessageListener callback = callbacks.remove(id);
+        failAll(callbacks, error);
+        failAll(remoteCalls, error);
+    }
+
+    private void failAll(Map<String, MessageListener> pending, String error) {
+        for (String id : List.copyOf(pending.keySet())) {
+            MessageListener callback = pending.remove(id);
             if (callback != null) {
                 Message.Mutable reply = newMessage();
                 reply.setId(id);
