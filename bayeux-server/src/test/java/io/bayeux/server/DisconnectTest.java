@@ -1,0 +1,66 @@
+package io.bayeux.server;
+
+import io.bayeux.api.server.ServerSession;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class DisconnectTest {
+    private final ManualScheduler scheduler = new ManualScheduler();
+    private BayeuxServerImpl server;
+
+    @BeforeEach
+    void start() {
+        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).build()).start();
+    }
+
+    @AfterEach
+    void stop() {
+        server.stop();
+    }
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void disconnectRemovesTheSessionTellsRemoveListenersDropsTheQueueAndLaterMessagesGet402(boolean push) {
+        TestClient client = new TestClient(server, push).connected();
+        client.subscribe("/chat/room");
+        ServerSession session = server.getSession(client.clientId());
+        session.setMetaConnectDeliveryOnly(true);
+        List<Boolean> removed = new CopyOnWriteArrayList<>();
+        session.addListener((ServerSession.RemoveListener) (s, m, timeout) -> removed.add(timeout));
+        server.getChannel("/chat/room").publish(null, "queued");
+        assertEquals(1, session.getQueueSize());
+
+        Map<String, Object> reply = client.disconnect();
+        assertEquals(true, reply.get("successful"));
+        assertEquals(List.of(false), removed, "told once, not as a timeout");
+        assertNull(server.getSession(client.clientId()));
+        assertEquals(0, session.getQueueSize(), "the queue is dropped");
+        assertTrue(server.getChannel("/chat/room").getSubscribers().isEmpty());
+
+        Map<String, Object> connect = TestClient.reply(client.connect().join(), "/meta/connect");
+        assertEquals("402::session_unknown", connect.get("error"));
+        Map<String, Object> publish = client.publish("/chat/room", "late");
+        assertEquals("402::session_unknown", publish.get("error"));
+    }
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void serverSideDisconnectTellsTheClient(boolean push) {
+        TestClient client = new TestClient(server, push).connected();
+        var held = client.connect();
+        server.getSession(client.clientId()).disconnect();
+        List<Map<String, Object>> told = push ? List.of(client.nextPushed()) : held.join();
+        assertTrue(told.stream().anyMatch(m -> "/meta/disconnect".equals(m.get("channel"))), told.toString());
+        assertNull(server.getSession(client.clientId()));
+    }
+}
