@@ -391,8 +391,9 @@ public final class BayeuxServerImpl implements BayeuxServer {
         if (!extendOutgoing(from, null, message)) {
             return false;
         }
-        ((ServerMessageImpl) message).freeze();
-        long lazyTimeout = message.isLazy() ? channel.effectiveLazyTimeout() : -1;
+        ServerMessageImpl frozen = message instanceof ServerMessageImpl impl ? impl : copyOf(message);
+        frozen.freeze();
+        long lazyTimeout = frozen.isLazy() ? channel.effectiveLazyTimeout() : -1;
         boolean toPublisher = channel.isBroadcastToPublisher();
         int populated = channel.subscribers().isEmpty() ? 0 : 1;
         for (ServerChannelImpl wild : wilds) {
@@ -405,7 +406,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
             ServerChannelImpl only = !channel.subscribers().isEmpty() ? channel : firstPopulated(wilds);
             if (only != null) {
                 for (ServerSessionImpl subscriber : only.subscribers()) {
-                    deliverBroadcast(from, subscriber, message, lazyTimeout, toPublisher);
+                    deliverBroadcast(from, subscriber, frozen, lazyTimeout, toPublisher);
                 }
             }
             return true;
@@ -416,7 +417,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
             if (target != null) {
                 for (ServerSessionImpl subscriber : target.subscribers()) {
                     if (reached.add(subscriber)) {
-                        deliverBroadcast(from, subscriber, message, lazyTimeout, toPublisher);
+                        deliverBroadcast(from, subscriber, frozen, lazyTimeout, toPublisher);
                     }
                 }
             }
@@ -459,9 +460,16 @@ public final class BayeuxServerImpl implements BayeuxServer {
         if (!extendOutgoing(from, to, message)) {
             return false;
         }
-        ServerMessageImpl frozen = message instanceof ServerMessageImpl impl ? impl : new ServerMessageImpl(message);
+        ServerMessageImpl frozen = message instanceof ServerMessageImpl impl ? impl : copyOf(message);
         frozen.freeze();
         return to.deliverShared(from, frozen, -1);
+    }
+
+    private static ServerMessageImpl copyOf(ServerMessage message) {
+        ServerMessageImpl copy = new ServerMessageImpl(message);
+        copy.setAssociated(message.getAssociated());
+        copy.setLazy(message.isLazy());
+        return copy;
     }
 
     ServerSessionImpl asServerSession(Session session) {

@@ -111,19 +111,24 @@ public final class ServerSessionImpl implements ServerSession {
         lock.lock();
         try {
             expireAt = server.scheduler().now() + maxInterval();
+            state = localSession != null ? State.CONNECTED : State.HANDSHAKEN;
         } finally {
             lock.unlock();
         }
-        state = localSession != null ? State.CONNECTED : State.HANDSHAKEN;
     }
 
     /** Marks the first connect. @return whether this was the first */
     boolean firstConnect() {
-        if (state == State.HANDSHAKEN) {
-            state = State.CONNECTED;
-            return true;
+        lock.lock();
+        try {
+            if (state == State.HANDSHAKEN) {
+                state = State.CONNECTED;
+                return true;
+            }
+            return false;
+        } finally {
+            lock.unlock();
         }
-        return false;
     }
 
     /** Marks the session removed. @return whether it was not removed before */
