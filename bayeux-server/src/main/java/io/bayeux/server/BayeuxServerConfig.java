@@ -24,6 +24,10 @@ public final class BayeuxServerConfig {
     public static final Duration DEFAULT_SWEEP_PERIOD = Duration.ofSeconds(1);
     /** The transports allowed by default, in order of preference. */
     public static final List<String> DEFAULT_ALLOWED_TRANSPORTS = List.of("websocket", "long-polling");
+    /** How many long-polling connects one browser may hold at once: 1 (browsers limit connections per host). */
+    public static final int DEFAULT_MAX_SESSIONS_PER_BROWSER = 1;
+    /** The interval advised to the extra tabs of a browser: 2 s. */
+    public static final Duration DEFAULT_MULTI_SESSION_INTERVAL = Duration.ofSeconds(2);
 
     private final Duration timeout;
     private final Duration interval;
@@ -33,6 +37,8 @@ public final class BayeuxServerConfig {
     private final boolean adviseMaxInterval;
     private final boolean broadcastToPublisher;
     private final int maxQueue;
+    private final int maxSessionsPerBrowser;
+    private final Duration multiSessionInterval;
     private final List<String> allowedTransports;
     private final JsonCodec jsonCodec;
     private final Scheduler scheduler;
@@ -46,6 +52,8 @@ public final class BayeuxServerConfig {
         this.adviseMaxInterval = builder.adviseMaxInterval;
         this.broadcastToPublisher = builder.broadcastToPublisher;
         this.maxQueue = builder.maxQueue;
+        this.maxSessionsPerBrowser = builder.maxSessionsPerBrowser;
+        this.multiSessionInterval = builder.multiSessionInterval;
         this.allowedTransports = List.copyOf(builder.allowedTransports);
         this.jsonCodec = builder.jsonCodec != null ? builder.jsonCodec : new JacksonJsonCodec();
         this.scheduler = builder.scheduler;
@@ -99,6 +107,20 @@ public final class BayeuxServerConfig {
         return allowedTransports;
     }
 
+    /**
+     * How many {@code /meta/connect} one browser (known by its {@code BAYEUX_BROWSER} cookie)
+     * may have held at once over long-polling; -1 for no limit. Default 1: a further tab is
+     * answered at once with the {@code multiple-clients} advice.
+     */
+    public int maxSessionsPerBrowser() {
+        return maxSessionsPerBrowser;
+    }
+
+    /** The {@code interval} advised with {@code multiple-clients}; default 2 s. */
+    public Duration multiSessionInterval() {
+        return multiSessionInterval;
+    }
+
     /** The JSON codec; Jackson by default. */
     public JsonCodec jsonCodec() {
         return jsonCodec;
@@ -127,6 +149,8 @@ public final class BayeuxServerConfig {
         private boolean adviseMaxInterval;
         private boolean broadcastToPublisher = true;
         private int maxQueue = -1;
+        private int maxSessionsPerBrowser = DEFAULT_MAX_SESSIONS_PER_BROWSER;
+        private Duration multiSessionInterval = DEFAULT_MULTI_SESSION_INTERVAL;
         private List<String> allowedTransports = DEFAULT_ALLOWED_TRANSPORTS;
         private JsonCodec jsonCodec;
         private Scheduler scheduler;
@@ -174,6 +198,19 @@ public final class BayeuxServerConfig {
                 throw new IllegalArgumentException("maxQueue must be -1 (unbounded) or positive: " + maxQueue);
             }
             this.maxQueue = maxQueue;
+            return this;
+        }
+
+        public Builder maxSessionsPerBrowser(int maxSessionsPerBrowser) {
+            if (maxSessionsPerBrowser < -1 || maxSessionsPerBrowser == 0) {
+                throw new IllegalArgumentException("maxSessionsPerBrowser must be -1 (no limit) or positive: " + maxSessionsPerBrowser);
+            }
+            this.maxSessionsPerBrowser = maxSessionsPerBrowser;
+            return this;
+        }
+
+        public Builder multiSessionInterval(Duration multiSessionInterval) {
+            this.multiSessionInterval = positive("multiSessionInterval", multiSessionInterval);
             return this;
         }
 

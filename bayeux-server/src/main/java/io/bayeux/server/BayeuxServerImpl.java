@@ -55,6 +55,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private final List<SubscriptionListener> subscriptionListeners = new CopyOnWriteArrayList<>();
     private final Map<String, MetaHandler> metaHandlers;
     private final Sweeper sweeper;
+    private final BrowserHolds browserHolds = new BrowserHolds();
     private volatile SecurityPolicy securityPolicy = new DefaultSecurityPolicy();
 
     public BayeuxServerImpl() {
@@ -193,7 +194,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
             session = local != null ? local.newServerSession(newId) : new ServerSessionImpl(this, newId, null);
         } else {
             session = message.get(Message.CLIENT_ID_FIELD) instanceof String clientId ? sessions.get(clientId) : null;
-            if (session != null && session.isRemoved()) {
+            if (session != null && (session.isRemoved() || !sameBrowser(session, exchange.connection.endpoint()))) {
                 session = null;
             }
         }
@@ -228,6 +229,18 @@ public final class BayeuxServerImpl implements BayeuxServer {
         } else {
             handlePublish(exchange, channelId);
         }
+    }
+
+    /** A clientId alone is not enough: it must come from the browser that made the session, when both are known. */
+    private static boolean sameBrowser(ServerSessionImpl session, Endpoint endpoint) {
+        String owner = session.browserId();
+        String browser = endpoint.browserId();
+        return owner == null || browser == null || owner.equals(browser);
+    }
+
+    /** Counts the held long-polling connects of each browser. */
+    BrowserHolds browserHolds() {
+        return browserHolds;
     }
 
     private boolean notifyMetaListeners(Exchange exchange, String channelName) {

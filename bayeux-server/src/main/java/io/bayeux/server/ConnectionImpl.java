@@ -1,6 +1,7 @@
 package io.bayeux.server;
 
 import io.bayeux.api.Channel;
+import io.bayeux.api.Message;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.server.spi.Connection;
 import io.bayeux.server.spi.Endpoint;
@@ -9,6 +10,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
@@ -63,8 +65,17 @@ final class ConnectionImpl implements Connection {
                 hold = i == batch.size() - 1 ? exchange.holdMillis : -1;
             }
         }
+        String browser = null;
+        if (hold > 0 && !endpoint.canPush() && endpoint.browserId() != null) {
+            browser = endpoint.browserId();
+            if (!server.browserHolds().tryAcquire(browser, server.config().maxSessionsPerBrowser())) {
+                adviseMultipleClients(exchanges.get(exchanges.size() - 1));
+                browser = null;
+                hold = -1;
+            }
+        }
         if (hold > 0 && session != null && !closed) {
-            PendingBatch held = new PendingBatch(this, session, exchanges, replies);
+            PendingBatch held = new PendingBatch(this, session, exchanges, replies, browser);
             pending.add(held);
             if (session.hold(held, hold)) {
                 if (closed) {
@@ -75,20 +86,38 @@ final class ConnectionImpl implements Connection {
             pending.remove(held);
             held.markDone();
         }
+        if (browser != null) {
+            server.browserHolds().release(browser);
+        }
         complete(session, exchanges, connect, replies);
         return DONE;
     }
 
+    private void adviseMultipleClients(Exchange connect) {
+        Map<String, Object> advice = connect.reply.getAdvice(true);
+        advice.put(Message.MULTIPLE_CLIENTS_FIELD, true);
+        advice.put(Message.RECONNECT_FIELD, Message.RECONNECT_RETRY_VALUE);
+        advice.put(Message.INTERVAL_FIELD, server.config().multiSessionInterval().toMillis());
+    }
+
     void completeHeld(PendingBatch held) {
+        releaseBrowser(held);
         pending.remove(held);
         held.session.released(held);
         complete(held.session, held.exchanges, true, held.responder);
     }
 
     void cancelled(PendingBatch held) {
+        releaseBrowser(held);
         pending.remove(held);
         held.session.released(held);
         held.session.connectEnded();
+    }
+
+    private void releaseBrowser(PendingBatch held) {
+        if (held.browserId != null) {
+            server.browserHolds().release(held.browserId);
+        }
     }
 
     private void complete(ServerSessionImpl session, List<Exchange> exchanges, boolean connect, Consumer<List<ServerMessage>> responder) {

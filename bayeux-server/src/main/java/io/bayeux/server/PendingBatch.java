@@ -16,14 +16,17 @@ final class PendingBatch implements Scheduler.Cancellable {
     final ServerSessionImpl session;
     final List<Exchange> exchanges;
     final Consumer<List<ServerMessage>> responder;
+    /** The browser whose hold count this batch took, or null. */
+    final String browserId;
     private final AtomicBoolean done = new AtomicBoolean();
     private volatile Scheduler.Cancellable timer;
 
-    PendingBatch(ConnectionImpl connection, ServerSessionImpl session, List<Exchange> exchanges, Consumer<List<ServerMessage>> responder) {
+    PendingBatch(ConnectionImpl connection, ServerSessionImpl session, List<Exchange> exchanges, Consumer<List<ServerMessage>> responder, String browserId) {
         this.connection = connection;
         this.session = session;
         this.exchanges = exchanges;
         this.responder = responder;
+        this.browserId = browserId;
     }
 
     void timer(Scheduler.Cancellable timer) {

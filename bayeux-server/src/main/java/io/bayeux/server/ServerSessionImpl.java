@@ -65,6 +65,7 @@ public final class ServerSessionImpl implements ServerSession {
 
     private volatile State state = State.NEW;
     private volatile String userAgent;
+    private volatile String browserId;
     private volatile String transportName;
     private volatile long interval = -1;
     private volatile long timeout = -1;
@@ -107,6 +108,7 @@ public final class ServerSessionImpl implements ServerSession {
     /** Called once the handshake succeeded. */
     void handshaken(Endpoint endpoint) {
         userAgent = endpoint.userAgent();
+        browserId = endpoint.browserId();
         transportName = endpoint.transportName();
         lock.lock();
         try {
@@ -268,6 +270,11 @@ public final class ServerSessionImpl implements ServerSession {
     @Override
     public String getUserAgent() {
         return userAgent;
+    }
+
+    /** The browser that made the session, or null. */
+    String browserId() {
+        return browserId;
     }
 
     @Override

@@ -37,6 +37,15 @@ public interface Endpoint {
         return null;
     }
 
+    /**
+     * The browser this connection comes from, from its {@code BAYEUX_BROWSER} cookie, or
+     * {@code null}. A session made by one browser is refused to another, and a browser may
+     * hold only {@code maxSessionsPerBrowser} long-polling connects at once.
+     */
+    default String browserId() {
+        return null;
+    }
+
     /** The address of the peer, or {@code null}. */
     default InetSocketAddress remoteAddress() {
         return null;
