@@ -57,8 +57,8 @@ public final class ChannelId {
 
     /**
      * Tells whether {@code id} is a valid channel name: starts with {@code /}, has no empty
-     * segment, no trailing {@code /}, no whitespace or control characters, and wildcards only
-     * as the whole last segment.
+     * segment, no trailing {@code /}, no whitespace (non-breaking spaces included) or control
+     * characters, and wildcards only as the whole last segment.
      */
     public static boolean isValid(String id) {
         if (id == null || id.length() < 2 || id.charAt(0) != '/' || id.charAt(id.length() - 1) == '/') {
@@ -80,7 +80,7 @@ public final class ChannelId {
                 segmentStart = i + 1;
             } else {
                 char c = id.charAt(i);
-                if (c <= ' ' || c == 0x7F || Character.isWhitespace(c) || Character.isISOControl(c)) {
+                if (c <= ' ' || Character.isWhitespace(c) || Character.isSpaceChar(c) || Character.isISOControl(c)) {
                     return false;
                 }
             }
@@ -182,10 +182,11 @@ public final class ChannelId {
 
     /**
      * Whether this channel id matches {@code channel}: equal ids match; {@code /a/*} matches
-     * {@code /a/b} but not {@code /a/b/c}; {@code /a/**} matches both.
+     * {@code /a/b} but not {@code /a/b/c}; {@code /a/**} matches both. A wildcard
+     * {@code channel} is only matched by itself: {@code /a/**} does not match {@code /a/*}.
      */
     public boolean matches(ChannelId channel) {
-        if (wild == 0) {
+        if (wild == 0 || channel.wild != 0) {
             return equals(channel);
         }
         int prefixDepth = segments.length - 1;

@@ -21,6 +21,8 @@ import java.util.function.Supplier;
 /**
  * The default {@link JsonCodec}, on Jackson. Nesting is limited ({@link #DEFAULT_MAX_NESTING_DEPTH}
  * levels by default) so that deeply nested input fails fast instead of exhausting the stack.
+ * Input must be well-formed UTF-8 (RFC 3629): Jackson alone accepts overlong forms, encoded
+ * surrogates and code points above U+10FFFF, so the bytes are checked first.
  * Thread-safe.
  */
 public final class JacksonJsonCodec implements JsonCodec {
@@ -54,6 +56,7 @@ public final class JacksonJsonCodec implements JsonCodec {
     @Override
     @SuppressWarnings("unchecked")
     public <M extends Message.Mutable> List<M> decode(byte[] json, Supplier<M> factory) throws JsonException {
+        requireUtf8(json);
         try (JsonParser parser = mapper.getFactory().createParser(json)) {
             JsonToken token = parser.nextToken();
             List<M> result;
@@ -87,6 +90,52 @@ public final class JacksonJsonCodec implements JsonCodec {
         return message;
     }
 
+    /** Fails unless {@code bytes} are well-formed UTF-8 as RFC 3629 defines it. */
+    private static void requireUtf8(byte[] bytes) throws JsonException {
+        int i = 0;
+        int length = bytes.length;
+        while (i < length) {
+            int b = bytes[i];
+            if (b >= 0) {
+                i++;
+                continue;
+            }
+            b &= 0xFF;
+            int count;
+            int min = 0x80;
+            int max = 0xBF;
+            if (b >= 0xC2 && b <= 0xDF) {
+                count = 1;
+            } else if (b >= 0xE0 && b <= 0xEF) {
+                count = 2;
+                if (b == 0xE0) {
+                    min = 0xA0; // overlong
+                } else if (b == 0xED) {
+                    max = 0x9F; // surrogates
+                }
+            } else if (b >= 0xF0 && b <= 0xF4) {
+                count = 3;
+                if (b == 0xF0) {
+                    min = 0x90; // overlong
+                } else if (b == 0xF4) {
+                    max = 0x8F; // above U+10FFFF
+                }
+            } else {
+                throw new JsonException("Invalid UTF-8 start byte 0x" + Integer.toHexString(b) + " at " + i);
+            }
+            if (i + count >= length) {
+                throw new JsonException("Truncated UTF-8 sequence at " + i);
+            }
+            for (int k = 1; k <= count; k++) {
+                int c = bytes[i + k] & 0xFF;
+                if (c < (k == 1 ? min : 0x80) || c > (k == 1 ? max : 0xBF)) {
+                    throw new JsonException("Invalid UTF-8 continuation byte 0x" + Integer.toHexString(c) + " at " + (i + k));
+                }
+            }
+            i += count + 1;
+        }
+    }
+
     @Override
     public byte[] encode(Message message) throws JsonException {
         return write(message);
@@ -94,6 +143,7 @@ public final class JacksonJsonCodec implements JsonCodec {
 
     @Override
     public Object parse(byte[] json) throws JsonException {
+        requireUtf8(json);
         try {
             return anyReader.readValue(json);
         } catch (JsonProcessingException x) {
