@@ -260,6 +260,22 @@ class ChannelTest {
         assertEquals(List.of("zzz"), data(received));
     }
 
+    @Test
+    void lazyMessageWhoseTimeoutExpiredBetweenConnectsIsNotHeldByTheNextConnect() {
+        start();
+        server.createChannelIfAbsent("/lazy", channel -> channel.setLazy(true));
+        TestClient alice = new TestClient(server, false).connected();
+        TestClient bob = new TestClient(server, false).connected();
+        assertEquals(true, bob.subscribe("/lazy").get("successful"));
+
+        alice.publish("/lazy", "overdue");
+        scheduler.advance(MAX_LAZY_TIMEOUT);
+
+        var next = bob.connect();
+        assertTrue(next.isDone(), "the lazy message is due: the connect carries it at once");
+        assertEquals(List.of("overdue"), data(Deliveries.onlyDeliveries(next.join())));
+    }
+
     @ParameterizedTest(name = "push={0}")
     @ValueSource(booleans = {true, false})
     void nonLazyMessageTakesTheWaitingLazyOnesAlongInOrder(boolean push) {
