@@ -50,7 +50,7 @@ public final class ServerSessionImpl implements ServerSession {
 
     /** Guarded by lock. */
     private final ArrayDeque<ServerMessage> queue = new ArrayDeque<>();
-    /** Guarded by lock: whether a queued message is not lazy. */
+    /** Guarded by lock: whether a queued message is due now: it is not lazy, or the lazy timeout expired. */
     private boolean nonLazyQueued;
     /** Guarded by lock. */
     private Scheduler.Cancellable lazyTimer;
@@ -490,6 +490,8 @@ public final class ServerSessionImpl implements ServerSession {
         lock.lock();
         try {
             lazyTimer = null;
+            // Due from now on: a connect arriving later must not be held while they wait.
+            nonLazyQueued |= !queue.isEmpty();
         } finally {
             lock.unlock();
         }

@@ -29,6 +29,8 @@ public final class TestClient {
     private final AtomicInteger ids = new AtomicInteger();
     /** Every message pushed to this client, outside replies to its batches. */
     public final BlockingQueue<Map<String, Object>> pushed = new LinkedBlockingQueue<>();
+    /** How many pushes ({@link Endpoint#write} calls) this client received: one per batch of messages. */
+    public final AtomicInteger writes = new AtomicInteger();
     private volatile String clientId;
 
     public TestClient(BayeuxServerImpl server, boolean push) {
@@ -211,7 +213,9 @@ public final class TestClient {
 
         @Override
         public void write(List<ServerMessage> messages, Promise<Void> written) {
-            pushed.addAll(roundTrip(messages));
+            List<Map<String, Object>> parsed = roundTrip(messages);
+            writes.incrementAndGet();
+            pushed.addAll(parsed);
             written.succeed(null);
         }
 

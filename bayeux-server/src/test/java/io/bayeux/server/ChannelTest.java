@@ -1,0 +1,548 @@
+package io.bayeux.server;
+
+import io.bayeux.api.server.BayeuxServer;
+import io.bayeux.api.server.ConfigurableServerChannel;
+import io.bayeux.api.server.MarkedReference;
+import io.bayeux.api.server.ServerChannel;
+import io.bayeux.api.server.ServerMessage;
+import io.bayeux.api.server.ServerSession;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+import static io.bayeux.server.Deliveries.channels;
+import static io.bayeux.server.Deliveries.data;
+import static io.bayeux.server.Deliveries.drain;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Server channels: creation, sweeping, laziness, listeners, wildcard routing, service channels, broadcast to the publisher. */
+class ChannelTest {
+    private static final long SWEEP_PERIOD = BayeuxServerConfig.DEFAULT_SWEEP_PERIOD.toMillis();
+    private static final long MAX_LAZY_TIMEOUT = BayeuxServerConfig.DEFAULT_MAX_LAZY_TIMEOUT.toMillis();
+
+    private final ManualScheduler scheduler = new ManualScheduler();
+    private BayeuxServerImpl server;
+
+    private BayeuxServerImpl start() {
+        return start(builder -> {
+        });
+    }
+
+    private BayeuxServerImpl start(Consumer<BayeuxServerConfig.Builder> configuration) {
+        BayeuxServerConfig.Builder builder = BayeuxServerConfig.builder().scheduler(scheduler);
+        configuration.accept(builder);
+        server = new BayeuxServerImpl(builder.build()).start();
+        return server;
+    }
+
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.stop();
+        }
+    }
+
+    // --- creation
+
+    @Test
+    void createChannelIfAbsentConfiguresTheChannelBeforeAnyPublisherSeesIt() throws Exception {
+        start();
+        int creators = 4;
+        int lookers = 4;
+        int rounds = 100;
+        Map<String, AtomicInteger> added = new ConcurrentHashMap<>();
+        server.addListener(new BayeuxServer.ChannelListener() {
+            @Override
+            public void channelAdded(ServerChannel channel) {
+                added.computeIfAbsent(channel.getId(), id -> new AtomicInteger()).incrementAndGet();
+            }
+
+            @Override
+            public void channelRemoved(String channelId) {
+            }
+        });
+        ExecutorService pool = Executors.newFixedThreadPool(creators + lookers);
+        try {
+            for (int round = 0; round < rounds; round++) {
+                String name = "/race/" + round;
+                Set<Object> seen = ConcurrentHashMap.newKeySet();
+                ServerChannel.MessageListener recorder = (from, channel, message) -> seen.add(message.getData());
+                ConfigurableServerChannel.Initializer initializer = channel -> channel.addListener(recorder);
+                CyclicBarrier barrier = new CyclicBarrier(creators + lookers);
+                List<Future<Boolean>> created = new ArrayList<>();
+                List<Future<?>> looked = new ArrayList<>();
+                for (int i = 0; i < creators; i++) {
+                    String data = "created-" + i;
+                    created.add(pool.submit(() -> {
+                        barrier.await(5, TimeUnit.SECONDS);
+                        MarkedReference<ServerChannel> reference = server.createChannelIfAbsent(name, initializer);
+                        reference.getReference().publish(null, data);
+                        return reference.isMarked();
+                    }));
+                }
+                for (int i = 0; i < lookers; i++) {
+                    String data = "looked-" + i;
+                    looked.add(pool.submit(() -> {
+                        barrier.await(5, TimeUnit.SECONDS);
+                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                        ServerChannel channel;
+                        while ((channel = server.getChannel(name)) == null) {
+                            if (System.nanoTime() > deadline) {
+                                throw new AssertionError("Channel " + name + " never appeared");
+                            }
+                            Thread.onSpinWait();
+                        }
+                        channel.publish(null, data);
+                        return null;
+                    }));
+                }
+                int marked = 0;
+                for (Future<Boolean> future : created) {
+                    marked += future.get(5, TimeUnit.SECONDS) ? 1 : 0;
+                }
+                for (Future<?> future : looked) {
+                    future.get(5, TimeUnit.SECONDS);
+                }
+                assertEquals(1, marked, "exactly one call creates " + name);
+                assertEquals(creators + lookers, seen.size(), "every publish on " + name + " passed the initializer's listener: " + seen);
+                assertEquals(List.of(recorder), server.getChannel(name).getListeners(), "only the winner's initialization is kept");
+                assertEquals(1, added.get(name).get(), "channelAdded told once for " + name);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void createChannelIfAbsentReturnsTheExistingChannelUnmarked() {
+        start();
+        MarkedReference<ServerChannel> first = server.createChannelIfAbsent("/chat/room");
+        AtomicInteger initialized = new AtomicInteger();
+        MarkedReference<ServerChannel> second = server.createChannelIfAbsent("/chat/room", channel -> initialized.incrementAndGet());
+        assertTrue(first.isMarked());
+        assertFalse(second.isMarked());
+        assertSame(first.getReference(), second.getReference());
+        assertEquals(0, initialized.get(), "an existing channel is not initialized again");
+    }
+
+    @ParameterizedTest(name = "\"{0}\"")
+    @ValueSource(strings = {"", "chat", "/", "/chat/", "/chat//room", "/chat/*/room", "/chat/ro om", "/chat/room*", "/**/chat"})
+    void createChannelIfAbsentRejectsInvalidNames(String name) {
+        start();
+        int before = server.getChannels().size();
+        IllegalArgumentException x = assertThrows(IllegalArgumentException.class, () -> server.createChannelIfAbsent(name));
+        assertTrue(x.getMessage().contains("'" + name + "'"), "the message names the bad value: " + x.getMessage());
+        assertEquals(before, server.getChannels().size());
+    }
+
+    // --- sweeping
+
+    @Test
+    void idleChannelIsSweptAndChannelListenersAreTold() {
+        start();
+        List<String> removed = new CopyOnWriteArrayList<>();
+        server.addListener(new BayeuxServer.ChannelListener() {
+            @Override
+            public void channelAdded(ServerChannel channel) {
+            }
+
+            @Override
+            public void channelRemoved(String channelId) {
+                removed.add(channelId);
+            }
+        });
+        server.createChannelIfAbsent("/idle");
+
+        scheduler.advance(SWEEP_PERIOD);
+        assertNotNull(server.getChannel("/idle"), "a new channel survives its first sweep, so a client can still subscribe");
+
+        scheduler.advance(2 * SWEEP_PERIOD);
+        assertNull(server.getChannel("/idle"), "an idle channel goes after three idle sweeps");
+        assertEquals(List.of("/idle"), removed);
+    }
+
+    @Test
+    void persistentChannelIsNeverSwept() {
+        start();
+        server.createChannelIfAbsent("/kept", ConfigurableServerChannel.Initializer.persistent());
+        server.createChannelIfAbsent("/gone");
+        scheduler.advance(10 * SWEEP_PERIOD);
+        assertNotNull(server.getChannel("/kept"));
+        assertNull(server.getChannel("/gone"));
+    }
+
+    @Test
+    void channelWithSubscriberIsNotSweptUntilItLosesIt() {
+        start();
+        TestClient bob = new TestClient(server, true).connected();
+        assertEquals(true, bob.subscribe("/chat/room").get("successful"));
+        scheduler.advance(5 * SWEEP_PERIOD);
+        assertNotNull(server.getChannel("/chat/room"));
+
+        assertEquals(true, bob.unsubscribe("/chat/room").get("successful"));
+        scheduler.advance(3 * SWEEP_PERIOD);
+        assertNull(server.getChannel("/chat/room"));
+    }
+
+    @Test
+    void channelWithListenerIsNotSwept() {
+        start();
+        server.createChannelIfAbsent("/watched", channel -> channel.addListener((ServerChannel.MessageListener) (from, c, m) -> true));
+        scheduler.advance(10 * SWEEP_PERIOD);
+        assertNotNull(server.getChannel("/watched"));
+    }
+
+    // --- lazy channels
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void lazyMessageWaitsForTheMaxLazyTimeout(boolean push) {
+        start();
+        server.createChannelIfAbsent("/lazy", channel -> channel.setLazy(true));
+        assertLazyDeliveryAfter(push, MAX_LAZY_TIMEOUT);
+    }
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void lazyMessageWaitsForTheChannelsOwnLazyTimeout(boolean push) {
+        start();
+        server.createChannelIfAbsent("/lazy", channel -> channel.setLazyTimeout(1500));
+        assertTrue(server.getChannel("/lazy").isLazy(), "a lazy timeout makes the channel lazy");
+        assertLazyDeliveryAfter(push, 1500);
+    }
+
+    private void assertLazyDeliveryAfter(boolean push, long lazyTimeout) {
+        TestClient alice = new TestClient(server, push).connected();
+        TestClient bob = new TestClient(server, push).connected();
+        assertEquals(true, bob.subscribe("/lazy").get("successful"));
+        var held = bob.connect();
+        assertFalse(held.isDone());
+
+        assertEquals(true, alice.publish("/lazy", "zzz").get("successful"));
+        assertFalse(held.isDone(), "a lazy message does not release the held connect");
+        assertTrue(bob.pushed.isEmpty(), "nor is it pushed");
+
+        scheduler.advance(lazyTimeout - 1);
+        assertFalse(held.isDone());
+        assertTrue(bob.pushed.isEmpty());
+
+        scheduler.advance(1);
+        List<Map<String, Object>> received;
+        if (push) {
+            received = List.of(bob.nextPushed());
+            assertFalse(held.isDone(), "over a pushing transport the connect stays held");
+        } else {
+            assertTrue(held.isDone(), "the lazy timeout releases the held connect");
+            received = Deliveries.onlyDeliveries(held.join());
+        }
+        assertEquals(List.of("zzz"), data(received));
+    }
+
+    @Test
+    void lazyMessageWhoseTimeoutExpiredBetweenConnectsIsNotHeldByTheNextConnect() {
+        start();
+        server.createChannelIfAbsent("/lazy", channel -> channel.setLazy(true));
+        TestClient alice = new TestClient(server, false).connected();
+        TestClient bob = new TestClient(server, false).connected();
+        assertEquals(true, bob.subscribe("/lazy").get("successful"));
+
+        alice.publish("/lazy", "overdue");
+        scheduler.advance(MAX_LAZY_TIMEOUT);
+
+        var next = bob.connect();
+        assertTrue(next.isDone(), "the lazy message is due: the connect carries it at once");
+        assertEquals(List.of("overdue"), data(Deliveries.onlyDeliveries(next.join())));
+    }
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void nonLazyMessageTakesTheWaitingLazyOnesAlongInOrder(boolean push) {
+        start();
+        server.createChannelIfAbsent("/lazy", channel -> channel.setLazy(true));
+        TestClient alice = new TestClient(server, push).connected();
+        TestClient bob = new TestClient(server, push).connected();
+        assertEquals(true, bob.subscribe(List.of("/lazy", "/chat")).get("successful"));
+        var held = bob.connect();
+
+        alice.publish("/lazy", "first");
+        alice.publish("/lazy", "second");
+        scheduler.advance(MAX_LAZY_TIMEOUT / 2);
+        assertFalse(held.isDone());
+        assertTrue(bob.pushed.isEmpty());
+
+        alice.publish("/chat", "third");
+        List<Map<String, Object>> received;
+        if (push) {
+            received = drain(bob);
+        } else {
+            assertTrue(held.isDone(), "a non-lazy message releases the held connect at once");
+            received = Deliveries.onlyDeliveries(held.join());
+        }
+        assertEquals(List.of("first", "second", "third"), data(received));
+        assertEquals(List.of("/lazy", "/lazy", "/chat"), channels(received));
+
+        scheduler.advance(MAX_LAZY_TIMEOUT);
+        assertTrue(drain(bob).isEmpty(), "nothing is sent twice when the lazy timeout would have expired");
+    }
+
+    // --- listeners
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void channelMessageListenerVetoesAMessage(boolean push) {
+        start();
+        server.createChannelIfAbsent("/chat/room", channel ->
+                channel.addListener((ServerChannel.MessageListener) (from, c, message) -> !"blocked".equals(message.getData())));
+        TestClient alice = new TestClient(server, push).connected();
+        TestClient bob = new TestClient(server, push).connected();
+        bob.subscribe("/chat/room");
+
+        Map<String, Object> vetoed = alice.publish("/chat/room", "blocked");
+        assertEquals(false, vetoed.get("successful"));
+        assertEquals("404::message_deleted", vetoed.get("error"));
+        assertEquals(true, alice.publish("/chat/room", "allowed").get("successful"));
+
+        assertEquals(List.of("allowed"), data(drain(bob)));
+    }
+
+    @Test
+    void wildcardChannelListenersSeeMessagesOfMatchingChannels() {
+        start();
+        Map<String, List<String>> seen = new ConcurrentHashMap<>();
+        for (String wild : List.of("/chat/*", "/chat/**", "/**", "/other/*")) {
+            server.createChannelIfAbsent(wild, channel -> channel.addListener((ServerChannel.MessageListener) (from, c, message) -> {
+                seen.computeIfAbsent(wild, w -> new CopyOnWriteArrayList<>()).add(c.getId() + "=" + message.getData());
+                return true;
+            }));
+        }
+        TestClient alice = new TestClient(server, false).connected();
+        alice.publish("/chat/a", "1");
+        alice.publish("/chat/a/b", "2");
+
+        assertEquals(List.of("/chat/a=1"), seen.get("/chat/*"));
+        assertEquals(List.of("/chat/a=1", "/chat/a/b=2"), seen.get("/chat/**"));
+        assertEquals(List.of("/chat/a=1", "/chat/a/b=2"), seen.get("/**"));
+        assertNull(seen.get("/other/*"));
+    }
+
+    @Test
+    void wildcardListenerVetoStopsTheMessage() {
+        start();
+        server.createChannelIfAbsent("/chat/**", channel -> channel.addListener((ServerChannel.MessageListener) (from, c, m) -> false));
+        TestClient alice = new TestClient(server, false).connected();
+        assertEquals("404::message_deleted", alice.publish("/chat/a/b", "x").get("error"));
+        assertEquals(true, alice.publish("/news/a", "x").get("successful"));
+    }
+
+    @Test
+    void subscriptionListenersOfChannelAndServerSeeSubscribeAndUnsubscribe() {
+        start();
+        List<String> events = new CopyOnWriteArrayList<>();
+        server.createChannelIfAbsent("/chat/room", channel -> channel.addListener(new ServerChannel.SubscriptionListener() {
+            @Override
+            public void subscribed(ServerSession session, ServerChannel c, ServerMessage message) {
+                events.add("channel:subscribed:" + c.getId() + ":" + message.getChannel());
+            }
+
+            @Override
+            public void unsubscribed(ServerSession session, ServerChannel c, ServerMessage message) {
+                events.add("channel:unsubscribed:" + c.getId() + ":" + message.getChannel());
+            }
+        }));
+        List<ServerSession> sessions = new CopyOnWriteArrayList<>();
+        server.addListener(new BayeuxServer.SubscriptionListener() {
+            @Override
+            public void subscribed(ServerSession session, ServerChannel channel, ServerMessage message) {
+                sessions.add(session);
+                events.add("server:subscribed:" + channel.getId() + ":" + message.getChannel());
+            }
+
+            @Override
+            public void unsubscribed(ServerSession session, ServerChannel channel, ServerMessage message) {
+                sessions.add(session);
+                events.add("server:unsubscribed:" + channel.getId() + ":" + message.getChannel());
+            }
+        });
+        TestClient bob = new TestClient(server, false).connected();
+        bob.subscribe("/chat/room");
+        bob.unsubscribe("/chat/room");
+
+        assertEquals(List.of(
+                "channel:subscribed:/chat/room:/meta/subscribe",
+                "server:subscribed:/chat/room:/meta/subscribe",
+                "channel:unsubscribed:/chat/room:/meta/unsubscribe",
+                "server:unsubscribed:/chat/room:/meta/unsubscribe"), events);
+        ServerSession bobSession = server.getSession(bob.clientId());
+        assertEquals(List.of(bobSession, bobSession), sessions);
+    }
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void throwingListenerIsSkippedAndTheOthersStillRun(boolean push) {
+        start();
+        List<Object> seen = new CopyOnWriteArrayList<>();
+        List<String> subscribed = new CopyOnWriteArrayList<>();
+        server.createChannelIfAbsent("/chat/room", channel -> {
+            channel.addListener((ServerChannel.MessageListener) (from, c, m) -> {
+                throw new IllegalStateException("test: a broken message listener");
+            });
+            channel.addListener((ServerChannel.MessageListener) (from, c, m) -> seen.add(m.getData()));
+            channel.addListener(new ServerChannel.SubscriptionListener() {
+                @Override
+                public void subscribed(ServerSession session, ServerChannel c, ServerMessage message) {
+                    throw new IllegalStateException("test: a broken subscription listener");
+                }
+
+                @Override
+                public void unsubscribed(ServerSession session, ServerChannel c, ServerMessage message) {
+                }
+            });
+        });
+        server.addListener(new BayeuxServer.SubscriptionListener() {
+            @Override
+            public void subscribed(ServerSession session, ServerChannel channel, ServerMessage message) {
+                subscribed.add(channel.getId());
+            }
+
+            @Override
+            public void unsubscribed(ServerSession session, ServerChannel channel, ServerMessage message) {
+            }
+        });
+        TestClient alice = new TestClient(server, push).connected();
+        TestClient bob = new TestClient(server, push).connected();
+        assertEquals(true, bob.subscribe("/chat/room").get("successful"));
+        assertEquals(List.of("/chat/room"), subscribed);
+
+        assertEquals(true, alice.publish("/chat/room", "hello").get("successful"));
+        assertEquals(List.of("hello"), seen);
+        assertEquals(List.of("hello"), data(drain(bob)));
+    }
+
+    // --- wildcard subscriptions
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void subscriberToShallowWildcardReceivesChildrenButNotGrandchildren(boolean push) {
+        start();
+        TestClient alice = new TestClient(server, push).connected();
+        TestClient bob = new TestClient(server, push).connected();
+        assertEquals(true, bob.subscribe("/chat/*").get("successful"));
+        alice.publish("/chat/a", "child");
+        alice.publish("/chat/a/b", "grandchild");
+        alice.publish("/chat", "parent");
+        assertEquals(List.of("/chat/a"), channels(drain(bob)));
+    }
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void subscriberToDeepWildcardReceivesChildrenAndGrandchildren(boolean push) {
+        start();
+        TestClient alice = new TestClient(server, push).connected();
+        TestClient bob = new TestClient(server, push).connected();
+        assertEquals(true, bob.subscribe("/chat/**").get("successful"));
+        alice.publish("/chat/a", "child");
+        alice.publish("/chat/a/b", "grandchild");
+        alice.publish("/chat", "parent");
+        assertEquals(List.of("/chat/a", "/chat/a/b"), channels(drain(bob)));
+    }
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void sessionReachedThroughSeveralMatchingChannelsReceivesTheMessageOnce(boolean push) {
+        start();
+        TestClient alice = new TestClient(server, push).connected();
+        TestClient bob = new TestClient(server, push).connected();
+        TestClient carol = new TestClient(server, push).connected();
+        assertEquals(true, bob.subscribe(List.of("/chat/a", "/chat/*", "/chat/**")).get("successful"));
+        assertEquals(true, carol.subscribe("/chat/**").get("successful"));
+        alice.publish("/chat/a", "once");
+        assertEquals(List.of("once"), data(drain(bob)));
+        assertEquals(List.of("once"), data(drain(carol)), "subscribers of the other matching channels get it too");
+    }
+
+    // --- service channels
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void serviceMessagesReachChannelListenersButNeverSubscribers(boolean push) {
+        start();
+        List<Object> served = new CopyOnWriteArrayList<>();
+        server.createChannelIfAbsent("/service/**", channel ->
+                channel.addListener((ServerChannel.MessageListener) (from, c, m) -> served.add(c.getId() + "=" + m.getData())));
+        TestClient alice = new TestClient(server, push).connected();
+        TestClient bob = new TestClient(server, push).connected();
+        assertEquals(true, bob.subscribe(List.of("/service/foo", "/**")).get("successful"));
+
+        List<Map<String, Object>> batch = alice.call(Map.of("channel", "/service/foo", "data", "request"));
+        assertEquals(true, TestClient.reply(batch, "/service/foo").get("successful"));
+        assertEquals(List.of("/service/foo=request"), served);
+        assertTrue(Deliveries.onlyDeliveries(batch).isEmpty(), "the publisher gets only its reply");
+
+        alice.publish("/chat/room", "broadcast");
+        assertEquals(List.of("/chat/room"), channels(drain(bob)), "bob's /** subscription works for broadcast channels only");
+    }
+
+    // --- broadcast to the publisher
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void subscribedPublisherReceivesItsOwnMessageByDefault(boolean push) {
+        start();
+        assertTrue(server.config().broadcastToPublisher());
+        TestClient alice = new TestClient(server, push).connected();
+        alice.subscribe("/chat/room");
+        assertEquals(List.of("mine"), data(publishAndCollect(alice, "/chat/room", "mine")));
+    }
+
+    @ParameterizedTest(name = "push={0}, off on {1}")
+    @CsvSource({"true,server", "false,server", "true,channel", "false,channel", "true,session", "false,session"})
+    void broadcastToPublisherOffKeepsThePublishersOwnMessageFromIt(boolean push, String where) {
+        start(builder -> builder.broadcastToPublisher(!"server".equals(where)));
+        if ("channel".equals(where)) {
+            server.createChannelIfAbsent("/chat/room", channel -> channel.setBroadcastToPublisher(false));
+        }
+        TestClient alice = new TestClient(server, push).connected();
+        TestClient bob = new TestClient(server, push).connected();
+        if ("session".equals(where)) {
+            server.getSession(alice.clientId()).setBroadcastToPublisher(false);
+        }
+        alice.subscribe("/chat/room");
+        bob.subscribe("/chat/room");
+
+        assertEquals(List.of(), publishAndCollect(alice, "/chat/room", "mine"));
+        assertEquals(List.of("mine"), data(drain(bob)));
+        assertEquals(true, bob.publish("/chat/room", "yours").get("successful"));
+        assertEquals(List.of("yours"), data(drain(alice)), "the publisher still receives the others' messages");
+    }
+
+    /** Publishes and returns the publisher's own deliveries: carried by the publish reply, pushed, or queued. */
+    private static List<Map<String, Object>> publishAndCollect(TestClient publisher, String channel, Object data) {
+        List<Map<String, Object>> batch = publisher.call(Map.of("channel", channel, "data", data));
+        assertEquals(true, TestClient.reply(batch, channel).get("successful"));
+        List<Map<String, Object>> result = new ArrayList<>(Deliveries.onlyDeliveries(batch));
+        result.addAll(drain(publisher));
+        return result;
+    }
+}
