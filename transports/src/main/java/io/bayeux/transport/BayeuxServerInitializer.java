@@ -1,0 +1,65 @@
+package io.bayeux.transport;
+
+import io.bayeux.transport.http.BodyAggregator;
+import io.bayeux.transport.http.HttpRequestHandler;
+import io.bayeux.transport.http.RequestTimeoutHandler;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpContentCompressor;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.cors.CorsConfig;
+import io.netty.handler.codec.http.cors.CorsConfigBuilder;
+import io.netty.handler.codec.http.cors.CorsHandler;
+import io.netty.handler.codec.http.websocketx.extensions.compression.WebSocketServerCompressionHandler;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.timeout.IdleStateHandler;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The whole pipeline of a connection, in one place: TLS, HTTP codec, request timeout, gzip,
+ * body aggregation, CORS, idle detection and the Bayeux handler, which upgrades itself to
+ * WebSocket when asked.
+ */
+final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
+    private final NettyBayeuxServer server;
+    private final SslContext ssl;
+    private final CorsConfig cors;
+
+    BayeuxServerInitializer(NettyBayeuxServer server, SslContext ssl) {
+        this.server = server;
+        this.ssl = ssl;
+        var origins = server.config().allowedOrigins();
+        CorsConfigBuilder builder = origins.contains("*")
+                ? CorsConfigBuilder.forAnyOrigin()
+                : CorsConfigBuilder.forOrigins(origins.toArray(String[]::new));
+        this.cors = builder.allowCredentials()
+                .allowedRequestMethods(HttpMethod.GET, HttpMethod.POST, HttpMethod.OPTIONS)
+                .allowedRequestHeaders("Content-Type", "X-Requested-With", "Accept", "Origin", "Authorization")
+                .maxAge(3600)
+                .shortCircuit()
+                .build();
+    }
+
+    @Override
+    protected void initChannel(SocketChannel channel) {
+        server.channels().add(channel);
+        NettyBayeuxServer.Builder config = server.config();
+        ChannelPipeline pipeline = channel.pipeline();
+        if (ssl != null) {
+            pipeline.addLast("ssl", ssl.newHandler(channel.alloc()));
+        }
+        pipeline.addLast("http", new HttpServerCodec(4096, 8192, 8192));
+        pipeline.addLast(RequestTimeoutHandler.NAME, new RequestTimeoutHandler(config.requestTimeout().toMillis()));
+        pipeline.addLast("gzip", new HttpContentCompressor());
+        if (config.websocketCompression()) {
+            pipeline.addLast("wsDeflate", new WebSocketServerCompressionHandler(0));
+        }
+        pipeline.addLast("aggregator", new BodyAggregator(config.maxMessageSize()));
+        pipeline.addLast(HttpRequestHandler.CORS, new CorsHandler(cors));
+        pipeline.addLast(HttpRequestHandler.IDLE, new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
+        pipeline.addLast("bayeux", new HttpRequestHandler(server.bayeux(), config, server.executor(), config.staticRoots()));
+    }
+}

@@ -1,0 +1,437 @@
+package io.bayeux.transport;
+
+import io.bayeux.server.BayeuxServerConfig;
+import io.bayeux.server.BayeuxServerImpl;
+import io.bayeux.api.server.BayeuxServer;
+import io.bayeux.api.server.ServerMessage;
+import io.bayeux.api.server.ServerSession;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * A Bayeux server on the network: one Netty HTTP server that carries the long-polling and
+ * WebSocket transports on one path (and every sub-path), with CORS, static files and TLS.
+ *
+ * <pre>{@code
+ * NettyBayeuxServer server = NettyBayeuxServer.builder().port(8080).build().start();
+ * server.bayeux().createChannelIfAbsent("/chat/**");
+ * }</pre>
+ *
+ * <p>Netty's event loops only do I/O; messages are handled, and application listeners run, on
+ * the {@linkplain Builder#executor executor}. Thread-safe.
+ */
+public final class NettyBayeuxServer {
+    private static final Logger LOG = LoggerFactory.getLogger(NettyBayeuxServer.class);
+
+    /** The default endpoint path. */
+    public static final String DEFAULT_PATH = "/cometd";
+    /** The default largest request body or WebSocket message: 1 MiB. */
+    public static final int DEFAULT_MAX_MESSAGE_SIZE = 1024 * 1024;
+    /** The default largest number of messages queued for a session: 1000. */
+    public static final int DEFAULT_MAX_QUEUE = 1000;
+    /** The default time a request may take to arrive completely: 10 s. */
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+    /** The default time an idle connection (nothing in flight) stays open: 60 s. */
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
+
+    private final Builder config;
+    private final BayeuxServerImpl bayeux;
+    private final ExecutorService executor;
+    private final boolean ownExecutor;
+    private final ChannelGroup channels = new DefaultChannelGroup("bayeux", GlobalEventExecutor.INSTANCE);
+    private EventLoopGroup bossGroup;
+    private EventLoopGroup workerGroup;
+    private Channel serverChannel;
+
+    private NettyBayeuxServer(Builder builder) {
+        this.config = builder;
+        BayeuxServerConfig bayeuxConfig = builder.bayeuxConfig != null ? builder.bayeuxConfig : BayeuxServerConfig.builder()
+                .maxQueue(builder.maxQueue).build();
+        this.bayeux = new BayeuxServerImpl(bayeuxConfig);
+        if (builder.executor != null) {
+            this.executor = builder.executor;
+            this.ownExecutor = false;
+        } else if (builder.virtualThreads) {
+            this.executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("bayeux-vt-", 0).factory());
+            this.ownExecutor = true;
+        } else {
+            this.executor = newBoundedExecutor();
+            this.ownExecutor = true;
+        }
+        bayeux.addListener(new QueuePolicy(builder.queueOverflow, executor));
+        for (Consumer<BayeuxServer> service : builder.services) {
+            service.accept(bayeux);
+        }
+    }
+
+    private static ExecutorService newBoundedExecutor() {
+        int threads = Math.max(4, Runtime.getRuntime().availableProcessors() * 2);
+        AtomicInteger ids = new AtomicInteger();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(100_000), task -> {
+                    Thread thread = new Thread(task, "bayeux-app-" + ids.incrementAndGet());
+                    thread.setDaemon(true);
+                    return thread;
+                });
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Binds the port and starts serving. */
+    public synchronized NettyBayeuxServer start() {
+        if (serverChannel != null) {
+            throw new IllegalStateException("Already started: " + this);
+        }
+        SslContext ssl = config.tls == null ? null : config.tls.newSslContext();
+        bossGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        workerGroup = new MultiThreadIoEventLoopGroup(config.ioThreads, NioIoHandler.newFactory());
+        bayeux.start();
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(bossGroup, workerGroup)
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 256 * 1024))
+                .childHandler(new BayeuxServerInitializer(this, ssl));
+        try {
+            serverChannel = bootstrap.bind(config.host, config.port).sync().channel();
+        } catch (InterruptedException x) {
+            Thread.currentThread().interrupt();
+            stop();
+            throw new IllegalStateException("Interrupted while binding " + config.host + ":" + config.port, x);
+        } catch (RuntimeException x) {
+            stop();
+            throw new IllegalStateException("Cannot bind " + config.host + ":" + config.port + ": " + x.getMessage(), x);
+        }
+        LOG.info("Bayeux server listening on {}", uri());
+        return this;
+    }
+
+    /**
+     * Stops the server: no new connections, every session removed (held connects answered),
+     * every connection closed, the threads stopped. Safe to call twice.
+     */
+    public synchronized void stop() {
+        if (serverChannel != null) {
+            serverChannel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+            serverChannel = null;
+        }
+        bayeux.stop();
+        channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        if (workerGroup != null) {
+            workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+            bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+            workerGroup = null;
+            bossGroup = null;
+        }
+        if (ownExecutor) {
+            executor.shutdownNow();
+        }
+    }
+
+    /** The Bayeux server: channels, sessions, listeners. */
+    public BayeuxServerImpl bayeux() {
+        return bayeux;
+    }
+
+    /** The bound port (useful with port 0). */
+    public int port() {
+        Channel channel = serverChannel;
+        if (channel == null) {
+            throw new IllegalStateException("Not started");
+        }
+        return ((InetSocketAddress) channel.localAddress()).getPort();
+    }
+
+    /** The endpoint's URI, e.g. {@code http://127.0.0.1:8080/cometd}. */
+    public URI uri() {
+        String host = config.host.contains(":") ? "[" + config.host + "]" : config.host;
+        return URI.create((config.tls != null ? "https" : "http") + "://" + host + ":" + port() + config.path);
+    }
+
+    Builder config() {
+        return config;
+    }
+
+    ExecutorService executor() {
+        return executor;
+    }
+
+    ChannelGroup channels() {
+        return channels;
+    }
+
+    @Override
+    public String toString() {
+        return "NettyBayeuxServer[" + config.host + ":" + config.port + config.path + "]";
+    }
+
+    /** Sets each session's queue bound and applies the overflow policy. */
+    private record QueuePolicy(QueueOverflow overflow, ExecutorService executor) implements BayeuxServer.SessionListener {
+        @Override
+        public void sessionAdded(ServerSession session, ServerMessage message) {
+            if (session.isLocalSession()) {
+                return;
+            }
+            session.addListener((ServerSession.QueueMaxedListener) (s, queue, sender, m) -> switch (overflow) {
+                case DROP_OLDEST -> {
+                    queue.poll();
+                    yield true;
+                }
+                case DROP_NEWEST -> false;
+                case DISCONNECT -> {
+                    // Under the session lock: remove it from another thread.
+                    executor.execute(s::disconnect);
+                    yield false;
+                }
+            });
+        }
+
+        @Override
+        public void sessionRemoved(ServerSession session, ServerMessage message, boolean timeout) {
+        }
+    }
+
+    /**
+     * Builds a {@link NettyBayeuxServer}. Defaults: host {@code 127.0.0.1}, port 8080, path
+     * {@value #DEFAULT_PATH}, any origin allowed, max message size 1 MiB, max queue 1000 with
+     * {@link QueueOverflow#DROP_OLDEST}, request timeout 10 s, idle timeout 60 s, no TLS, no
+     * static files, a bounded thread pool for the application, JSONP off, no WebSocket
+     * compression.
+     */
+    public static final class Builder {
+        private String host = "127.0.0.1";
+        private int port = 8080;
+        private String path = DEFAULT_PATH;
+        private Set<String> allowedOrigins = Set.of("*");
+        private int maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
+        private int maxQueue = DEFAULT_MAX_QUEUE;
+        private QueueOverflow queueOverflow = QueueOverflow.DROP_OLDEST;
+        private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+        private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+        private TlsConfig tls;
+        private final List<String> staticRoots = new ArrayList<>();
+        private ExecutorService executor;
+        private boolean virtualThreads;
+        private boolean jsonp;
+        private boolean handshakePerConnection;
+        private boolean websocketCompression;
+        private int ioThreads;
+        private BayeuxServerConfig bayeuxConfig;
+        private final List<Consumer<BayeuxServer>> services = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        public Builder host(String host) {
+            this.host = Objects.requireNonNull(host, "host");
+            return this;
+        }
+
+        /** The port; 0 picks a free one. */
+        public Builder port(int port) {
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("port must be 0..65535: " + port);
+            }
+            this.port = port;
+            return this;
+        }
+
+        /** The endpoint path; requests to it and to any path under it are Bayeux. */
+        public Builder path(String path) {
+            if (path == null || !path.startsWith("/") || (path.length() > 1 && path.endsWith("/"))) {
+                throw new IllegalArgumentException("path must start with / and not end with /: " + path);
+            }
+            this.path = path;
+            return this;
+        }
+
+        /** The origins allowed by CORS and for WebSocket upgrades; {@code *} allows any. */
+        public Builder allowedOrigins(Set<String> allowedOrigins) {
+            if (allowedOrigins == null || allowedOrigins.isEmpty()) {
+                throw new IllegalArgumentException("allowedOrigins must not be empty: " + allowedOrigins);
+            }
+            this.allowedOrigins = Set.copyOf(allowedOrigins);
+            return this;
+        }
+
+        public Builder maxMessageSize(int maxMessageSize) {
+            if (maxMessageSize < 1024) {
+                throw new IllegalArgumentException("maxMessageSize must be at least 1024 bytes: " + maxMessageSize);
+            }
+            this.maxMessageSize = maxMessageSize;
+            return this;
+        }
+
+        /** The bound of each session's queue, and what happens past it. */
+        public Builder maxQueue(int maxQueue, QueueOverflow overflow) {
+            if (maxQueue < 1) {
+                throw new IllegalArgumentException("maxQueue must be positive: " + maxQueue);
+            }
+            this.maxQueue = maxQueue;
+            this.queueOverflow = Objects.requireNonNull(overflow, "overflow");
+            return this;
+        }
+
+        public Builder requestTimeout(Duration requestTimeout) {
+            this.requestTimeout = positive("requestTimeout", requestTimeout);
+            return this;
+        }
+
+        public Builder idleTimeout(Duration idleTimeout) {
+            this.idleTimeout = positive("idleTimeout", idleTimeout);
+            return this;
+        }
+
+        public Builder tls(TlsConfig tls) {
+            this.tls = Objects.requireNonNull(tls, "tls");
+            return this;
+        }
+
+        /**
+         * Serves static files from a directory, or from the class path with a
+         * {@code classpath:} prefix (e.g. {@code classpath:/static}). Roots are tried in order.
+         */
+        public Builder staticRoot(String root) {
+            this.staticRoots.add(Objects.requireNonNull(root, "root"));
+            return this;
+        }
+
+        /** The executor that runs message handling and application listeners; the caller shuts it down. */
+        public Builder executor(ExecutorService executor) {
+            this.executor = Objects.requireNonNull(executor, "executor");
+            return this;
+        }
+
+        /** Runs message handling and application listeners on virtual threads. */
+        public Builder virtualThreads() {
+            this.virtualThreads = true;
+            return this;
+        }
+
+        /** Enables the callback-polling (JSONP) transport for old clients without CORS; off by default. */
+        public Builder jsonp(boolean jsonp) {
+            this.jsonp = jsonp;
+            return this;
+        }
+
+        /**
+         * Requires each WebSocket connection to start with its own handshake; by default a
+         * connection may carry a session that handshook elsewhere (over HTTP, or an earlier
+         * connection), as Faye's client and reloaded pages need.
+         */
+        public Builder handshakePerConnection(boolean handshakePerConnection) {
+            this.handshakePerConnection = handshakePerConnection;
+            return this;
+        }
+
+        /** Offers permessage-deflate to WebSocket clients; off by default. */
+        public Builder websocketCompression(boolean websocketCompression) {
+            this.websocketCompression = websocketCompression;
+            return this;
+        }
+
+        /** The number of I/O threads; 0 (the default) lets Netty choose. */
+        public Builder ioThreads(int ioThreads) {
+            if (ioThreads < 0) {
+                throw new IllegalArgumentException("ioThreads must be zero or positive: " + ioThreads);
+            }
+            this.ioThreads = ioThreads;
+            return this;
+        }
+
+        /** The protocol settings (timeouts, transports, codec); the max queue set here then wins over {@link #maxQueue}. */
+        public Builder bayeuxConfig(BayeuxServerConfig bayeuxConfig) {
+            this.bayeuxConfig = Objects.requireNonNull(bayeuxConfig, "bayeuxConfig");
+            return this;
+        }
+
+        /** Something to set up on the Bayeux server before it starts (channels, listeners, services). */
+        public Builder service(Consumer<BayeuxServer> service) {
+            this.services.add(Objects.requireNonNull(service, "service"));
+            return this;
+        }
+
+        public NettyBayeuxServer build() {
+            return new NettyBayeuxServer(this);
+        }
+
+        public String host() {
+            return host;
+        }
+
+        public String path() {
+            return path;
+        }
+
+        public Set<String> allowedOrigins() {
+            return allowedOrigins;
+        }
+
+        public int maxMessageSize() {
+            return maxMessageSize;
+        }
+
+        public Duration requestTimeout() {
+            return requestTimeout;
+        }
+
+        public Duration idleTimeout() {
+            return idleTimeout;
+        }
+
+        public List<String> staticRoots() {
+            return staticRoots;
+        }
+
+        public boolean jsonp() {
+            return jsonp;
+        }
+
+        public boolean handshakePerConnection() {
+            return handshakePerConnection;
+        }
+
+        public boolean websocketCompression() {
+            return websocketCompression;
+        }
+
+        private static Duration positive(String name, Duration value) {
+            if (value == null || value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException(name + " must be positive: " + value);
+            }
+            return value;
+        }
+    }
+}

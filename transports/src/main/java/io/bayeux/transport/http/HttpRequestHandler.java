@@ -1,0 +1,376 @@
+package io.bayeux.transport.http;
+
+import io.bayeux.api.server.ServerMessage;
+import io.bayeux.common.json.JsonCodec;
+import io.bayeux.server.BayeuxServerImpl;
+import io.bayeux.server.Scheduler;
+import io.bayeux.server.spi.Connection;
+import io.bayeux.transport.NettyBayeuxServer;
+import io.bayeux.transport.websocket.WebSocketUpgrade;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.cookie.Cookie;
+import io.netty.handler.codec.http.cookie.DefaultCookie;
+import io.netty.handler.codec.http.cookie.ServerCookieDecoder;
+import io.netty.handler.codec.http.cookie.ServerCookieEncoder;
+import io.netty.handler.timeout.IdleStateEvent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * Routes each HTTP request: WebSocket upgrades and Bayeux long-polling on the endpoint path
+ * (and below it), static files elsewhere. Runs on the event loop and only does I/O there:
+ * parsing, Bayeux handling and file reads go to the application executor. One instance per
+ * connection; its fields are confined to the event loop except {@link #inFlight}.
+ */
+public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+    private static final Logger LOG = LoggerFactory.getLogger(HttpRequestHandler.class);
+    public static final String CORS = "cors";
+    public static final String IDLE = "idle";
+    public static final String BROWSER_COOKIE = "BAYEUX_BROWSER";
+    public static final String LONG_POLLING = "long-polling";
+    public static final String CALLBACK_POLLING = "callback-polling";
+
+    private final BayeuxServerImpl bayeux;
+    private final NettyBayeuxServer.Builder config;
+    private final Executor executor;
+    private final StaticResources statics;
+    private final SecureRandom random = new SecureRandom();
+    /** The held request of this connection, cancelled if the connection closes first. */
+    private volatile Scheduler.Cancellable inFlight;
+    private volatile boolean busy;
+
+    public HttpRequestHandler(BayeuxServerImpl bayeux, NettyBayeuxServer.Builder config, Executor executor, List<String> staticRoots) {
+        this.bayeux = bayeux;
+        this.config = config;
+        this.executor = executor;
+        this.statics = new StaticResources(staticRoots);
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+        if (!request.decoderResult().isSuccess()) {
+            HttpErrors.sendAndClose(ctx, HttpResponseStatus.BAD_REQUEST, "Malformed HTTP request: " + request.decoderResult().cause());
+            return;
+        }
+        QueryStringDecoder uri = new QueryStringDecoder(request.uri());
+        String path = uri.path();
+        String endpoint = config.path();
+        boolean bayeuxPath = path.equals(endpoint) || path.startsWith(endpoint.endsWith("/") ? endpoint : endpoint + "/");
+        if (bayeuxPath) {
+            if (WebSocketUpgrade.isUpgrade(request)) {
+                WebSocketUpgrade.upgrade(ctx, request, bayeux, config, executor, this);
+            } else if (request.method().equals(HttpMethod.POST)) {
+                longPoll(ctx, request);
+            } else if (config.jsonp() && request.method().equals(HttpMethod.GET) && uri.parameters().containsKey("message")) {
+                callbackPoll(ctx, request, uri);
+            } else {
+                FullHttpResponse response = HttpErrors.response(HttpResponseStatus.METHOD_NOT_ALLOWED,
+                        request.method() + " is not allowed on " + endpoint + "; POST a JSON array of Bayeux messages");
+                response.headers().set(HttpHeaderNames.ALLOW, config.jsonp() ? "GET, POST, OPTIONS" : "POST, OPTIONS");
+                send(ctx, request, response);
+            }
+        } else if (!statics.isEmpty() && (request.method().equals(HttpMethod.GET) || request.method().equals(HttpMethod.HEAD))) {
+            serveStatic(ctx, request, path);
+        } else {
+            send(ctx, request, HttpErrors.response(HttpResponseStatus.NOT_FOUND, "No resource at " + path));
+        }
+    }
+
+    // --- long-polling
+
+    private void longPoll(ChannelHandlerContext ctx, FullHttpRequest request) {
+        String contentType = request.headers().get(HttpHeaderNames.CONTENT_TYPE, "application/json");
+        String mediaType = mediaType(contentType);
+        String charset = charset(contentType);
+        if (charset != null && !charset.equals("utf-8") && !charset.equals("utf8")) {
+            send(ctx, request, HttpErrors.response(HttpResponseStatus.UNSUPPORTED_MEDIA_TYPE,
+                    "Unsupported charset '" + charset + "': Bayeux messages are JSON in UTF-8"));
+            return;
+        }
+        byte[] body;
+        if (mediaType.equals("application/x-www-form-urlencoded")) {
+            String form = request.content().toString(StandardCharsets.UTF_8);
+            List<String> message = new QueryStringDecoder(form, StandardCharsets.UTF_8, false).parameters().get("message");
+            if (message == null || message.isEmpty()) {
+                send(ctx, request, HttpErrors.response(HttpResponseStatus.BAD_REQUEST, "Form body without a 'message' parameter"));
+                return;
+            }
+            body = message.get(0).getBytes(StandardCharsets.UTF_8);
+        } else if (mediaType.equals("application/json") || mediaType.equals("text/json") || mediaType.equals("text/plain")) {
+            body = ByteBufUtil.getBytes(request.content());
+        } else {
+            send(ctx, request, HttpErrors.response(HttpResponseStatus.UNSUPPORTED_MEDIA_TYPE,
+                    "Unsupported content type '" + contentType + "': POST application/json"));
+            return;
+        }
+        Exchange exchange = new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie(request),
+                request.headers().get(HttpHeaderNames.USER_AGENT), null);
+        dispatch(ctx, request, () -> handle(exchange, body, LONG_POLLING));
+    }
+
+    private void callbackPoll(ChannelHandlerContext ctx, FullHttpRequest request, QueryStringDecoder uri) {
+        String callback = first(uri, "jsonp", "jsonpcallback");
+        if (!callback.matches("[A-Za-z_$][A-Za-z0-9_$.]{0,63}")) {
+            send(ctx, request, HttpErrors.response(HttpResponseStatus.BAD_REQUEST, "Invalid JSONP callback name"));
+            return;
+        }
+        byte[] body = uri.parameters().get("message").get(0).getBytes(StandardCharsets.UTF_8);
+        Exchange exchange = new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie(request),
+                request.headers().get(HttpHeaderNames.USER_AGENT), callback);
+        dispatch(ctx, request, () -> handle(exchange, body, CALLBACK_POLLING));
+    }
+
+    private static String first(QueryStringDecoder uri, String... names) {
+        for (String name : names) {
+            List<String> values = uri.parameters().get(name);
+            if (values != null && !values.isEmpty()) {
+                return values.get(0);
+            }
+        }
+        return "jsonpcallback";
+    }
+
+    /** On the executor: parse, hand the batch to the core, answer when it replies. */
+    private void handle(Exchange exchange, byte[] body, String transport) {
+        List<ServerMessage.Mutable> batch;
+        try {
+            batch = bayeux.decode(body);
+        } catch (JsonCodec.JsonException x) {
+            exchange.fail(HttpResponseStatus.BAD_REQUEST, x.getMessage());
+            return;
+        }
+        if (batch.isEmpty()) {
+            exchange.fail(HttpResponseStatus.BAD_REQUEST, "Empty batch: POST a JSON array of Bayeux messages");
+            return;
+        }
+        InetSocketAddress remote = exchange.ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
+        Connection connection = bayeux.newConnection(new HttpEndpoint(transport, exchange.browserId, exchange.userAgent, remote));
+        Scheduler.Cancellable cancellable = connection.handle(batch, exchange::reply);
+        if (!exchange.done) {
+            inFlight = cancellable;
+            if (!exchange.ctx.channel().isActive()) {
+                cancellable.cancel();
+            }
+        }
+    }
+
+    private void dispatch(ChannelHandlerContext ctx, FullHttpRequest request, Runnable task) {
+        busy = true;
+        try {
+            executor.execute(task);
+        } catch (RejectedExecutionException x) {
+            busy = false;
+            send(ctx, request, HttpErrors.response(HttpResponseStatus.SERVICE_UNAVAILABLE, "Server overloaded, retry later"));
+        }
+    }
+
+    /** One Bayeux request and its response, written once from whichever thread completes it. */
+    private final class Exchange {
+        final ChannelHandlerContext ctx;
+        final boolean keepAlive;
+        final String browserId;
+        final String userAgent;
+        final String jsonpCallback;
+        volatile boolean done;
+
+        Exchange(ChannelHandlerContext ctx, boolean keepAlive, String browserId, String userAgent, String jsonpCallback) {
+            this.ctx = ctx;
+            this.keepAlive = keepAlive;
+            this.browserId = browserId;
+            this.userAgent = userAgent;
+            this.jsonpCallback = jsonpCallback;
+        }
+
+        void reply(List<ServerMessage> messages) {
+            byte[] json;
+            try {
+                json = bayeux.encode(messages);
+            } catch (JsonCodec.JsonException x) {
+                LOG.warn("Cannot encode replies {}", messages, x);
+                fail(HttpResponseStatus.INTERNAL_SERVER_ERROR, "Cannot encode the reply");
+                return;
+            }
+            byte[] body = json;
+            String contentType = "application/json;charset=UTF-8";
+            if (jsonpCallback != null) {
+                byte[] prefix = (jsonpCallback + "(").getBytes(StandardCharsets.US_ASCII);
+                body = new byte[prefix.length + json.length + 2];
+                System.arraycopy(prefix, 0, body, 0, prefix.length);
+                System.arraycopy(json, 0, body, prefix.length, json.length);
+                body[body.length - 2] = ')';
+                body[body.length - 1] = ';';
+                contentType = "text/javascript;charset=UTF-8";
+            }
+            FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, Unpooled.wrappedBuffer(body));
+            response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
+            response.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-cache, no-store");
+            write(response);
+        }
+
+        void fail(HttpResponseStatus status, String message) {
+            write(HttpErrors.response(status, message));
+        }
+
+        private void write(FullHttpResponse response) {
+            done = true;
+            inFlight = null;
+            busy = false;
+            if (browserId == null) {
+                response.headers().add(HttpHeaderNames.SET_COOKIE, newBrowserCookie());
+            }
+            response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
+            if (keepAlive) {
+                response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+                ctx.writeAndFlush(response);
+            } else {
+                response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+                ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+            }
+        }
+    }
+
+    // --- cookies
+
+    /** The BAYEUX_BROWSER cookie the client sent, or null. */
+    public static String browserCookie(FullHttpRequest request) {
+        String header = request.headers().get(HttpHeaderNames.COOKIE);
+        if (header == null) {
+            return null;
+        }
+        for (Cookie cookie : ServerCookieDecoder.STRICT.decode(header)) {
+            if (BROWSER_COOKIE.equals(cookie.name()) && cookie.value().matches("[0-9a-f]{16,64}")) {
+                return cookie.value();
+            }
+        }
+        return null;
+    }
+
+    /** A new random BAYEUX_BROWSER cookie, HttpOnly, for the whole site. */
+    public String newBrowserCookie() {
+        byte[] bytes = new byte[16];
+        synchronized (random) {
+            random.nextBytes(bytes);
+        }
+        DefaultCookie cookie = new DefaultCookie(BROWSER_COOKIE, HexFormat.of().formatHex(bytes));
+        cookie.setPath("/");
+        cookie.setHttpOnly(true);
+        return ServerCookieEncoder.STRICT.encode(cookie);
+    }
+
+    // --- static files
+
+    private void serveStatic(ChannelHandlerContext ctx, FullHttpRequest request, String path) {
+        boolean head = request.method().equals(HttpMethod.HEAD);
+        String ifNoneMatch = request.headers().get(HttpHeaderNames.IF_NONE_MATCH);
+        boolean keepAlive = HttpUtil.isKeepAlive(request);
+        dispatch(ctx, request, () -> {
+            busy = false;
+            FullHttpResponse response;
+            try {
+                StaticResources.Resource resource = statics.find(path);
+                if (resource == null) {
+                    response = HttpErrors.response(HttpResponseStatus.NOT_FOUND, "No resource at " + path);
+                } else if (resource.etag().equals(ifNoneMatch)) {
+                    response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.NOT_MODIFIED);
+                    response.headers().set(HttpHeaderNames.ETAG, resource.etag());
+                } else {
+                    response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                            head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(resource.content()));
+                    response.headers().set(HttpHeaderNames.CONTENT_TYPE, resource.contentType());
+                    response.headers().set(HttpHeaderNames.ETAG, resource.etag());
+                    response.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-cache");
+                    response.headers().set("X-Content-Type-Options", "nosniff");
+                    if (head) {
+                        response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, resource.content().length);
+                    }
+                }
+            } catch (Exception x) {
+                LOG.warn("Cannot read static resource {}", path, x);
+                response = HttpErrors.response(HttpResponseStatus.INTERNAL_SERVER_ERROR, "Cannot read " + path);
+            }
+            if (!head || response.status() != HttpResponseStatus.OK) {
+                response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
+            }
+            writeResponse(ctx, keepAlive, response);
+        });
+    }
+
+    // --- plumbing
+
+    private void send(ChannelHandlerContext ctx, FullHttpRequest request, FullHttpResponse response) {
+        response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
+        writeResponse(ctx, HttpUtil.isKeepAlive(request), response);
+    }
+
+    private static void writeResponse(ChannelHandlerContext ctx, boolean keepAlive, FullHttpResponse response) {
+        if (keepAlive) {
+            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+            ctx.writeAndFlush(response);
+        } else {
+            response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    static String mediaType(String contentType) {
+        int semicolon = contentType.indexOf(';');
+        return (semicolon < 0 ? contentType : contentType.substring(0, semicolon)).trim().toLowerCase(Locale.ROOT);
+    }
+
+    static String charset(String contentType) {
+        for (String part : contentType.split(";")) {
+            String trimmed = part.trim();
+            if (trimmed.regionMatches(true, 0, "charset=", 0, 8)) {
+                return trimmed.substring(8).replace("\"", "").trim().toLowerCase(Locale.ROOT);
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+        if (event instanceof IdleStateEvent && !busy) {
+            ctx.close();
+            return;
+        }
+        super.userEventTriggered(ctx, event);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        Scheduler.Cancellable held = inFlight;
+        if (held != null) {
+            held.cancel();
+        }
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.debug("HTTP connection {} failed", ctx.channel(), cause);
+        ctx.close();
+    }
+}

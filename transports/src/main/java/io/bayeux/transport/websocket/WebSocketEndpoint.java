@@ -1,0 +1,90 @@
+package io.bayeux.transport.websocket;
+
+import io.bayeux.api.Promise;
+import io.bayeux.api.server.ServerMessage;
+import io.bayeux.common.json.JsonCodec;
+import io.bayeux.server.BayeuxServerImpl;
+import io.bayeux.server.spi.Endpoint;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+
+import java.net.InetSocketAddress;
+import java.util.List;
+
+/**
+ * A WebSocket connection as the core sees it: it can push at any time. Messages are encoded
+ * on the calling thread (never the event loop) and the write's completion is reported when the
+ * frame has left, which is what paces a session's flusher.
+ */
+final class WebSocketEndpoint implements Endpoint {
+    private final Channel channel;
+    private final BayeuxServerImpl bayeux;
+    private final String browserId;
+    private final String userAgent;
+    private final InetSocketAddress remoteAddress;
+
+    WebSocketEndpoint(Channel channel, BayeuxServerImpl bayeux, String browserId, String userAgent, InetSocketAddress remoteAddress) {
+        this.channel = channel;
+        this.bayeux = bayeux;
+        this.browserId = browserId;
+        this.userAgent = userAgent;
+        this.remoteAddress = remoteAddress;
+    }
+
+    @Override
+    public String transportName() {
+        return "websocket";
+    }
+
+    @Override
+    public boolean canPush() {
+        return true;
+    }
+
+    @Override
+    public void write(List<ServerMessage> messages, Promise<Void> written) {
+        byte[] json;
+        try {
+            json = bayeux.encode(messages);
+        } catch (JsonCodec.JsonException x) {
+            written.fail(x);
+            return;
+        }
+        if (!channel.isActive()) {
+            written.fail(new IllegalStateException("WebSocket closed: " + channel));
+            return;
+        }
+        channel.writeAndFlush(new TextWebSocketFrame(Unpooled.wrappedBuffer(json))).addListener(future -> {
+            if (future.isSuccess()) {
+                written.succeed(null);
+            } else {
+                written.fail(future.cause());
+            }
+        });
+    }
+
+    Channel channel() {
+        return channel;
+    }
+
+    @Override
+    public String browserId() {
+        return browserId;
+    }
+
+    @Override
+    public String userAgent() {
+        return userAgent;
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return remoteAddress;
+    }
+
+    @Override
+    public String toString() {
+        return "WebSocketEndpoint[" + channel + "]";
+    }
+}

@@ -1,0 +1,86 @@
+package io.bayeux.transport.websocket;
+
+import io.bayeux.server.BayeuxServerImpl;
+import io.bayeux.transport.NettyBayeuxServer;
+import io.bayeux.transport.http.HttpErrors;
+import io.bayeux.transport.http.HttpRequestHandler;
+import io.bayeux.transport.http.RequestTimeoutHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
+import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
+import io.netty.handler.codec.http.websocketx.WebSocketServerHandshaker;
+import io.netty.handler.codec.http.websocketx.WebSocketServerHandshakerFactory;
+import io.netty.handler.ssl.SslHandler;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.Executor;
+
+/** Turns an HTTP connection into a Bayeux WebSocket connection on the same path. */
+public final class WebSocketUpgrade {
+    private WebSocketUpgrade() {
+    }
+
+    public static boolean isUpgrade(FullHttpRequest request) {
+        return request.method().equals(HttpMethod.GET)
+                && request.headers().containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE, true)
+                && request.headers().contains(HttpHeaderNames.UPGRADE, HttpHeaderValues.WEBSOCKET, true);
+    }
+
+    /**
+     * Checks the Origin, answers the upgrade and replaces the HTTP handlers of the pipeline by
+     * the WebSocket ones. Runs on the event loop.
+     */
+    public static void upgrade(ChannelHandlerContext ctx, FullHttpRequest request, BayeuxServerImpl bayeux,
+                               NettyBayeuxServer.Builder config, Executor executor, HttpRequestHandler http) {
+        String origin = request.headers().get(HttpHeaderNames.ORIGIN);
+        if (origin != null && !config.allowedOrigins().contains("*") && !config.allowedOrigins().contains(origin)) {
+            HttpErrors.sendAndClose(ctx, HttpResponseStatus.FORBIDDEN, "Origin " + origin + " is not allowed");
+            return;
+        }
+        ChannelPipeline pipeline = ctx.pipeline();
+        String scheme = pipeline.get(SslHandler.class) != null ? "wss" : "ws";
+        String url = scheme + "://" + request.headers().get(HttpHeaderNames.HOST, "localhost") + request.uri();
+        WebSocketDecoderConfig decoderConfig = WebSocketDecoderConfig.newBuilder()
+                .maxFramePayloadLength(config.maxMessageSize())
+                .allowExtensions(config.websocketCompression())
+                .withUTF8Validator(true)
+                .closeOnProtocolViolation(true)
+                .build();
+        WebSocketServerHandshaker handshaker = new WebSocketServerHandshakerFactory(url, null, decoderConfig).newHandshaker(request);
+        if (handshaker == null) {
+            WebSocketServerHandshakerFactory.sendUnsupportedVersionResponse(ctx.channel());
+            return;
+        }
+        String browserId = HttpRequestHandler.browserCookie(request);
+        HttpHeaders headers = new DefaultHttpHeaders();
+        if (browserId == null) {
+            headers.add(HttpHeaderNames.SET_COOKIE, http.newBrowserCookie());
+        }
+        InetSocketAddress remote = ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
+        WebSocketFrameHandler frames = new WebSocketFrameHandler(handshaker, bayeux, config, executor,
+                new WebSocketEndpoint(ctx.channel(), bayeux, browserId, request.headers().get(HttpHeaderNames.USER_AGENT), remote));
+        pipeline.replace(http, WebSocketFrameHandler.NAME, frames);
+        pipeline.addBefore(WebSocketFrameHandler.NAME, "wsAggregator", new WebSocketFrameAggregator(config.maxMessageSize()));
+        removeIfPresent(pipeline, RequestTimeoutHandler.NAME);
+        removeIfPresent(pipeline, HttpRequestHandler.CORS);
+        handshaker.handshake(ctx.channel(), request, headers, ctx.newPromise()).addListener(future -> {
+            if (!future.isSuccess()) {
+                ctx.close();
+            }
+        });
+    }
+
+    private static void removeIfPresent(ChannelPipeline pipeline, String name) {
+        if (pipeline.get(name) != null) {
+            pipeline.remove(name);
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package io.bayeux.transport;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/** The whole protocol over real sockets, long-polling and WebSocket. */
+class ProtocolIT {
+    private NettyBayeuxServer server;
+
+    @BeforeEach
+    void start() {
+        server = NettyBayeuxServer.builder().port(0).build().start();
+    }
+
+    @AfterEach
+    void stop() {
+        server.stop();
+    }
+
+    @ParameterizedTest(name = "websocket={0}")
+    @ValueSource(booleans = {true, false})
+    void handshakeSubscribePublishReceiveDisconnect(boolean websocket) throws Exception {
+        try (RawClient alice = new RawClient(server.uri(), websocket).open();
+             RawClient bob = new RawClient(server.uri(), websocket).open()) {
+            assertEquals(true, alice.handshake().get("successful"));
+            assertEquals(true, bob.handshake().get("successful"));
+            RawClient.reply(alice.connect(), "/meta/connect");
+            RawClient.reply(bob.connect(), "/meta/connect");
+            assertEquals(true, RawClient.reply(bob.send(Map.of("channel", "/meta/subscribe", "subscription", "/chat/*")), "/meta/subscribe").get("successful"));
+
+            // The next connect is held: over WebSocket it is sent without waiting; over HTTP it waits on its own thread.
+            CompletableFuture<List<Map<String, Object>>> held = new CompletableFuture<>();
+            if (websocket) {
+                bob.sendRaw("[{\"channel\":\"/meta/connect\",\"connectionType\":\"websocket\",\"id\":\"held\",\"clientId\":\"" + bob.clientId() + "\"}]");
+            } else {
+                Thread.ofPlatform().daemon().start(() -> {
+                    try {
+                        held.complete(bob.connect());
+                    } catch (Exception x) {
+                        held.completeExceptionally(x);
+                    }
+                });
+                Thread.sleep(200);
+            }
+            Map<String, Object> reply = RawClient.reply(alice.send(Map.of("channel", "/chat/room", "data", Map.of("text", "hello"))), "/chat/room");
+            assertEquals(true, reply.get("successful"));
+
+            Map<String, Object> delivered;
+            if (websocket) {
+                delivered = bob.nextDelivery("/chat/room");
+            } else {
+                List<Map<String, Object>> messages = held.get(10, TimeUnit.SECONDS);
+                delivered = messages.get(0);
+                assertEquals("/meta/connect", messages.get(messages.size() - 1).get("channel"));
+            }
+            assertEquals(Map.of("text", "hello"), delivered.get("data"));
+            assertNull(delivered.get("clientId"));
+            assertEquals(true, RawClient.reply(bob.send(Map.of("channel", "/meta/disconnect")), "/meta/disconnect").get("successful"));
+        }
+    }
+}
