@@ -1,0 +1,68 @@
+package io.bayeux.examples;
+
+import io.bayeux.api.server.Authorizer;
+import io.bayeux.transport.NettyBayeuxServer;
+
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The demo: chat rooms on {@code /chat/**} (anyone may subscribe and publish), an echo service,
+ * room members, and the chat page at {@code /}.
+ *
+ * <pre>
+ * bin/bayeux-demo [--port 8080] [--host 127.0.0.1]
+ * </pre>
+ */
+public final class DemoServer {
+    private DemoServer() {
+    }
+
+    /** Installs the demo's channels and services on a server builder and returns it. */
+    public static NettyBayeuxServer.Builder configure(NettyBayeuxServer.Builder builder) {
+        return builder
+                .staticRoot("classpath:/demo")
+                .service(bayeux -> bayeux.createChannelIfAbsent("/chat/**", channel -> {
+                    channel.setPersistent(true);
+                    channel.addAuthorizer(Authorizer.grantAll());
+                }))
+                .service(EchoService::new)
+                .service(MembersService::new);
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        int port = 8080;
+        String host = "127.0.0.1";
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--port" -> port = Integer.parseInt(value(args, ++i, "--port"));
+                case "--host" -> host = value(args, ++i, "--host");
+                case "-h", "--help" -> {
+                    System.out.println("Usage: bayeux-demo [--port N] [--host ADDRESS]");
+                    return;
+                }
+                default -> {
+                    System.err.println("Unknown option " + args[i] + "; usage: bayeux-demo [--port N] [--host ADDRESS]");
+                    System.exit(2);
+                }
+            }
+        }
+        NettyBayeuxServer server = configure(NettyBayeuxServer.builder().host(host).port(port)).build().start();
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            System.out.println("Stopping...");
+            server.stop();
+            stopped.countDown();
+        }, "bayeux-demo-shutdown"));
+        String page = server.uri().resolve("/").toString();
+        System.out.println("Bayeux demo running: open " + page + " (endpoint " + server.uri() + "); Ctrl-C stops it.");
+        stopped.await();
+    }
+
+    private static String value(String[] args, int index, String option) {
+        if (index >= args.length) {
+            System.err.println(option + " needs a value");
+            System.exit(2);
+        }
+        return args[index];
+    }
+}
