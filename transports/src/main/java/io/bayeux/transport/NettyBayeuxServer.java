@@ -9,6 +9,10 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
@@ -114,12 +118,14 @@ public final class NettyBayeuxServer {
             throw new IllegalStateException("Already started: " + this);
         }
         SslContext ssl = config.tls == null ? null : config.tls.newSslContext();
-        bossGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        workerGroup = new MultiThreadIoEventLoopGroup(config.ioThreads, NioIoHandler.newFactory());
+        boolean epoll = Epoll.isAvailable();
+        IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        bossGroup = new MultiThreadIoEventLoopGroup(1, io);
+        workerGroup = new MultiThreadIoEventLoopGroup(config.ioThreads, io);
         bayeux.start();
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
-                .channel(NioServerSocketChannel.class)
+                .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 256 * 1024))
@@ -134,7 +140,7 @@ public final class NettyBayeuxServer {
             stop();
             throw new IllegalStateException("Cannot bind " + config.host + ":" + config.port + ": " + x.getMessage(), x);
         }
-        LOG.info("Bayeux server listening on {}", uri());
+        LOG.info("Bayeux server listening on {} ({})", uri(), epoll ? "epoll" : "nio");
         return this;
     }
 
