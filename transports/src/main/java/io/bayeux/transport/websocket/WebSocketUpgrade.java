@@ -25,6 +25,8 @@ import java.util.concurrent.Executor;
 
 /** Turns an HTTP connection into a Bayeux WebSocket connection on the same path. */
 public final class WebSocketUpgrade {
+    /** The name of the WebSocket frame handler in an upgraded pipeline. */
+    public static final String FRAME_HANDLER = WebSocketFrameHandler.NAME;
     private WebSocketUpgrade() {
     }
 

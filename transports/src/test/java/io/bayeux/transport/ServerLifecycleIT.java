@@ -1,0 +1,88 @@
+package io.bayeux.transport;
+
+import io.bayeux.api.server.BayeuxServer;
+import io.bayeux.api.server.ServerChannel;
+import io.bayeux.api.server.ServerMessage;
+import io.bayeux.api.server.ServerSession;
+import org.junit.jupiter.api.Test;
+
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ServerLifecycleIT {
+    @Test
+    void stopRemovesSessionsClosesConnectionsAndFreesThePort() throws Exception {
+        NettyBayeuxServer server = NettyBayeuxServer.builder().port(0).build().start();
+        int port = server.port();
+        List<Boolean> removed = new CopyOnWriteArrayList<>();
+        server.bayeux().addListener(new BayeuxServer.SessionListener() {
+            @Override
+            public void sessionAdded(ServerSession session, ServerMessage message) {
+            }
+
+            @Override
+            public void sessionRemoved(ServerSession session, ServerMessage message, boolean timeout) {
+                removed.add(timeout);
+            }
+        });
+        RawClient client = new RawClient(server.uri(), true).open();
+        client.handshake();
+        RawClient.reply(client.connect(), "/meta/connect");
+        client.sendRaw("[{\"channel\":\"/meta/connect\",\"connectionType\":\"websocket\",\"id\":\"h\",\"clientId\":\"" + client.clientId() + "\"}]");
+
+        server.stop();
+
+        assertEquals(List.of(false), removed, "the session was removed, not expired");
+        assertTrue(server.bayeux().getSessions().isEmpty());
+        client.closed().get(5, TimeUnit.SECONDS);
+        assertThrows(ConnectException.class, () -> {
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+            }
+        });
+        client.close();
+        server.stop(); // twice is harmless
+    }
+
+    @Test
+    void listenersRunOnTheApplicationExecutorNeverOnAnEventLoop() throws Exception {
+        assertListenerThread(NettyBayeuxServer.builder().port(0), false);
+    }
+
+    @Test
+    void listenersCanRunOnVirtualThreads() throws Exception {
+        assertListenerThread(NettyBayeuxServer.builder().port(0).virtualThreads(), true);
+    }
+
+    private static void assertListenerThread(NettyBayeuxServer.Builder builder, boolean virtual) throws Exception {
+        NettyBayeuxServer server = builder.build().start();
+        try {
+            CompletableFuture<Thread> thread = new CompletableFuture<>();
+            server.bayeux().createChannelIfAbsent("/probe").getReference()
+                    .addListener((ServerChannel.MessageListener) (from, channel, message) -> thread.complete(Thread.currentThread()));
+            for (boolean websocket : new boolean[]{true, false}) {
+                try (RawClient client = new RawClient(server.uri(), websocket).open()) {
+                    client.handshake();
+                    client.send(Map.of("channel", "/probe", "data", 1));
+                    Thread t = thread.get(5, TimeUnit.SECONDS);
+                    assertFalse(t.getName().contains("eventLoop") || t.getName().contains("epoll") || t.getName().contains("nio"),
+                            "listener ran on " + t.getName());
+                    assertEquals(virtual, t.isVirtual(), t.toString());
+                }
+            }
+        } finally {
+            server.stop();
+        }
+    }
+}
