@@ -1,0 +1,613 @@
+package io.bayeux.client;
+
+import io.bayeux.api.Bayeux;
+import io.bayeux.api.Channel;
+import io.bayeux.api.Message;
+import io.bayeux.client.transport.ClientTransport;
+import io.bayeux.client.transport.CookieJar;
+import io.bayeux.client.transport.LongPollingTransport;
+import io.bayeux.client.transport.WebSocketTransport;
+import io.bayeux.common.AbstractClientSession;
+import io.bayeux.common.HashMapMessage;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.util.concurrent.ScheduledFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A Bayeux client for the JVM: server to server, tests, bots, the load tool. It negotiates
+ * WebSocket and falls back to long-polling when the upgrade is refused, keeps the
+ * {@code /meta/connect} loop going, honours the server's advice, reconnects with back-off,
+ * re-handshakes when the server forgot the session, and then subscribes again to what the
+ * application subscribed.
+ *
+ * <pre>{@code
+ * BayeuxClient client = new BayeuxClient("http://localhost:8080/cometd");
+ * client.handshake();
+ * client.waitFor(Duration.ofSeconds(5), BayeuxClient.State.CONNECTED);
+ * client.getChannel("/chat/room").subscribe((channel, message) -> System.out.println(message.getData()));
+ * client.getChannel("/chat/room").publish(Map.of("text", "hello"));
+ * }</pre>
+ *
+ * <p>Thread-safe and non-blocking, except the {@code waitFor} helpers, which take a timeout.
+ * Listeners and callbacks run on the I/O thread that received the message: they must not
+ * block. The state and the pending messages are guarded by {@code this}.
+ */
+public final class BayeuxClient extends AbstractClientSession {
+    private static final Logger LOG = LoggerFactory.getLogger(BayeuxClient.class);
+
+    /** The states of a client. */
+    public enum State {
+        UNCONNECTED, HANDSHAKING, REHANDSHAKING, CONNECTING, CONNECTED, DISCONNECTING, DISCONNECTED;
+
+        boolean isHandshaken() {
+            return this == CONNECTING || this == CONNECTED || this == UNCONNECTED;
+        }
+    }
+
+    private final URI url;
+    private final ClientConfig config;
+    private final EventLoopGroup group;
+    private final boolean ownGroup;
+    private final CookieJar cookies = new CookieJar();
+    private final List<ClientTransport> transports;
+    private final ClientTransport.Listener transportListener = new TransportListener();
+
+    // Guarded by this.
+    private State state = State.DISCONNECTED;
+    private String clientId;
+    private ClientTransport transport;
+    private final List<ClientTransport> refused = new ArrayList<>();
+    private Map<String, Object> handshakeFields;
+    private long backoff;
+    private long interval;
+    private long timeout = -1;
+    private boolean connectInFlight;
+    private String connectId;
+    private ScheduledFuture<?> scheduled;
+    private ScheduledFuture<?> connectTimer;
+    private List<Message.Mutable> pending = new ArrayList<>();
+    private boolean resubscribe;
+
+    /** A client with the default config, WebSocket then long-polling. */
+    public BayeuxClient(String url) {
+        this(url, ClientConfig.builder().build());
+    }
+
+    /** A client with WebSocket then long-polling, on {@code config}. */
+    public BayeuxClient(String url, ClientConfig config) {
+        this(url, config, new WebSocketTransport(config), new LongPollingTransport(config));
+    }
+
+    /** A client with these transports, in order of preference. */
+    public BayeuxClient(String url, ClientConfig config, ClientTransport... transports) {
+        this.url = URI.create(Objects.requireNonNull(url, "url"));
+        if (this.url.getHost() == null || !List.of("http", "https", "ws", "wss").contains(String.valueOf(this.url.getScheme()).toLowerCase())) {
+            throw new IllegalArgumentException("Not an http(s) or ws(s) URL: " + url);
+        }
+        if (transports.length == 0) {
+            throw new IllegalArgumentException("At least one transport is needed");
+        }
+        this.config = Objects.requireNonNull(config, "config");
+        this.ownGroup = config.eventLoopGroup() == null;
+        this.group = ownGroup ? new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory()) : config.eventLoopGroup();
+        this.transports = List.of(transports);
+        for (ClientTransport t : transports) {
+            t.init(this.url, cookies, group, transportListener);
+        }
+    }
+
+    public URI getURL() {
+        return url;
+    }
+
+    public synchronized State getState() {
+        return state;
+    }
+
+    /** The transport in use (or to be used next). */
+    public synchronized String getTransportName() {
+        return transport == null ? null : transport.name();
+    }
+
+    /** The value of a cookie the server set, or null. */
+    public String getCookie(String name) {
+        return cookies.get(name);
+    }
+
+    @Override
+    public synchronized String getId() {
+        return clientId;
+    }
+
+    @Override
+    public synchronized boolean isConnected() {
+        return state == State.CONNECTED;
+    }
+
+    @Override
+    public synchronized boolean isHandshook() {
+        return clientId != null && state.isHandshaken();
+    }
+
+    public synchronized boolean isDisconnected() {
+        return state == State.DISCONNECTED;
+    }
+
+    /** The names of the transports, in order of preference. */
+    public List<String> getAllowedTransports() {
+        return transports.stream().map(ClientTransport::name).toList();
+    }
+
+    // --- handshake
+
+    @Override
+    public void handshake(Map<String, Object> fields, MessageListener callback) {
+        synchronized (this) {
+            if (state != State.DISCONNECTED && state != State.UNCONNECTED) {
+                throw new IllegalStateException("Cannot handshake while " + state);
+            }
+            handshakeFields = fields == null ? Map.of() : Map.copyOf(fields);
+            state = State.HANDSHAKING;
+            transport = firstTransport();
+            backoff = 0;
+            clientId = null;
+        }
+        sendHandshake(callback);
+    }
+
+    private ClientTransport firstTransport() {
+        for (ClientTransport t : transports) {
+            if (!refused.contains(t)) {
+                return t;
+            }
+        }
+        return transports.get(transports.size() - 1);
+    }
+
+    private void sendHandshake(MessageListener callback) {
+        Message.Mutable message = newMessage();
+        Map<String, Object> fields;
+        synchronized (this) {
+            fields = handshakeFields;
+        }
+        message.putAll(fields);
+        message.setChannel(Channel.META_HANDSHAKE);
+        message.put(Message.VERSION_FIELD, Bayeux.VERSION);
+        message.put(Message.MIN_VERSION_FIELD, Bayeux.VERSION);
+        message.put(Message.SUPPORTED_CONNECTION_TYPES_FIELD, getAllowedTransports());
+        send(message, callback);
+    }
+
+    /** Handles a handshake reply before the application's callbacks see it. */
+    private void handshakeReplied(Message reply) {
+        boolean connect = false;
+        boolean resubscribeNow = false;
+        List<Message.Mutable> flush = List.of();
+        synchronized (this) {
+            if (state == State.DISCONNECTING || state == State.DISCONNECTED) {
+                return;
+            }
+            if (reply.isSuccessful()) {
+                clientId = reply.getClientId();
+                ClientTransport negotiated = negotiate(reply.get(Message.SUPPORTED_CONNECTION_TYPES_FIELD));
+                if (negotiated != transport && transport != null) {
+                    transport.abort();
+                }
+                transport = negotiated;
+                resubscribeNow = state == State.REHANDSHAKING || resubscribe;
+                resubscribe = false;
+                state = State.CONNECTING;
+                backoff = 0;
+                takeAdvice(reply);
+                flush = takePending();
+                connect = true;
+            } else if (isReconnectNone(reply)) {
+                terminate(State.DISCONNECTED);
+            } else {
+                state = State.REHANDSHAKING;
+                scheduleLocked(this::rehandshake, nextBackoff());
+            }
+        }
+        if (resubscribeNow) {
+            resubscribe();
+        }
+        sendNow(flush);
+        if (connect) {
+            sendConnect(true);
+        }
+    }
+
+    private ClientTransport negotiate(Object serverTypes) {
+        if (serverTypes instanceof List<?> types) {
+            for (ClientTransport t : transports) {
+                if (!refused.contains(t) && types.contains(t.name())) {
+                    return t;
+                }
+            }
+        }
+        return transport;
+    }
+
+    private void rehandshake() {
+        synchronized (this) {
+            if (state != State.REHANDSHAKING && state != State.HANDSHAKING) {
+                return;
+            }
+            clientId = null;
+            resubscribe = true;
+        }
+        sendHandshake(null);
+    }
+
+    // --- connect loop
+
+    private void sendConnect(boolean first) {
+        Message.Mutable message = newMessage();
+        message.setChannel(Channel.META_CONNECT);
+        long delay;
+        synchronized (this) {
+            if (connectInFlight || !(state == State.CONNECTING || state == State.CONNECTED || state == State.UNCONNECTED)) {
+                return;
+            }
+            connectInFlight = true;
+            message.put(Message.CONNECTION_TYPE_FIELD, transport.name());
+            if (first) {
+                message.getAdvice(true).put(Message.TIMEOUT_FIELD, 0);
+            }
+            message.setId(newMessageId());
+            connectId = message.getId();
+            delay = (first ? 0 : Math.max(timeout, 0)) + config.maxNetworkDelay().toMillis();
+            cancel(connectTimer);
+            connectTimer = group.next().schedule(() -> connectTimedOut(message.getId()), delay, TimeUnit.MILLISECONDS);
+        }
+        send(message, null);
+    }
+
+    private void connectTimedOut(String id) {
+        ClientTransport current;
+        synchronized (this) {
+            if (!connectInFlight || !id.equals(connectId)) {
+                return;
+            }
+            current = transport;
+        }
+        LOG.debug("No reply to connect {} in time, dropping the connection", id);
+        current.abort();
+        connectFailed();
+    }
+
+    /** Handles a connect reply before the application's listeners see it. */
+    private void connectReplied(Message reply) {
+        synchronized (this) {
+            if (reply.getId() != null && !reply.getId().equals(connectId)) {
+                return;
+            }
+            connectInFlight = false;
+            cancel(connectTimer);
+            if (state == State.DISCONNECTING || state == State.DISCONNECTED) {
+                return;
+            }
+            takeAdvice(reply);
+            if (reply.isSuccessful()) {
+                state = State.CONNECTED;
+                backoff = 0;
+                scheduleLocked(() -> sendConnect(false), interval);
+                return;
+            }
+            Map<String, Object> advice = reply.getAdvice();
+            Object reconnect = advice == null ? null : advice.get(Message.RECONNECT_FIELD);
+            if (Message.RECONNECT_NONE_VALUE.equals(reconnect)) {
+                terminate(State.DISCONNECTED);
+            } else if (Message.RECONNECT_HANDSHAKE_VALUE.equals(reconnect) || "402::session_unknown".equals(reply.get(Message.ERROR_FIELD))) {
+                state = State.REHANDSHAKING;
+                scheduleLocked(this::rehandshake, interval);
+            } else {
+                state = State.UNCONNECTED;
+                scheduleLocked(() -> sendConnect(false), nextBackoff());
+            }
+        }
+    }
+
+    private void connectFailed() {
+        synchronized (this) {
+            connectInFlight = false;
+            cancel(connectTimer);
+            if (state == State.DISCONNECTING || state == State.DISCONNECTED) {
+                return;
+            }
+            state = State.UNCONNECTED;
+            scheduleLocked(() -> sendConnect(false), nextBackoff());
+        }
+    }
+
+    private void takeAdvice(Message reply) {
+        Map<String, Object> advice = reply.getAdvice();
+        if (advice != null) {
+            if (advice.get(Message.INTERVAL_FIELD) instanceof Number n) {
+                interval = Math.max(0, n.longValue());
+            }
+            if (advice.get(Message.TIMEOUT_FIELD) instanceof Number n) {
+                timeout = Math.max(0, n.longValue());
+            }
+        }
+    }
+
+    private static boolean isReconnectNone(Message reply) {
+        Map<String, Object> advice = reply.getAdvice();
+        return advice != null && Message.RECONNECT_NONE_VALUE.equals(advice.get(Message.RECONNECT_FIELD));
+    }
+
+    /** Under the lock: the next back-off, growing by the increment up to the max. */
+    private long nextBackoff() {
+        backoff = Math.min(backoff + config.backoffIncrement().toMillis(), config.maxBackoff().toMillis());
+        return backoff;
+    }
+
+    /** The wait before the next attempt after a failure, in ms. */
+    public synchronized long getBackoff() {
+        return backoff;
+    }
+
+    private void scheduleLocked(Runnable task, long delayMillis) {
+        cancel(scheduled);
+        scheduled = group.next().schedule(task, Math.max(0, delayMillis), TimeUnit.MILLISECONDS);
+    }
+
+    private static void cancel(ScheduledFuture<?> future) {
+        if (future != null) {
+            future.cancel(false);
+        }
+    }
+
+    // --- disconnect
+
+    @Override
+    public void disconnect(MessageListener callback) {
+        boolean send;
+        synchronized (this) {
+            if (state == State.DISCONNECTED || state == State.DISCONNECTING) {
+                send = false;
+            } else {
+                send = clientId != null;
+                cancel(scheduled);
+                state = send ? State.DISCONNECTING : State.DISCONNECTED;
+                if (send) {
+                    // Whatever happens to the reply, the client is disconnected within the network delay.
+                    scheduled = group.next().schedule(() -> disconnected(null), config.maxNetworkDelay().toMillis(), TimeUnit.MILLISECONDS);
+                }
+            }
+        }
+        if (!send) {
+            if (callback != null) {
+                Message.Mutable reply = newMessage();
+                reply.setChannel(Channel.META_DISCONNECT);
+                reply.setSuccessful(true);
+                callback.onMessage(reply);
+            }
+            return;
+        }
+        Message.Mutable message = newMessage();
+        message.setChannel(Channel.META_DISCONNECT);
+        send(message, callback);
+    }
+
+    private void disconnected(Message reply) {
+        synchronized (this) {
+            if (state == State.DISCONNECTED) {
+                return;
+            }
+            terminate(State.DISCONNECTED);
+        }
+    }
+
+    /** Under the lock: stops timers and connections. */
+    private void terminate(State end) {
+        state = end;
+        clientId = null;
+        connectInFlight = false;
+        cancel(scheduled);
+        cancel(connectTimer);
+        List<Message.Mutable> dropped = takePending();
+        for (ClientTransport t : transports) {
+            t.abort();
+        }
+        if (!dropped.isEmpty()) {
+            group.execute(() -> dropped.forEach(m -> failCallback(m, "disconnected")));
+        }
+        group.execute(() -> failAllCallbacks("disconnected"));
+        notifyAll();
+    }
+
+    /** Releases the client's own event loop (when it made one); the client cannot be used afterwards. */
+    public void close() {
+        disconnect(null);
+        synchronized (this) {
+            terminate(State.DISCONNECTED);
+        }
+        for (ClientTransport t : transports) {
+            t.terminate();
+        }
+        if (ownGroup) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    // --- waiting
+
+    /**
+     * Waits until the client is in one of {@code states}, at most {@code timeout}.
+     *
+     * @return whether it got there in time
+     */
+    public synchronized boolean waitFor(Duration timeout, State... states) throws InterruptedException {
+        EnumSet<State> wanted = EnumSet.noneOf(State.class);
+        wanted.addAll(List.of(states));
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!wanted.contains(state)) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+        return true;
+    }
+
+    // --- sending
+
+    @Override
+    protected Message.Mutable newMessage() {
+        return new HashMapMessage();
+    }
+
+    @Override
+    protected void sendBatch(List<Message.Mutable> messages) {
+        List<Message.Mutable> now = new ArrayList<>(messages.size());
+        List<Message.Mutable> overflow = List.of();
+        synchronized (this) {
+            for (Message.Mutable message : messages) {
+                String channel = message.getChannel();
+                boolean handshake = Channel.META_HANDSHAKE.equals(channel);
+                boolean control = handshake || Channel.META_CONNECT.equals(channel) || Channel.META_DISCONNECT.equals(channel);
+                if (control || state == State.CONNECTED || state == State.CONNECTING) {
+                    if (!handshake && clientId != null) {
+                        message.setClientId(clientId);
+                    }
+                    now.add(message);
+                } else if (state != State.DISCONNECTED && state != State.DISCONNECTING && pending.size() < config.maxPending()) {
+                    pending.add(message);
+                } else {
+                    if (overflow.isEmpty()) {
+                        overflow = new ArrayList<>();
+                    }
+                    overflow.add(message);
+                }
+            }
+        }
+        overflow.forEach(m -> failCallback(m, isDisconnected() ? "not connected" : "too many pending messages"));
+        sendNow(now);
+    }
+
+    /** Under the lock: the messages that waited for the handshake, with the session's id. */
+    private List<Message.Mutable> takePending() {
+        List<Message.Mutable> result = pending;
+        pending = new ArrayList<>();
+        for (Message.Mutable message : result) {
+            if (clientId != null) {
+                message.setClientId(clientId);
+            }
+        }
+        return result;
+    }
+
+    private void sendNow(List<Message.Mutable> messages) {
+        if (messages.isEmpty()) {
+            return;
+        }
+        ClientTransport current;
+        synchronized (this) {
+            current = transport;
+        }
+        if (current == null) {
+            messages.forEach(m -> failCallback(m, "not connected"));
+            return;
+        }
+        current.send(messages);
+    }
+
+    // --- receiving
+
+    private void dispatch(Message.Mutable message) {
+        String channel = message.getChannel();
+        if (Channel.META_HANDSHAKE.equals(channel)) {
+            handshakeReplied(message);
+        } else if (Channel.META_CONNECT.equals(channel)) {
+            connectReplied(message);
+        } else if (Channel.META_DISCONNECT.equals(channel) && message.isSuccessful()) {
+            disconnected(message);
+        }
+        receive(message);
+    }
+
+    private void transportFailed(Throwable failure, List<Message.Mutable> messages) {
+        boolean handshake = false;
+        boolean connect = false;
+        boolean fallBack = false;
+        for (Message.Mutable message : messages) {
+            String channel = message.getChannel();
+            handshake |= Channel.META_HANDSHAKE.equals(channel);
+            connect |= Channel.META_CONNECT.equals(channel);
+        }
+        synchronized (this) {
+            if (failure instanceof ClientTransport.UpgradeRefusedException && transport != null && !refused.contains(transport)
+                    && refused.size() < transports.size() - 1) {
+                LOG.debug("{} refused, falling back", transport.name());
+                refused.add(transport);
+                transport = firstTransport();
+                fallBack = true;
+            }
+            if (messages.isEmpty() && connectInFlight) {
+                // The connection that carried the held connect went away.
+                connect = true;
+            }
+        }
+        if (fallBack) {
+            // The same messages go again over the next transport, at once.
+            sendNow(new ArrayList<>(messages));
+            return;
+        }
+        LOG.debug("Transport failure for {} messages", messages.size(), failure);
+        for (Message.Mutable message : messages) {
+            String channel = message.getChannel();
+            if (!Channel.META_CONNECT.equals(channel) && !Channel.META_HANDSHAKE.equals(channel)) {
+                failCallback(message, "transport_failure: " + failure);
+            }
+        }
+        if (handshake) {
+            synchronized (this) {
+                if (state == State.HANDSHAKING || state == State.REHANDSHAKING) {
+                    state = State.REHANDSHAKING;
+                    scheduleLocked(this::rehandshake, nextBackoff());
+                }
+            }
+        }
+        if (connect) {
+            connectFailed();
+        }
+    }
+
+    private final class TransportListener implements ClientTransport.Listener {
+        @Override
+        public void onMessages(List<Message.Mutable> messages) {
+            for (Message.Mutable message : messages) {
+                try {
+                    dispatch(message);
+                } catch (RuntimeException x) {
+                    LOG.warn("Failed to handle {}", message, x);
+                }
+            }
+        }
+
+        @Override
+        public void onFailure(Throwable failure, List<Message.Mutable> messages) {
+            transportFailed(failure, messages);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "BayeuxClient[" + url + ", " + getState() + ", " + getTransportName() + "]";
+    }
+}

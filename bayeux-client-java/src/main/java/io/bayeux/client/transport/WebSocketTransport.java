@@ -1,0 +1,263 @@
+package io.bayeux.client.transport;
+
+import io.bayeux.api.Message;
+import io.bayeux.client.ClientConfig;
+import io.bayeux.common.HashMapMessage;
+import io.bayeux.common.json.JsonCodec;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketClientHandshakeException;
+import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolConfig;
+import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
+import io.netty.handler.codec.http.websocketx.WebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
+import io.netty.handler.ssl.SslContext;
+
+import java.net.URI;
+import java.nio.channels.ClosedChannelException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * WebSocket: one connection per client, opened on the first send and again after it closes;
+ * every batch is one text frame, and what the server sends (replies and pushed messages)
+ * arrives as frames at any time. A refused upgrade is reported as
+ * {@link UpgradeRefusedException} so that the client falls back to long-polling.
+ */
+public final class WebSocketTransport implements ClientTransport {
+    public static final String NAME = "websocket";
+
+    private final ClientConfig config;
+    private URI url;
+    private URI wsUrl;
+    private CookieJar cookies;
+    private Listener listener;
+    private EventLoopGroup group;
+    private SslContext ssl;
+    /** Guarded by this: the open connection, ready for frames, or null. */
+    private Channel channel;
+    /** Guarded by this: a connection being opened. */
+    private Channel opening;
+    /** Guarded by this: batches waiting for the connection. */
+    private List<List<Message.Mutable>> pending = new ArrayList<>();
+
+    public WebSocketTransport(ClientConfig config) {
+        this.config = config;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public void init(URI url, CookieJar cookies, EventLoopGroup group, Listener listener) {
+        this.url = url;
+        this.wsUrl = URI.create(url.toString().replaceFirst("^(?i)http", "ws"));
+        this.cookies = cookies;
+        this.group = group;
+        this.listener = listener;
+        this.ssl = NettyClients.secure(url) ? NettyClients.sslContext(config.sslContext()) : null;
+    }
+
+    @Override
+    public void send(List<Message.Mutable> messages) {
+        Channel ready;
+        synchronized (this) {
+            ready = channel;
+            if (ready == null || !ready.isActive()) {
+                pending.add(messages);
+                if (opening == null) {
+                    open();
+                }
+                return;
+            }
+        }
+        write(ready, messages);
+    }
+
+    private void write(Channel target, List<Message.Mutable> messages) {
+        byte[] json;
+        try {
+            json = config.jsonCodec().write(messages);
+        } catch (JsonCodec.JsonException x) {
+            listener.onFailure(x, messages);
+            return;
+        }
+        target.writeAndFlush(new TextWebSocketFrame(Unpooled.wrappedBuffer(json))).addListener(future -> {
+            if (!future.isSuccess()) {
+                listener.onFailure(future.cause(), messages);
+            }
+        });
+    }
+
+    /** Under the lock. */
+    private void open() {
+        HttpHeaders headers = new DefaultHttpHeaders();
+        String cookie = cookies.header();
+        if (cookie != null) {
+            headers.set(HttpHeaderNames.COOKIE, cookie);
+        }
+        WebSocketClientProtocolConfig protocol = WebSocketClientProtocolConfig.newBuilder()
+                .webSocketUri(wsUrl)
+                .customHeaders(headers)
+                .maxFramePayloadLength(config.maxMessageSize())
+                .handshakeTimeoutMillis(config.connectTimeout().toMillis())
+                .dropPongFrames(true)
+                .build();
+        var bootstrap = NettyClients.bootstrap(group, config.connectTimeout()).handler(new ChannelInitializer<SocketChannel>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+                if (ssl != null) {
+                    ch.pipeline().addLast(ssl.newHandler(ch.alloc(), url.getHost(), NettyClients.port(url)));
+                }
+                ch.pipeline().addLast(new HttpClientCodec());
+                ch.pipeline().addLast(new HttpObjectAggregator(64 * 1024));
+                ch.pipeline().addLast(new CookieCapture());
+                ch.pipeline().addLast(new WebSocketClientProtocolHandler(protocol));
+                ch.pipeline().addLast(new WebSocketFrameAggregator(config.maxMessageSize()));
+                ch.pipeline().addLast(new FrameHandler());
+            }
+        });
+        var connect = bootstrap.connect(url.getHost(), NettyClients.port(url));
+        opening = connect.channel();
+        connect.addListener(future -> {
+            if (!future.isSuccess()) {
+                failPending(connect.channel(), future.cause());
+            }
+        });
+    }
+
+    private void opened(Channel ready) {
+        List<List<Message.Mutable>> batches;
+        synchronized (this) {
+            if (opening != ready) {
+                ready.close();
+                return;
+            }
+            opening = null;
+            channel = ready;
+            batches = pending;
+            pending = new ArrayList<>();
+        }
+        for (List<Message.Mutable> batch : batches) {
+            write(ready, batch);
+        }
+    }
+
+    private void failPending(Channel failed, Throwable cause) {
+        List<List<Message.Mutable>> batches;
+        synchronized (this) {
+            if (opening != failed && channel != failed) {
+                return;
+            }
+            opening = null;
+            channel = null;
+            batches = pending;
+            pending = new ArrayList<>();
+        }
+        List<Message.Mutable> messages = new ArrayList<>();
+        batches.forEach(messages::addAll);
+        listener.onFailure(cause, messages);
+    }
+
+    @Override
+    public void abort() {
+        Channel open;
+        Channel starting;
+        synchronized (this) {
+            open = channel;
+            starting = opening;
+        }
+        if (open != null) {
+            open.close();
+        }
+        if (starting != null) {
+            starting.close();
+        }
+    }
+
+    @Override
+    public void terminate() {
+        Channel open;
+        synchronized (this) {
+            open = channel;
+        }
+        if (open != null && open.isActive()) {
+            open.writeAndFlush(new CloseWebSocketFrame(1000, "Bye"));
+        }
+        abort();
+    }
+
+    @Override
+    public String toString() {
+        return "WebSocketTransport[" + wsUrl + "]";
+    }
+
+    /** Keeps the cookies of the upgrade response. */
+    private final class CookieCapture extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+            if (msg instanceof FullHttpResponse response) {
+                cookies.store(response.headers());
+            }
+            super.channelRead(ctx, msg);
+        }
+    }
+
+    private final class FrameHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, WebSocketFrame frame) {
+            if (frame instanceof TextWebSocketFrame) {
+                List<Message.Mutable> messages;
+                try {
+                    messages = List.copyOf(config.jsonCodec().decode(ByteBufUtil.getBytes(frame.content()), HashMapMessage::new));
+                } catch (JsonCodec.JsonException x) {
+                    ctx.close();
+                    listener.onFailure(x, List.of());
+                    return;
+                }
+                listener.onMessages(messages);
+            }
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+            if (event == WebSocketClientProtocolHandler.ClientHandshakeStateEvent.HANDSHAKE_COMPLETE) {
+                opened(ctx.channel());
+            } else if (event == WebSocketClientProtocolHandler.ClientHandshakeStateEvent.HANDSHAKE_TIMEOUT) {
+                failPending(ctx.channel(), new java.util.concurrent.TimeoutException("WebSocket upgrade timed out"));
+                ctx.close();
+            }
+            super.userEventTriggered(ctx, event);
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            failPending(ctx.channel(), new ClosedChannelException());
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            Throwable failure = cause instanceof WebSocketClientHandshakeException
+                    ? new UpgradeRefusedException("WebSocket upgrade refused: " + cause.getMessage(), cause) : cause;
+            failPending(ctx.channel(), failure);
+            ctx.close();
+        }
+    }
+}
