@@ -73,6 +73,7 @@ public final class WebSocketUpgrade {
         // The handshaker does not validate UTF-8 (only WebSocketServerProtocolHandler adds this):
         // text frames with invalid UTF-8 must close with 1007, before any parsing.
         pipeline.addBefore("wsAggregator", "wsUtf8", new Utf8FrameValidator(true));
+        removeIfPresent(pipeline, RequestTimeoutHandler.STARTER_NAME);
         removeIfPresent(pipeline, RequestTimeoutHandler.NAME);
         removeIfPresent(pipeline, HttpRequestHandler.CORS);
         handshaker.handshake(ctx.channel(), request, headers, ctx.newPromise()).addListener(future -> {
