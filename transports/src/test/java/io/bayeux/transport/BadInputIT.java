@@ -133,6 +133,19 @@ class BadInputIT {
         }
     }
 
+    @Test
+    void aRequestThatStopsInItsHeadersIsA408WithinTheRequestTimeout() throws Exception {
+        try (RawHttp http = RawHttp.connect(server.port())) {
+            http.write(("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Ty").getBytes(StandardCharsets.US_ASCII));
+            long start = System.nanoTime();
+            RawHttp.Response response = http.readResponse();
+            long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
+            assertJsonError(response, 408);
+            assertTrue(elapsedMillis >= 400 && elapsedMillis < 2_000, "408 after " + elapsedMillis + " ms");
+            assertEquals(-1, http.input().read(), "the connection is closed after the 408");
+        }
+    }
+
     // --- WebSocket
 
     @Test
@@ -192,6 +205,7 @@ class BadInputIT {
             invalidUtf8IsA400();
             anEmptyBatchIsA400();
             aRequestThatStopsHalfWayIsA408WithinTheRequestTimeout();
+            aRequestThatStopsInItsHeadersIsA408WithinTheRequestTimeout();
             aBinaryFrameClosesTheWebSocketWith1003();
             aJunkTextFrameClosesTheWebSocketWith1002();
             aFrameLargerThanTheMaxMessageSizeClosesTheWebSocketWith1009();
