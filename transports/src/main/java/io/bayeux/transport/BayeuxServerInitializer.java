@@ -51,8 +51,10 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
         if (ssl != null) {
             pipeline.addLast("ssl", ssl.newHandler(channel.alloc()));
         }
+        RequestTimeoutHandler requestTimeout = new RequestTimeoutHandler(config.requestTimeout().toMillis());
+        pipeline.addLast(RequestTimeoutHandler.STARTER_NAME, requestTimeout.starter());
         pipeline.addLast("http", new HttpServerCodec(4096, 8192, 8192));
-        pipeline.addLast(RequestTimeoutHandler.NAME, new RequestTimeoutHandler(config.requestTimeout().toMillis()));
+        pipeline.addLast(RequestTimeoutHandler.NAME, requestTimeout);
         pipeline.addLast("gzip", new HttpContentCompressor());
         if (config.websocketCompression()) {
             pipeline.addLast("wsDeflate", new WebSocketServerCompressionHandler(0));

@@ -5,6 +5,7 @@ import io.bayeux.server.BayeuxServerImpl;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
+import io.bayeux.transport.http.HttpRequestHandler;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
@@ -79,8 +80,7 @@ public final class NettyBayeuxServer {
 
     private NettyBayeuxServer(Builder builder) {
         this.config = builder;
-        BayeuxServerConfig bayeuxConfig = builder.bayeuxConfig != null ? builder.bayeuxConfig : BayeuxServerConfig.builder()
-                .maxQueue(builder.maxQueue).build();
+        BayeuxServerConfig bayeuxConfig = builder.bayeuxConfig != null ? builder.bayeuxConfig : defaultBayeuxConfig(builder);
         this.bayeux = new BayeuxServerImpl(bayeuxConfig);
         if (builder.executor != null) {
             this.executor = builder.executor;
@@ -96,6 +96,17 @@ public final class NettyBayeuxServer {
         for (Consumer<BayeuxServer> service : builder.services) {
             service.accept(bayeux);
         }
+    }
+
+    /** The protocol settings when none were given: the max queue, and callback-polling advertised when JSONP is on. */
+    private static BayeuxServerConfig defaultBayeuxConfig(Builder builder) {
+        BayeuxServerConfig.Builder config = BayeuxServerConfig.builder().maxQueue(builder.maxQueue);
+        if (builder.jsonp) {
+            List<String> transports = new ArrayList<>(BayeuxServerConfig.DEFAULT_ALLOWED_TRANSPORTS);
+            transports.add(HttpRequestHandler.CALLBACK_POLLING);
+            config.allowedTransports(List.copyOf(transports));
+        }
+        return config.build();
     }
 
     private static ExecutorService newBoundedExecutor() {
@@ -352,7 +363,11 @@ public final class NettyBayeuxServer {
             return this;
         }
 
-        /** Enables the callback-polling (JSONP) transport for old clients without CORS; off by default. */
+        /**
+         * Enables the callback-polling (JSONP) transport for old clients without CORS; off by
+         * default. When on, handshake replies list {@code callback-polling} among the supported
+         * connection types, unless {@link #bayeuxConfig} says otherwise.
+         */
         public Builder jsonp(boolean jsonp) {
             this.jsonp = jsonp;
             return this;

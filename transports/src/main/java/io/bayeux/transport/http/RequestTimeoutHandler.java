@@ -1,7 +1,9 @@
 package io.bayeux.transport.http;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -11,26 +13,51 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Answers 408 and closes the connection when a request does not arrive completely within the
- * timeout (a client that stops half-way). A timer on the event loop; state confined to it.
+ * timeout (a client that stops half-way, in its headers or its body). It sits after the HTTP
+ * decoder, where a request's end is seen; its {@link #starter() starter} sits before the
+ * decoder and starts the clock at a request's first bytes, so that a request that never
+ * finishes its headers is timed too. A timer on the event loop; state confined to it.
  */
 public final class RequestTimeoutHandler extends ChannelDuplexHandler {
     public static final String NAME = "requestTimeout";
+    /** The name of the {@link #starter()} in the pipeline. */
+    public static final String STARTER_NAME = "requestTimeoutStarter";
 
     private final long timeoutMillis;
+    private ChannelHandlerContext ctx;
     private ScheduledFuture<?> timer;
+    private boolean removed;
 
     public RequestTimeoutHandler(long timeoutMillis) {
+        if (timeoutMillis <= 0) {
+            throw new IllegalArgumentException("timeoutMillis must be positive: " + timeoutMillis);
+        }
         this.timeoutMillis = timeoutMillis;
+    }
+
+    /** The handler to put before the HTTP decoder: it starts the clock when request bytes arrive. */
+    public ChannelInboundHandlerAdapter starter() {
+        return new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext starterCtx, Object msg) throws Exception {
+                if (msg instanceof ByteBuf bytes && bytes.isReadable()) {
+                    start();
+                }
+                super.channelRead(starterCtx, msg);
+            }
+        };
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        if (msg instanceof HttpRequest && timer == null) {
-            timer = ctx.executor().schedule(() -> {
-                timer = null;
-                HttpErrors.sendAndClose(ctx, HttpResponseStatus.REQUEST_TIMEOUT,
-                        "The request did not arrive completely within " + timeoutMillis + " ms");
-            }, timeoutMillis, TimeUnit.MILLISECONDS);
+        if (msg instanceof HttpRequest) {
+            // A pipelined request whose first bytes came with the end of the previous one.
+            start();
         }
         if (msg instanceof LastHttpContent) {
             cancel();
@@ -38,8 +65,21 @@ public final class RequestTimeoutHandler extends ChannelDuplexHandler {
         super.channelRead(ctx, msg);
     }
 
+    /** Starts the clock unless it runs already (a request is arriving) or this handler left the pipeline. */
+    private void start() {
+        if (timer != null || removed || ctx == null) {
+            return;
+        }
+        timer = ctx.executor().schedule(() -> {
+            timer = null;
+            HttpErrors.sendAndClose(ctx, HttpResponseStatus.REQUEST_TIMEOUT,
+                    "The request did not arrive completely within " + timeoutMillis + " ms");
+        }, timeoutMillis, TimeUnit.MILLISECONDS);
+    }
+
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
+        removed = true;
         cancel();
     }
 

@@ -14,6 +14,7 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.websocketx.Utf8FrameValidator;
 import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
 import io.netty.handler.codec.http.websocketx.WebSocketServerHandshaker;
@@ -71,6 +72,10 @@ public final class WebSocketUpgrade {
                 new WebSocketEndpoint(ctx.channel(), bayeux, browserId, request.headers().get(HttpHeaderNames.USER_AGENT), remote));
         pipeline.replace(http, WebSocketFrameHandler.NAME, frames);
         pipeline.addBefore(WebSocketFrameHandler.NAME, "wsAggregator", new WebSocketFrameAggregator(config.maxMessageSize()));
+        // The handshaker does not validate UTF-8 (only WebSocketServerProtocolHandler adds this):
+        // text frames with invalid UTF-8 must close with 1007, before any parsing.
+        pipeline.addBefore("wsAggregator", "wsUtf8", new Utf8FrameValidator(true));
+        removeIfPresent(pipeline, RequestTimeoutHandler.STARTER_NAME);
         removeIfPresent(pipeline, RequestTimeoutHandler.NAME);
         removeIfPresent(pipeline, HttpRequestHandler.CORS);
         handshaker.handshake(ctx.channel(), request, headers, ctx.newPromise()).addListener(future -> {

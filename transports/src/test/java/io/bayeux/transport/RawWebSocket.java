@@ -1,0 +1,147 @@
+package io.bayeux.transport;
+
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+
+/**
+ * A WebSocket client over a plain socket that writes whatever frames it is told, valid or not
+ * (binary, invalid UTF-8, oversized), and reads the server's frames. Reads are bounded by the
+ * socket timeout.
+ */
+final class RawWebSocket implements AutoCloseable {
+    static final int TEXT = 0x1;
+    static final int BINARY = 0x2;
+    static final int CLOSE = 0x8;
+
+    private final RawHttp http;
+    private final SecureRandom random = new SecureRandom();
+
+    private RawWebSocket(RawHttp http) {
+        this.http = http;
+    }
+
+    /** Sends an upgrade request with the extra headers and returns the server's answer to it. */
+    static RawHttp.Response upgradeResponse(int port, String path, List<String> extraHeaders) throws IOException {
+        try (RawHttp http = RawHttp.connect(port)) {
+            http.write(upgradeRequest(path, extraHeaders));
+            return http.readResponse();
+        }
+    }
+
+    /** Opens a WebSocket connection; fails unless the server answers 101. */
+    static RawWebSocket open(int port, String path) throws IOException {
+        RawHttp http = RawHttp.connect(port);
+        http.write(upgradeRequest(path, List.of()));
+        String statusLine = RawHttp.readLine(http.input());
+        RawHttp.readHeaders(http.input());
+        if (!statusLine.contains(" 101 ")) {
+            http.close();
+            throw new IOException("Upgrade refused: " + statusLine);
+        }
+        return new RawWebSocket(http);
+    }
+
+    private static byte[] upgradeRequest(String path, List<String> extraHeaders) {
+        byte[] key = new byte[16];
+        new SecureRandom().nextBytes(key);
+        List<String> headers = new ArrayList<>(List.of("Connection: Upgrade", "Upgrade: websocket",
+                "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: " + Base64.getEncoder().encodeToString(key)));
+        headers.addAll(extraHeaders);
+        return RawHttp.request("GET", path, headers, null);
+    }
+
+    /** Writes one final, masked frame. */
+    void send(int opcode, byte[] payload) throws IOException {
+        ByteArrayOutputStream frame = new ByteArrayOutputStream(payload.length + 14);
+        frame.write(0x80 | opcode);
+        if (payload.length < 126) {
+            frame.write(0x80 | payload.length);
+        } else if (payload.length < 65536) {
+            frame.write(0x80 | 126);
+            frame.write(payload.length >>> 8);
+            frame.write(payload.length & 0xFF);
+        } else {
+            frame.write(0x80 | 127);
+            for (int shift = 56; shift >= 0; shift -= 8) {
+                frame.write((int) ((long) payload.length >>> shift) & 0xFF);
+            }
+        }
+        byte[] mask = new byte[4];
+        random.nextBytes(mask);
+        frame.write(mask, 0, 4);
+        for (int i = 0; i < payload.length; i++) {
+            frame.write(payload[i] ^ mask[i % 4]);
+        }
+        http.write(frame.toByteArray());
+    }
+
+    void sendText(String text) throws IOException {
+        send(TEXT, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** One frame from the server. */
+    record Frame(int opcode, byte[] payload) {
+        String text() {
+            return new String(payload, StandardCharsets.UTF_8);
+        }
+
+        /** The close code of a close frame, or 1005 when it has none. */
+        int closeCode() {
+            return payload.length >= 2 ? ((payload[0] & 0xFF) << 8) | (payload[1] & 0xFF) : 1005;
+        }
+    }
+
+    Frame read() throws IOException {
+        InputStream in = http.input();
+        int first = in.read();
+        if (first < 0) {
+            throw new EOFException("Connection closed");
+        }
+        int second = in.read();
+        if (second < 0) {
+            throw new EOFException("Connection closed in a frame header");
+        }
+        long length = second & 0x7F;
+        if (length == 126) {
+            length = ((in.read() & 0xFF) << 8) | (in.read() & 0xFF);
+        } else if (length == 127) {
+            length = 0;
+            for (int i = 0; i < 8; i++) {
+                length = (length << 8) | (in.read() & 0xFF);
+            }
+        }
+        byte[] payload = in.readNBytes((int) length);
+        return new Frame(first & 0x0F, payload);
+    }
+
+    /**
+     * Reads frames until the server's close frame and returns its code; fails if the
+     * connection ends, or nothing comes within the socket timeout, without one.
+     */
+    int awaitCloseCode() throws IOException {
+        while (true) {
+            Frame frame;
+            try {
+                frame = read();
+            } catch (SocketTimeoutException x) {
+                throw new AssertionError("No close frame within " + RawHttp.READ_TIMEOUT_MILLIS + " ms", x);
+            }
+            if (frame.opcode() == CLOSE) {
+                return frame.closeCode();
+            }
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        http.close();
+    }
+}
