@@ -1,7 +1,10 @@
 package io.bayeux.examples;
 
-import io.bayeux.api.server.Authorizer;
+import io.bayeux.annotation.server.ServerAnnotationProcessor;
 import io.bayeux.transport.NettyBayeuxServer;
+
+import java.util.ArrayList;
+import java.util.List;
 
 import java.util.concurrent.CountDownLatch;
 
@@ -10,43 +13,45 @@ import java.util.concurrent.CountDownLatch;
  * room members, and the chat page at {@code /}.
  *
  * <pre>
- * bin/bayeux-demo [--port 8080] [--host 127.0.0.1]
+ * bin/bayeux-demo [--port 8080] [--host 127.0.0.1] [--service com.example.MyService]
  * </pre>
  */
 public final class DemoServer {
     private DemoServer() {
     }
 
-    /** Installs the demo's channels and services on a server builder and returns it. */
-    public static NettyBayeuxServer.Builder configure(NettyBayeuxServer.Builder builder) {
+    /** Installs the demo's annotated services and its page on a server builder and returns it. */
+    public static NettyBayeuxServer.Builder configure(NettyBayeuxServer.Builder builder, Object... extraServices) {
+        Object[] services = new Object[3 + extraServices.length];
+        services[0] = new ChatService();
+        services[1] = new EchoService();
+        services[2] = new MembersService();
+        System.arraycopy(extraServices, 0, services, 3, extraServices.length);
         return builder
                 .staticRoot("classpath:/demo")
-                .service(bayeux -> bayeux.createChannelIfAbsent("/chat/**", channel -> {
-                    channel.setPersistent(true);
-                    channel.addAuthorizer(Authorizer.grantAll());
-                }))
-                .service(EchoService::new)
-                .service(MembersService::new);
+                .service(ServerAnnotationProcessor.services(services));
     }
 
     public static void main(String[] args) throws InterruptedException {
         int port = 8080;
         String host = "127.0.0.1";
+        List<Object> extra = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--port" -> port = Integer.parseInt(value(args, ++i, "--port"));
                 case "--host" -> host = value(args, ++i, "--host");
+                case "--service" -> extra.add(value(args, ++i, "--service"));
                 case "-h", "--help" -> {
-                    System.out.println("Usage: bayeux-demo [--port N] [--host ADDRESS]");
+                    System.out.println("Usage: bayeux-demo [--port N] [--host ADDRESS] [--service CLASS_NAME]...");
                     return;
                 }
                 default -> {
-                    System.err.println("Unknown option " + args[i] + "; usage: bayeux-demo [--port N] [--host ADDRESS]");
+                    System.err.println("Unknown option " + args[i] + "; usage: bayeux-demo [--port N] [--host ADDRESS] [--service CLASS_NAME]...");
                     System.exit(2);
                 }
             }
         }
-        NettyBayeuxServer server = configure(NettyBayeuxServer.builder().host(host).port(port)).build().start();
+        NettyBayeuxServer server = configure(NettyBayeuxServer.builder().host(host).port(port), extra.toArray()).build().start();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             System.out.println("Stopping...");

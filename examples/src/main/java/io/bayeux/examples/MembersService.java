@@ -1,11 +1,15 @@
 package io.bayeux.examples;
 
+import io.bayeux.annotation.Configure;
+import io.bayeux.annotation.Listener;
+import io.bayeux.annotation.Service;
 import io.bayeux.api.ChannelId;
 import io.bayeux.api.Promise;
 import io.bayeux.api.server.BayeuxServer;
-import io.bayeux.api.server.ServerChannel;
+import io.bayeux.api.server.ConfigurableServerChannel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
+import jakarta.inject.Inject;
 
 import java.util.List;
 import java.util.Map;
@@ -18,24 +22,22 @@ import java.util.concurrent.ConcurrentHashMap;
  * (sorted names) is broadcast to {@code /members/lobby} and sent to the joiner. A session that
  * goes away leaves every room it joined.
  */
-public final class MembersService implements ServerChannel.MessageListener {
+@Service("members")
+public final class MembersService {
     public static final String CHANNEL = "/service/members";
 
-    private final BayeuxServer bayeux;
+    @Inject
+    private BayeuxServer bayeux;
     /** Room name to (session id to user name); each inner map is guarded by itself. */
     private final Map<String, Map<String, String>> rooms = new ConcurrentHashMap<>();
 
-    public MembersService(BayeuxServer bayeux) {
-        this.bayeux = bayeux;
-        bayeux.createChannelIfAbsent(CHANNEL, channel -> {
-            channel.setPersistent(true);
-            channel.addListener(this);
-        });
-        bayeux.createChannelIfAbsent("/members/**", channel -> channel.setPersistent(true));
+    @Configure("/members/**")
+    public void configureMembers(ConfigurableServerChannel channel) {
+        channel.setPersistent(true);
     }
 
-    @Override
-    public boolean onMessage(ServerSession from, ServerChannel channel, ServerMessage.Mutable message) {
+    @Listener(CHANNEL)
+    public boolean members(ServerSession from, ServerMessage.Mutable message) {
         Map<String, Object> data = message.getDataAsMap();
         if (from == null || data == null || !(data.get("room") instanceof String roomChannel)
                 || !ChannelId.isValid(roomChannel) || !roomChannel.startsWith("/chat/") || ChannelId.of(roomChannel).depth() != 2) {
