@@ -114,6 +114,15 @@ class SlowConsumerIT {
         QueueWatch watch = new QueueWatch();
         stalledSession.addListener(watch);
         connectReaders(READERS);
+        // The flusher takes the next batch when a write completes: application code, which must not run on an event loop.
+        AtomicInteger deQueues = new AtomicInteger();
+        AtomicInteger deQueuesOnEventLoop = new AtomicInteger();
+        server.bayeux().getSession(readers.get(0).clientId).addListener((ServerSession.DeQueueListener) (session, queue) -> {
+            deQueues.incrementAndGet();
+            if (Thread.currentThread() instanceof io.netty.util.concurrent.FastThreadLocalThread) {
+                deQueuesOnEventLoop.incrementAndGet();
+            }
+        });
 
         Memory baseline = memory();
         long started = System.nanoTime();
@@ -135,6 +144,8 @@ class SlowConsumerIT {
             assertEquals(MESSAGES, reader.count.get(), "messages received by " + reader.clientId);
             assertEquals((long) MESSAGES * (MESSAGES - 1) / 2, reader.sum.get(), "each message exactly once at " + reader.clientId);
         }
+        assertTrue(deQueues.get() > 0, "the reader's queue was taken");
+        assertEquals(0, deQueuesOnEventLoop.get(), "DeQueueListener calls on an event loop, of " + deQueues.get());
         assertNotNull(server.bayeux().getSession(stalled.clientId), "the stalled session is still there, its queue included in the measure");
         assertTrue(watch.calls.get() > 0, "the application's QueueMaxedListener was called");
         // The policy's own listener may run first and already have dropped the oldest.
