@@ -166,6 +166,23 @@ class SlowConsumerIT {
         stalledSession.addListener(watch);
         AtomicInteger removals = new AtomicInteger();
         stalledSession.addListener((ServerSession.RemoveListener) (session, message, timeout) -> removals.incrementAndGet());
+        // The first disconnect is held while the queue overflows 100 more times: those must not disconnect again.
+        AtomicInteger disconnects = new AtomicInteger();
+        AtomicInteger overflowsWhileDisconnecting = new AtomicInteger(-1);
+        stalledSession.addExtension(new ServerSession.Extension() {
+            @Override
+            public ServerMessage send(ServerSession session, ServerMessage message) {
+                if ("/meta/disconnect".equals(message.getChannel()) && disconnects.incrementAndGet() == 1) {
+                    int before = watch.calls.get();
+                    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                    while (watch.calls.get() < before + 100 && System.nanoTime() - until < 0) {
+                        LockSupport.parkNanos(1_000_000);
+                    }
+                    overflowsWhileDisconnecting.set(watch.calls.get() - before);
+                }
+                return message;
+            }
+        });
         connectReaders(READERS);
 
         // Publish until the stalled session is gone, then as much again: the readers must not notice.
@@ -179,12 +196,15 @@ class SlowConsumerIT {
         int total = 2 * published;
         publishPaced(published, total, deadline);
         awaitReaders(total, deadline);
-        System.out.printf("SlowConsumerIT: stalled session removed after %d messages, queue maxed %d times; %d readers got %d messages each%n",
-                published, watch.calls.get(), READERS, total);
+        System.out.printf("SlowConsumerIT: stalled session removed after %d messages, queue maxed %d times (%d while disconnecting), "
+                        + "disconnected %d times; %d readers got %d messages each%n",
+                published, watch.calls.get(), overflowsWhileDisconnecting.get(), disconnects.get(), READERS, total);
 
         assertTrue(removedAt.get() > 0, "the stalled session was removed within " + MESSAGES + " messages");
         assertNull(server.bayeux().getSession(stalled.clientId));
         assertEquals(1, removals.get(), "removed once");
+        assertEquals(1, disconnects.get(), "disconnects, with " + overflowsWhileDisconnecting.get() + " overflows while the first went on");
+        assertTrue(overflowsWhileDisconnecting.get() >= 100, "overflows while disconnecting: " + overflowsWhileDisconnecting.get());
         assertTrue(watch.calls.get() > 0, "the application's QueueMaxedListener was called");
         assertTrue(watch.largest.get() <= MAX_QUEUE, "queue " + watch.largest.get() + " > " + MAX_QUEUE);
         for (Reader reader : readers) {
