@@ -6,12 +6,18 @@ import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.common.json.JacksonJsonCodec;
 import io.bayeux.server.BayeuxServerConfig;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.util.concurrent.FastThreadLocalThread;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.net.InetSocketAddress;
@@ -36,7 +42,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.LongSupplier;
+import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -119,7 +125,7 @@ class SlowConsumerIT {
         AtomicInteger deQueuesOnEventLoop = new AtomicInteger();
         server.bayeux().getSession(readers.get(0).clientId).addListener((ServerSession.DeQueueListener) (session, queue) -> {
             deQueues.incrementAndGet();
-            if (Thread.currentThread() instanceof io.netty.util.concurrent.FastThreadLocalThread) {
+            if (Thread.currentThread() instanceof FastThreadLocalThread) {
                 deQueuesOnEventLoop.incrementAndGet();
             }
         });
@@ -127,9 +133,9 @@ class SlowConsumerIT {
         Memory baseline = memory();
         long started = System.nanoTime();
         AtomicInteger maxQueueSeen = new AtomicInteger();
-        publishPaced(MESSAGES, deadline, () -> {
+        publishPaced(0, MESSAGES, deadline, () -> {
             maxQueueSeen.accumulateAndGet(stalledSession.getQueueSize(), Math::max);
-            return 0;
+            return false;
         });
         awaitReaders(MESSAGES, deadline);
         long publishedIn = System.nanoTime() - started;
@@ -186,22 +192,15 @@ class SlowConsumerIT {
         connectReaders(READERS);
 
         // Publish until the stalled session is gone, then as much again: the readers must not notice.
-        AtomicInteger removedAt = new AtomicInteger(-1);
-        int published = publishPaced(MESSAGES, deadline, () -> {
-            if (removedAt.get() < 0 && server.bayeux().getSession(stalled.clientId) == null) {
-                return 1;
-            }
-            return 0;
-        }, removedAt);
+        int published = publishPaced(0, MESSAGES, deadline, () -> server.bayeux().getSession(stalled.clientId) == null);
         int total = 2 * published;
-        publishPaced(published, total, deadline);
+        publishPaced(published, total, deadline, () -> false);
         awaitReaders(total, deadline);
         System.out.printf("SlowConsumerIT: stalled session removed after %d messages, queue maxed %d times (%d while disconnecting), "
                         + "disconnected %d times; %d readers got %d messages each%n",
                 published, watch.calls.get(), overflowsWhileDisconnecting.get(), disconnects.get(), READERS, total);
 
-        assertTrue(removedAt.get() > 0, "the stalled session was removed within " + MESSAGES + " messages");
-        assertNull(server.bayeux().getSession(stalled.clientId));
+        assertNull(server.bayeux().getSession(stalled.clientId), "the stalled session was removed within " + MESSAGES + " messages");
         assertEquals(1, removals.get(), "removed once");
         assertEquals(1, disconnects.get(), "disconnects, with " + overflowsWhileDisconnecting.get() + " overflows while the first went on");
         assertTrue(overflowsWhileDisconnecting.get() >= 100, "overflows while disconnecting: " + overflowsWhileDisconnecting.get());
@@ -240,7 +239,7 @@ class SlowConsumerIT {
             }
         });
         long started = System.nanoTime();
-        publishPaced(MESSAGES, deadline, () -> 0);
+        publishPaced(0, MESSAGES, deadline, () -> false);
         awaitReaders(MESSAGES, deadline);
         long publishedIn = System.nanoTime() - started;
         Memory after = memory();
@@ -278,42 +277,25 @@ class SlowConsumerIT {
         }
     }
 
-    /** Publishes {@code count} messages from 0, pausing whenever a reader falls behind. */
-    private int publishPaced(int count, long deadline, LongSupplier afterEach) throws InterruptedException {
-        return publishPaced(count, deadline, afterEach, new AtomicInteger());
-    }
-
     /**
-     * Publishes messages from 0, pausing whenever a reader falls behind, until {@code count}
-     * were published or {@code afterEach} returns non-zero (then {@code stoppedAt} gets the
-     * number published).
+     * Publishes messages {@code from} (inclusive) to {@code to} (exclusive), pausing whenever
+     * a reader falls {@value #MAX_BEHIND} behind, and stopping early after a message when
+     * {@code stopAfter} says so.
      *
-     * @return the number of messages published
+     * @return the number of the next message to publish
      */
-    private int publishPaced(int count, long deadline, LongSupplier afterEach, AtomicInteger stoppedAt) throws InterruptedException {
+    private int publishPaced(int from, int to, long deadline, BooleanSupplier stopAfter) {
         ServerChannel channel = server.bayeux().getChannel(CHANNEL);
-        for (int i = 0; i < count; i++) {
+        for (int i = from; i < to; i++) {
             channel.publish(null, payload(i));
-            if (afterEach.getAsLong() != 0) {
-                stoppedAt.set(i + 1);
+            if (stopAfter.getAsBoolean()) {
                 return i + 1;
             }
             if ((i + 1) % CHUNK == 0) {
                 awaitReaders(i + 1 - MAX_BEHIND, deadline);
             }
         }
-        return count;
-    }
-
-    /** Publishes messages {@code from} (inclusive) to {@code to} (exclusive), paced. */
-    private void publishPaced(int from, int to, long deadline) throws InterruptedException {
-        ServerChannel channel = server.bayeux().getChannel(CHANNEL);
-        for (int i = from; i < to; i++) {
-            channel.publish(null, payload(i));
-            if ((i + 1) % CHUNK == 0) {
-                awaitReaders(i + 1 - MAX_BEHIND, deadline);
-            }
-        }
+        return to;
     }
 
     private static String payload(int n) {
@@ -367,8 +349,8 @@ class SlowConsumerIT {
     /** The bytes written to the server's connections that the network has not taken yet, all connections together. */
     private long pendingOutboundBytes() {
         long total = 0;
-        for (io.netty.channel.Channel channel : server.channels()) {
-            io.netty.channel.ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
+        for (Channel channel : server.channels()) {
+            ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
             if (buffer != null) {
                 total += buffer.totalPendingWriteBytes();
             }
@@ -379,10 +361,10 @@ class SlowConsumerIT {
     /** The direct memory in use by Netty's default allocator and by the JDK's direct buffers. */
     private static long directMemory() {
         long total = 0;
-        if (io.netty.buffer.ByteBufAllocator.DEFAULT instanceof io.netty.buffer.ByteBufAllocatorMetricProvider provider) {
+        if (ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider provider) {
             total += provider.metric().usedDirectMemory();
         }
-        for (java.lang.management.BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class)) {
+        for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
             if ("direct".equals(pool.getName())) {
                 total += pool.getMemoryUsed();
             }
