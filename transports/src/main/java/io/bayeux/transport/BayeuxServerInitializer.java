@@ -19,7 +19,7 @@ import io.netty.handler.timeout.IdleStateHandler;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The whole pipeline of a connection, in one place: TLS, HTTP codec, request timeout, gzip,
+ * The whole pipeline of a connection, in one place: TLS, read back-pressure, HTTP codec, request timeout, gzip,
  * body aggregation, CORS, idle detection and the Bayeux handler, which upgrades itself to
  * WebSocket when asked.
  */
@@ -51,6 +51,7 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
         if (ssl != null) {
             pipeline.addLast("ssl", ssl.newHandler(channel.alloc()));
         }
+        pipeline.addLast(ReadBackpressure.NAME, ReadBackpressure.INSTANCE);
         RequestTimeoutHandler requestTimeout = new RequestTimeoutHandler(config.requestTimeout().toMillis());
         pipeline.addLast(RequestTimeoutHandler.STARTER_NAME, requestTimeout.starter());
         pipeline.addLast("http", new HttpServerCodec(4096, 8192, 8192));

@@ -38,8 +38,10 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -227,6 +229,7 @@ public final class NettyBayeuxServer {
             if (session.isLocalSession()) {
                 return;
             }
+            AtomicBoolean disconnecting = new AtomicBoolean();
             session.addListener((ServerSession.QueueMaxedListener) (s, queue, sender, m) -> switch (overflow) {
                 case DROP_OLDEST -> {
                     queue.poll();
@@ -234,8 +237,15 @@ public final class NettyBayeuxServer {
                 }
                 case DROP_NEWEST -> false;
                 case DISCONNECT -> {
-                    // Under the session lock: remove it from another thread.
-                    executor.execute(s::disconnect);
+                    // Under the session lock: remove it from another thread, once, whatever overflows meanwhile.
+                    if (disconnecting.compareAndSet(false, true)) {
+                        try {
+                            executor.execute(s::disconnect);
+                        } catch (RejectedExecutionException x) {
+                            LOG.warn("Cannot disconnect {}, whose queue is full: executor overloaded; the next overflow tries again", s);
+                            disconnecting.set(false);
+                        }
+                    }
                     yield false;
                 }
             });

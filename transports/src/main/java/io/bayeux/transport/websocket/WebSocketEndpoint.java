@@ -11,22 +11,29 @@ import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * A WebSocket connection as the core sees it: it can push at any time. Messages are encoded
- * on the calling thread (never the event loop) and the write's completion is reported when the
- * frame has left, which is what paces a session's flusher.
+ * on the calling thread and the write's completion is reported, on the application executor,
+ * when the frame has left: that is what paces a session's flusher, which goes on from the
+ * completion with the next batch (its {@code DeQueueListener}s and encoding), so never on an
+ * event loop.
  */
 final class WebSocketEndpoint implements Endpoint {
     private final Channel channel;
     private final BayeuxServerImpl bayeux;
+    private final Executor executor;
     private final String browserId;
     private final String userAgent;
     private final InetSocketAddress remoteAddress;
 
-    WebSocketEndpoint(Channel channel, BayeuxServerImpl bayeux, String browserId, String userAgent, InetSocketAddress remoteAddress) {
+    WebSocketEndpoint(Channel channel, BayeuxServerImpl bayeux, Executor executor, String browserId, String userAgent,
+                      InetSocketAddress remoteAddress) {
         this.channel = channel;
         this.bayeux = bayeux;
+        this.executor = executor;
         this.browserId = browserId;
         this.userAgent = userAgent;
         this.remoteAddress = remoteAddress;
@@ -56,10 +63,12 @@ final class WebSocketEndpoint implements Endpoint {
             return;
         }
         channel.writeAndFlush(new TextWebSocketFrame(Unpooled.wrappedBuffer(json))).addListener(future -> {
-            if (future.isSuccess()) {
-                written.succeed(null);
-            } else {
-                written.fail(future.cause());
+            Runnable completion = future.isSuccess() ? () -> written.succeed(null) : () -> written.fail(future.cause());
+            try {
+                executor.execute(completion);
+            } catch (RejectedExecutionException x) {
+                // Overloaded: completing in place beats losing the completion, which would stop the session's pushes.
+                completion.run();
             }
         });
     }

@@ -69,7 +69,7 @@ public final class WebSocketUpgrade {
         }
         InetSocketAddress remote = ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
         WebSocketFrameHandler frames = new WebSocketFrameHandler(handshaker, bayeux, config, executor,
-                new WebSocketEndpoint(ctx.channel(), bayeux, browserId, request.headers().get(HttpHeaderNames.USER_AGENT), remote));
+                new WebSocketEndpoint(ctx.channel(), bayeux, executor, browserId, request.headers().get(HttpHeaderNames.USER_AGENT), remote));
         pipeline.replace(http, WebSocketFrameHandler.NAME, frames);
         pipeline.addBefore(WebSocketFrameHandler.NAME, "wsAggregator", new WebSocketFrameAggregator(config.maxMessageSize()));
         // The handshaker does not validate UTF-8 (only WebSocketServerProtocolHandler adds this):

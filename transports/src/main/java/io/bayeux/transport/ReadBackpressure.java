@@ -1,0 +1,31 @@
+package io.bayeux.transport;
+
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+
+/**
+ * Stops reading a connection while it cannot take more writes, and reads again once its
+ * outbound buffer drained below the low water mark.
+ *
+ * <p>Everything a client sends is answered, and an answered {@code /meta/connect} carries the
+ * session's queue: a client that keeps sending but never reads would otherwise pile those
+ * answers up in the connection's outbound buffer (direct memory, unbounded) past the session
+ * queue's bound. Not reading also stops its messages from being handled, so such a client no
+ * longer extends its session, which expires. Pushes are paced separately, by the session's
+ * flusher waiting for each write to complete. Stateless and shared by every connection.
+ */
+@ChannelHandler.Sharable
+final class ReadBackpressure extends ChannelInboundHandlerAdapter {
+    static final String NAME = "readBackpressure";
+    static final ReadBackpressure INSTANCE = new ReadBackpressure();
+
+    private ReadBackpressure() {
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+        ctx.fireChannelWritabilityChanged();
+    }
+}

@@ -1,0 +1,655 @@
+package io.bayeux.transport;
+
+import io.bayeux.api.Message;
+import io.bayeux.api.server.ServerChannel;
+import io.bayeux.api.server.ServerMessage;
+import io.bayeux.api.server.ServerSession;
+import io.bayeux.common.json.JacksonJsonCodec;
+import io.bayeux.server.BayeuxServerConfig;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.util.concurrent.FastThreadLocalThread;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.WebSocket;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The slow-consumer guarantee over real sockets: a WebSocket client that stops reading costs
+ * the server its bounded session queue and the one write in flight, however much is
+ * published, the configured overflow policy applies and the application hears of it, while
+ * the clients that do read get every message.
+ *
+ * <p>The stalled client is a raw socket with a 4 KiB receive buffer that speaks WebSocket by
+ * hand and never reads after subscribing; the readers are JDK WebSocket clients that only
+ * count the messages of each frame. The server runs in this JVM, so its heap is measured
+ * directly.
+ */
+class SlowConsumerIT {
+    private static final JacksonJsonCodec JSON = new JacksonJsonCodec();
+    private static final String CHANNEL = "/slow/data";
+    private static final int MAX_QUEUE = NettyBayeuxServer.DEFAULT_MAX_QUEUE;
+    private static final int READERS = 50;
+    private static final int MESSAGES = 50_000;
+    /** The publisher waits when a reader is this many messages behind, far below the readers' own queue bound. */
+    private static final int MAX_BEHIND = 500;
+    private static final int CHUNK = 100;
+    /** The most the server's memory (heap after GC, plus bytes waiting in its connections' outbound buffers) may grow. */
+    private static final long MAX_GROWTH = 25L * 1024 * 1024;
+    private static final Duration TIME_LIMIT = Duration.ofSeconds(120);
+    /** Makes each payload about 1 KiB; the {@code <n>} marker in front is what readers count. */
+    private static final String FILLER = "x".repeat(1016);
+
+    private NettyBayeuxServer server;
+    private HttpClient http;
+    private final List<Reader> readers = new ArrayList<>();
+    private StalledClient stalled;
+
+    /**
+     * A server whose held connects outlast the test (so the stalled session is neither
+     * answered nor expired while it runs) and with the default queue bound.
+     */
+    private void start(QueueOverflow overflow) {
+        server = NettyBayeuxServer.builder().port(0)
+                .maxQueue(MAX_QUEUE, overflow)
+                .bayeuxConfig(BayeuxServerConfig.builder().maxQueue(MAX_QUEUE).timeout(Duration.ofSeconds(200)).build())
+                .idleTimeout(Duration.ofSeconds(300))
+                .build().start();
+        server.bayeux().createChannelIfAbsent(CHANNEL);
+        http = HttpClient.newHttpClient();
+    }
+
+    @AfterEach
+    void stop() {
+        if (stalled != null) {
+            stalled.close();
+        }
+        for (Reader reader : readers) {
+            reader.close();
+        }
+        if (http != null) {
+            http.close();
+        }
+        if (server != null) {
+            server.stop();
+        }
+    }
+
+    @Test
+    void aClientThatStopsReadingCostsABoundedQueueWhileReadersGetEveryMessage() throws Exception {
+        start(QueueOverflow.DROP_OLDEST);
+        long deadline = System.nanoTime() + TIME_LIMIT.toNanos();
+        stalled = new StalledClient(server.uri()).subscribe();
+        ServerSession stalledSession = server.bayeux().getSession(stalled.clientId);
+        QueueWatch watch = new QueueWatch();
+        stalledSession.addListener(watch);
+        connectReaders(READERS);
+        // The flusher takes the next batch when a write completes: application code, which must not run on an event loop.
+        AtomicInteger deQueues = new AtomicInteger();
+        AtomicInteger deQueuesOnEventLoop = new AtomicInteger();
+        server.bayeux().getSession(readers.get(0).clientId).addListener((ServerSession.DeQueueListener) (session, queue) -> {
+            deQueues.incrementAndGet();
+            if (Thread.currentThread() instanceof FastThreadLocalThread) {
+                deQueuesOnEventLoop.incrementAndGet();
+            }
+        });
+
+        Memory baseline = memory();
+        long started = System.nanoTime();
+        AtomicInteger maxQueueSeen = new AtomicInteger();
+        publishPaced(0, MESSAGES, deadline, () -> {
+            maxQueueSeen.accumulateAndGet(stalledSession.getQueueSize(), Math::max);
+            return false;
+        });
+        awaitReaders(MESSAGES, deadline);
+        long publishedIn = System.nanoTime() - started;
+        Memory after = memory();
+        long growth = after.total() - baseline.total();
+        System.out.printf("SlowConsumerIT: %d readers got %d messages each in %d ms; %s -> %s (%+.1f MB); "
+                        + "stalled queue max %d, queue maxed %d times (largest queue seen by the listener %d)%n",
+                READERS, MESSAGES, TimeUnit.NANOSECONDS.toMillis(publishedIn), baseline, after, mb(growth),
+                maxQueueSeen.get(), watch.calls.get(), watch.largest.get());
+
+        for (Reader reader : readers) {
+            assertEquals(MESSAGES, reader.count.get(), "messages received by " + reader.clientId);
+            assertEquals((long) MESSAGES * (MESSAGES - 1) / 2, reader.sum.get(), "each message exactly once at " + reader.clientId);
+        }
+        assertTrue(deQueues.get() > 0, "the reader's queue was taken");
+        assertEquals(0, deQueuesOnEventLoop.get(), "DeQueueListener calls on an event loop, of " + deQueues.get());
+        assertNotNull(server.bayeux().getSession(stalled.clientId), "the stalled session is still there, its queue included in the measure");
+        assertTrue(watch.calls.get() > 0, "the application's QueueMaxedListener was called");
+        // The policy's own listener may run first and already have dropped the oldest.
+        assertTrue(watch.largest.get() >= MAX_QUEUE - 1 && watch.largest.get() <= MAX_QUEUE,
+                "the queue reached, and never passed, its bound: " + watch.largest.get());
+        assertTrue(maxQueueSeen.get() <= MAX_QUEUE, "stalled queue " + maxQueueSeen.get() + " > " + MAX_QUEUE);
+        assertTrue(stalledSession.getQueueSize() <= MAX_QUEUE);
+        assertTrue(growth < MAX_GROWTH, String.format("server memory grew by %.1f MB: %s -> %s", mb(growth), baseline, after));
+    }
+
+    @Test
+    void withTheDisconnectPolicyTheStalledSessionIsRemovedAndTheOthersAreUnaffected() throws Exception {
+        start(QueueOverflow.DISCONNECT);
+        long deadline = System.nanoTime() + TIME_LIMIT.toNanos();
+        stalled = new StalledClient(server.uri()).subscribe();
+        ServerSession stalledSession = server.bayeux().getSession(stalled.clientId);
+        QueueWatch watch = new QueueWatch();
+        stalledSession.addListener(watch);
+        AtomicInteger removals = new AtomicInteger();
+        stalledSession.addListener((ServerSession.RemoveListener) (session, message, timeout) -> removals.incrementAndGet());
+        // The first disconnect is held while the queue overflows 100 more times: those must not disconnect again.
+        AtomicInteger disconnects = new AtomicInteger();
+        AtomicInteger overflowsWhileDisconnecting = new AtomicInteger(-1);
+        stalledSession.addExtension(new ServerSession.Extension() {
+            @Override
+            public ServerMessage send(ServerSession session, ServerMessage message) {
+                if ("/meta/disconnect".equals(message.getChannel()) && disconnects.incrementAndGet() == 1) {
+                    int before = watch.calls.get();
+                    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                    while (watch.calls.get() < before + 100 && System.nanoTime() - until < 0) {
+                        LockSupport.parkNanos(1_000_000);
+                    }
+                    overflowsWhileDisconnecting.set(watch.calls.get() - before);
+                }
+                return message;
+            }
+        });
+        connectReaders(READERS);
+
+        // Publish until the stalled session is gone, then as much again: the readers must not notice.
+        int published = publishPaced(0, MESSAGES, deadline, () -> server.bayeux().getSession(stalled.clientId) == null);
+        int total = 2 * published;
+        publishPaced(published, total, deadline, () -> false);
+        awaitReaders(total, deadline);
+        System.out.printf("SlowConsumerIT: stalled session removed after %d messages, queue maxed %d times (%d while disconnecting), "
+                        + "disconnected %d times; %d readers got %d messages each%n",
+                published, watch.calls.get(), overflowsWhileDisconnecting.get(), disconnects.get(), READERS, total);
+
+        assertNull(server.bayeux().getSession(stalled.clientId), "the stalled session was removed within " + MESSAGES + " messages");
+        assertEquals(1, removals.get(), "removed once");
+        assertEquals(1, disconnects.get(), "disconnects, with " + overflowsWhileDisconnecting.get() + " overflows while the first went on");
+        assertTrue(overflowsWhileDisconnecting.get() >= 100, "overflows while disconnecting: " + overflowsWhileDisconnecting.get());
+        assertTrue(watch.calls.get() > 0, "the application's QueueMaxedListener was called");
+        assertTrue(watch.largest.get() <= MAX_QUEUE, "queue " + watch.largest.get() + " > " + MAX_QUEUE);
+        for (Reader reader : readers) {
+            assertNotNull(server.bayeux().getSession(reader.clientId), "reader " + reader.clientId + " is still there");
+            assertEquals(total, reader.count.get(), "messages received by " + reader.clientId);
+            assertEquals((long) total * (total - 1) / 2, reader.sum.get(), "each message exactly once at " + reader.clientId);
+        }
+    }
+
+    @Test
+    void aClientThatKeepsSendingButNeverReadsIsNotAnsweredIntoUnboundedMemory() throws Exception {
+        start(QueueOverflow.DROP_OLDEST);
+        long deadline = System.nanoTime() + TIME_LIMIT.toNanos();
+        stalled = new StalledClient(server.uri()).subscribe();
+        ServerSession stalledSession = server.bayeux().getSession(stalled.clientId);
+        QueueWatch watch = new QueueWatch();
+        stalledSession.addListener(watch);
+        connectReaders(READERS);
+
+        Memory baseline = memory();
+        // Connects answered at once would each carry the whole queue, written whether or not the client reads.
+        String connect = json(message("/meta/connect", stalled.clientId, "connectionType", "websocket", "advice", Map.of("timeout", 0)));
+        AtomicInteger sent = new AtomicInteger();
+        Thread sender = Thread.ofPlatform().daemon().name("stalled-sender").start(() -> {
+            try {
+                while (!Thread.currentThread().isInterrupted()) {
+                    stalled.send(connect);
+                    sent.incrementAndGet();
+                    LockSupport.parkNanos(1_000_000);
+                }
+            } catch (IOException x) {
+                // The socket was closed at the end of the test.
+            }
+        });
+        long started = System.nanoTime();
+        publishPaced(0, MESSAGES, deadline, () -> false);
+        awaitReaders(MESSAGES, deadline);
+        long publishedIn = System.nanoTime() - started;
+        Memory after = memory();
+        sender.interrupt();
+        long growth = after.total() - baseline.total();
+        System.out.printf("SlowConsumerIT: stalled client sent %d connects (not waiting for replies); %d readers got %d messages each in %d ms; "
+                        + "%s -> %s (%+.1f MB); queue maxed %d times%n",
+                sent.get(), READERS, MESSAGES, TimeUnit.NANOSECONDS.toMillis(publishedIn), baseline, after, mb(growth),
+                watch.calls.get());
+
+        for (Reader reader : readers) {
+            assertEquals(MESSAGES, reader.count.get(), "messages received by " + reader.clientId);
+        }
+        assertTrue(growth < MAX_GROWTH, String.format("server memory grew by %.1f MB: %s -> %s", mb(growth), baseline, after));
+        assertTrue(watch.calls.get() > 0, "the application's QueueMaxedListener was called: the queue waited, it was not answered away");
+        assertTrue(watch.largest.get() <= MAX_QUEUE, "queue " + watch.largest.get() + " > " + MAX_QUEUE);
+    }
+
+    /** Records the application's view of the stalled session's overflow; never vetoes the policy. */
+    private static final class QueueWatch implements ServerSession.QueueMaxedListener {
+        final AtomicInteger calls = new AtomicInteger();
+        final AtomicInteger largest = new AtomicInteger();
+
+        @Override
+        public boolean queueMaxed(ServerSession session, Queue<ServerMessage> queue, ServerSession sender, Message message) {
+            calls.incrementAndGet();
+            largest.accumulateAndGet(queue.size(), Math::max);
+            return true;
+        }
+    }
+
+    private void connectReaders(int count) throws Exception {
+        for (int i = 0; i < count; i++) {
+            readers.add(new Reader(http, server.uri()).subscribe());
+        }
+    }
+
+    /**
+     * Publishes messages {@code from} (inclusive) to {@code to} (exclusive), pausing whenever
+     * a reader falls {@value #MAX_BEHIND} behind, and stopping early after a message when
+     * {@code stopAfter} says so.
+     *
+     * @return the number of the next message to publish
+     */
+    private int publishPaced(int from, int to, long deadline, BooleanSupplier stopAfter) {
+        ServerChannel channel = server.bayeux().getChannel(CHANNEL);
+        for (int i = from; i < to; i++) {
+            channel.publish(null, payload(i));
+            if (stopAfter.getAsBoolean()) {
+                return i + 1;
+            }
+            if ((i + 1) % CHUNK == 0) {
+                awaitReaders(i + 1 - MAX_BEHIND, deadline);
+            }
+        }
+        return to;
+    }
+
+    private static String payload(int n) {
+        return "<" + n + ">" + FILLER;
+    }
+
+    /** Waits until every reader counted at least {@code target} messages; fails past the deadline. */
+    private void awaitReaders(long target, long deadline) {
+        for (Reader reader : readers) {
+            while (reader.count.get() < target) {
+                if (System.nanoTime() - deadline > 0) {
+                    List<Long> counts = readers.stream().map(r -> r.count.get()).toList();
+                    fail("Readers not at " + target + " messages within " + TIME_LIMIT + ": " + counts);
+                }
+                LockSupport.parkNanos(200_000);
+            }
+        }
+    }
+
+    private static long usedHeapAfterGc() {
+        MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        long used = Long.MAX_VALUE;
+        for (int i = 0; i < 5; i++) {
+            System.gc();
+            used = Math.min(used, memory.getHeapMemoryUsage().getUsed());
+        }
+        return used;
+    }
+
+    /**
+     * The server's memory as far as slow consumers go: the heap after GC (session queues, the
+     * JSON cached by queued messages) and the bytes written to its connections that the network
+     * has not taken yet (Netty copies them to direct buffers, which the heap does not show).
+     */
+    private Memory memory() {
+        return new Memory(usedHeapAfterGc(), pendingOutboundBytes(), directMemory());
+    }
+
+    /** @param direct informative only: pools keep what they once allocated */
+    private record Memory(long heap, long pendingOutbound, long direct) {
+        long total() {
+            return heap + pendingOutbound;
+        }
+
+        @Override
+        public String toString() {
+            return String.format("[heap after GC %.1f MB, pending outbound %.1f MB, direct %.1f MB]", mb(heap), mb(pendingOutbound), mb(direct));
+        }
+    }
+
+    /** The bytes written to the server's connections that the network has not taken yet, all connections together. */
+    private long pendingOutboundBytes() {
+        long total = 0;
+        for (Channel channel : server.channels()) {
+            ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
+            if (buffer != null) {
+                total += buffer.totalPendingWriteBytes();
+            }
+        }
+        return total;
+    }
+
+    /** The direct memory in use by Netty's default allocator and by the JDK's direct buffers. */
+    private static long directMemory() {
+        long total = 0;
+        if (ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider provider) {
+            total += provider.metric().usedDirectMemory();
+        }
+        for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+            if ("direct".equals(pool.getName())) {
+                total += pool.getMemoryUsed();
+            }
+        }
+        return total;
+    }
+
+    private static double mb(long bytes) {
+        return bytes / (1024.0 * 1024.0);
+    }
+
+    private static Map<String, Object> message(String channel, String clientId, Object... fields) {
+        Map<String, Object> message = new LinkedHashMap<>();
+        message.put("channel", channel);
+        if (clientId != null) {
+            message.put("clientId", clientId);
+        }
+        for (int i = 0; i < fields.length; i += 2) {
+            message.put((String) fields[i], fields[i + 1]);
+        }
+        return message;
+    }
+
+    private static String json(Map<String, Object> message) {
+        try {
+            return new String(JSON.write(List.of(message)), StandardCharsets.UTF_8);
+        } catch (Exception x) {
+            throw new AssertionError(x);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> parse(String json) {
+        try {
+            return (List<Map<String, Object>>) JSON.parse(json.getBytes(StandardCharsets.UTF_8));
+        } catch (Exception x) {
+            throw new AssertionError("Invalid JSON: " + json, x);
+        }
+    }
+
+    private static Map<String, Object> successfulReply(List<Map<String, Object>> messages, String channel) {
+        for (Map<String, Object> message : messages) {
+            if (channel.equals(message.get("channel")) && message.containsKey("successful")) {
+                assertEquals(true, message.get("successful"), "reply " + message);
+                return message;
+            }
+        }
+        return null;
+    }
+
+    /** The Bayeux conversation every client has before the publishing starts. */
+    private abstract static class Client implements AutoCloseable {
+        String clientId;
+
+        abstract void send(String json) throws Exception;
+
+        /** The messages of the next frame, waiting at most 10 s. */
+        abstract List<Map<String, Object>> nextFrame() throws Exception;
+
+        Map<String, Object> request(Map<String, Object> message) throws Exception {
+            send(json(message));
+            String channel = (String) message.get("channel");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (System.nanoTime() - deadline < 0) {
+                Map<String, Object> reply = successfulReply(nextFrame(), channel);
+                if (reply != null) {
+                    return reply;
+                }
+            }
+            throw new AssertionError("No reply on " + channel + " within 10 s");
+        }
+
+        /** Handshakes, connects, subscribes, then sends the connect the server holds. */
+        void setUp() throws Exception {
+            clientId = (String) request(message("/meta/handshake", null, "version", "1.0",
+                    "supportedConnectionTypes", List.of("websocket"))).get("clientId");
+            request(message("/meta/connect", clientId, "connectionType", "websocket"));
+            request(message("/meta/subscribe", clientId, "subscription", CHANNEL));
+            send(json(message("/meta/connect", clientId, "connectionType", "websocket")));
+        }
+    }
+
+    /**
+     * A JDK WebSocket client that, once subscribed, only counts the {@code <n>} markers of the
+     * frames it receives, and sums their numbers.
+     */
+    private static final class Reader extends Client implements WebSocket.Listener {
+        final AtomicLong count = new AtomicLong();
+        final AtomicLong sum = new AtomicLong();
+        private final BlockingQueue<List<Map<String, Object>>> frames = new LinkedBlockingQueue<>();
+        private final StringBuilder text = new StringBuilder();
+        private final WebSocket socket;
+        private volatile boolean counting;
+        /** The number being read after a {@code <}, or -1. Only touched by the listener's thread. */
+        private long number = -1;
+
+        Reader(HttpClient http, URI uri) throws Exception {
+            socket = http.newWebSocketBuilder().buildAsync(URI.create(uri.toString().replaceFirst("^http", "ws")), this)
+                    .get(5, TimeUnit.SECONDS);
+        }
+
+        Reader subscribe() throws Exception {
+            setUp();
+            counting = true;
+            return this;
+        }
+
+        @Override
+        void send(String json) throws Exception {
+            socket.sendText(json, true).get(5, TimeUnit.SECONDS);
+        }
+
+        @Override
+        List<Map<String, Object>> nextFrame() throws InterruptedException {
+            List<Map<String, Object>> frame = frames.poll(10, TimeUnit.SECONDS);
+            if (frame == null) {
+                throw new AssertionError("No frame within 10 s");
+            }
+            return frame;
+        }
+
+        @Override
+        public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
+            if (counting) {
+                count(data);
+            } else {
+                text.append(data);
+                if (last) {
+                    frames.add(parse(text.toString()));
+                    text.setLength(0);
+                }
+            }
+            webSocket.request(1);
+            return null;
+        }
+
+        private void count(CharSequence data) {
+            long n = number;
+            long messages = 0;
+            long total = 0;
+            for (int i = 0, length = data.length(); i < length; i++) {
+                char c = data.charAt(i);
+                if (n >= 0) {
+                    if (c >= '0' && c <= '9') {
+                        n = n * 10 + (c - '0');
+                    } else {
+                        if (c == '>') {
+                            messages++;
+                            total += n;
+                        }
+                        n = -1;
+                    }
+                } else if (c == '<') {
+                    n = 0;
+                }
+            }
+            number = n;
+            sum.addAndGet(total);
+            count.addAndGet(messages);
+        }
+
+        @Override
+        public void close() {
+            socket.abort();
+        }
+    }
+
+    /**
+     * A client on a raw socket with a 4 KiB receive buffer: upgrades to WebSocket and speaks
+     * Bayeux in masked text frames by hand, then stops reading for good.
+     */
+    private static final class StalledClient extends Client {
+        private final Socket socket = new Socket();
+        private final InputStream in;
+        private final OutputStream out;
+
+        StalledClient(URI uri) throws Exception {
+            socket.setReceiveBufferSize(4096);
+            socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), 5000);
+            socket.setSoTimeout(10_000);
+            in = socket.getInputStream();
+            out = socket.getOutputStream();
+            byte[] nonce = new byte[16];
+            ThreadLocalRandom.current().nextBytes(nonce);
+            String key = Base64.getEncoder().encodeToString(nonce);
+            String request = "GET " + uri.getPath() + " HTTP/1.1\r\n"
+                    + "Host: " + uri.getHost() + ":" + uri.getPort() + "\r\n"
+                    + "Upgrade: websocket\r\n"
+                    + "Connection: Upgrade\r\n"
+                    + "Sec-WebSocket-Key: " + key + "\r\n"
+                    + "Sec-WebSocket-Version: 13\r\n\r\n";
+            out.write(request.getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            String head = readHead();
+            String accept = Base64.getEncoder().encodeToString(MessageDigest.getInstance("SHA-1")
+                    .digest((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").getBytes(StandardCharsets.US_ASCII)));
+            if (!head.startsWith("HTTP/1.1 101") || !head.toLowerCase().contains("sec-websocket-accept: " + accept.toLowerCase())) {
+                throw new AssertionError("Not upgraded: " + head);
+            }
+        }
+
+        StalledClient subscribe() throws Exception {
+            setUp();
+            return this;
+        }
+
+        private String readHead() throws IOException {
+            StringBuilder head = new StringBuilder();
+            while (!head.toString().endsWith("\r\n\r\n")) {
+                int b = in.read();
+                if (b < 0) {
+                    throw new AssertionError("Closed during the upgrade: " + head);
+                }
+                head.append((char) b);
+            }
+            return head.toString();
+        }
+
+        @Override
+        void send(String json) throws IOException {
+            byte[] payload = json.getBytes(StandardCharsets.UTF_8);
+            byte[] mask = new byte[4];
+            ThreadLocalRandom.current().nextBytes(mask);
+            int length = payload.length;
+            byte[] header;
+            if (length < 126) {
+                header = new byte[] {(byte) 0x81, (byte) (0x80 | length)};
+            } else if (length < 65536) {
+                header = new byte[] {(byte) 0x81, (byte) (0x80 | 126), (byte) (length >>> 8), (byte) length};
+            } else {
+                throw new IllegalArgumentException("Frame too large for this client: " + length);
+            }
+            byte[] frame = new byte[header.length + 4 + length];
+            System.arraycopy(header, 0, frame, 0, header.length);
+            System.arraycopy(mask, 0, frame, header.length, 4);
+            for (int i = 0; i < length; i++) {
+                frame[header.length + 4 + i] = (byte) (payload[i] ^ mask[i & 3]);
+            }
+            out.write(frame);
+            out.flush();
+        }
+
+        @Override
+        List<Map<String, Object>> nextFrame() throws IOException {
+            while (true) {
+                int b0 = readByte();
+                int b1 = readByte();
+                if ((b1 & 0x80) != 0) {
+                    throw new AssertionError("The server masked a frame");
+                }
+                long length = b1 & 0x7F;
+                if (length == 126) {
+                    length = ((long) readByte() << 8) | readByte();
+                } else if (length == 127) {
+                    length = 0;
+                    for (int i = 0; i < 8; i++) {
+                        length = (length << 8) | readByte();
+                    }
+                }
+                byte[] payload = in.readNBytes((int) length);
+                int opcode = b0 & 0x0F;
+                if (opcode == 0x8) {
+                    throw new AssertionError("The server closed the WebSocket");
+                }
+                if (opcode == 0x1 && (b0 & 0x80) != 0) {
+                    return parse(new String(payload, StandardCharsets.UTF_8));
+                }
+            }
+        }
+
+        private int readByte() throws IOException {
+            int b = in.read();
+            if (b < 0) {
+                throw new AssertionError("The server closed the connection");
+            }
+            return b;
+        }
+
+        @Override
+        public void close() {
+            try {
+                socket.close();
+            } catch (IOException ignored) {
+                // Closing a test socket.
+            }
+        }
+    }
+}
