@@ -49,7 +49,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private final JsonCodec codec;
     private final ChannelRegistry channels = new ChannelRegistry();
     private final SessionRegistry sessions = new SessionRegistry();
-    private final List<Extension> extensions = new CopyOnWriteArrayList<>();
+    private final ExtensionChain extensions = new ExtensionChain(this);
     private final List<SessionListener> sessionListeners = new CopyOnWriteArrayList<>();
     private final List<ChannelListener> channelListeners = new CopyOnWriteArrayList<>();
     private final List<SubscriptionListener> subscriptionListeners = new CopyOnWriteArrayList<>();
@@ -199,7 +199,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
             }
         }
         exchange.session = session;
-        if (!extendIncoming(session, message)) {
+        if (!extensions.incoming(session, message)) {
             exchange.error("404::message_deleted");
             return;
         }
@@ -319,55 +319,10 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     // --- authorization
 
-    /**
-     * Decides an operation: the security policy first, then the authorizers of the channel and
-     * of the existing wildcard channels that match it (one deny wins; otherwise one grant is
-     * needed when there are authorizers at all).
-     *
-     * @param channel the channel when it exists, for the policy; null for CREATE
-     */
+    /** Decides an operation on a channel: see {@link Authorization}. */
     Authorizer.Result authorize(Authorizer.Operation operation, ChannelId channelId, ServerChannel channel,
                                 ServerSessionImpl session, ServerMessage message) {
-        SecurityPolicy policy = securityPolicy;
-        boolean allowed;
-        try {
-            allowed = switch (operation) {
-                case CREATE -> policy.canCreate(this, session, channelId.getId(), message);
-                case SUBSCRIBE -> policy.canSubscribe(this, session, channel, message);
-                case PUBLISH -> policy.canPublish(this, session, channel, message);
-            };
-        } catch (RuntimeException x) {
-            logListenerFailure(policy, x);
-            allowed = false;
-        }
-        if (!allowed) {
-            return Authorizer.Result.deny("denied_by_security_policy");
-        }
-        boolean any = false;
-        boolean granted = false;
-        ServerChannelImpl self = channels.get(channelId.getId());
-        List<String> wildIds = channelId.getWildIds();
-        for (int i = -1; i < wildIds.size(); i++) {
-            ServerChannelImpl candidate = i < 0 ? self : channels.get(wildIds.get(i));
-            if (candidate == null) {
-                continue;
-            }
-            for (Authorizer authorizer : candidate.authorizers()) {
-                any = true;
-                Authorizer.Result result;
-                try {
-                    result = authorizer.authorize(operation, channelId, session, message);
-                } catch (RuntimeException x) {
-                    logListenerFailure(authorizer, x);
-                    result = Authorizer.Result.deny("authorizer_failed");
-                }
-                if (result instanceof Authorizer.Result.Denied) {
-                    return result;
-                }
-                granted |= result.isGranted();
-            }
-        }
-        return !any || granted ? Authorizer.Result.grant() : Authorizer.Result.deny("denied_by_not_granting");
+        return Authorization.decide(this, operation, channelId, channel, session, message);
     }
 
     // --- publishing and delivering
@@ -401,7 +356,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
         if (channel.isLazy()) {
             message.setLazy(true);
         }
-        if (!extendOutgoing(from, null, message)) {
+        if (!extensions.outgoing(from, null, message)) {
             return false;
         }
         ServerMessageImpl frozen = message instanceof ServerMessageImpl impl ? impl : copyOf(message);
@@ -470,7 +425,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
     /** Delivers to one session only: server extensions, freeze, then the session's own path. */
     boolean deliverPrivately(Session sender, ServerSessionImpl to, ServerMessage.Mutable message) {
         ServerSessionImpl from = asServerSession(sender);
-        if (!extendOutgoing(from, to, message)) {
+        if (!extensions.outgoing(from, to, message)) {
             return false;
         }
         ServerMessageImpl frozen = message instanceof ServerMessageImpl impl ? impl : copyOf(message);
@@ -495,90 +450,9 @@ public final class BayeuxServerImpl implements BayeuxServer {
         return null;
     }
 
-    // --- extensions
-
-    private boolean extendIncoming(ServerSessionImpl session, ServerMessage.Mutable message) {
-        boolean meta = message.isMeta();
-        for (Extension extension : extensions) {
-            try {
-                if (!(meta ? extension.rcvMeta(session, message) : extension.rcv(session, message))) {
-                    return false;
-                }
-            } catch (RuntimeException x) {
-                logListenerFailure(extension, x);
-            }
-        }
-        if (session != null) {
-            for (ServerSession.Extension extension : session.extensions()) {
-                try {
-                    if (!(meta ? extension.rcvMeta(session, message) : extension.rcv(session, message))) {
-                        return false;
-                    }
-                } catch (RuntimeException x) {
-                    logListenerFailure(extension, x);
-                }
-            }
-        }
-        return true;
-    }
-
-    private boolean extendOutgoing(ServerSessionImpl from, ServerSessionImpl to, ServerMessage.Mutable message) {
-        for (int i = extensions.size() - 1; i >= 0; i--) {
-            Extension extension = extensions.get(i);
-            try {
-                if (!extension.send(from, to, message)) {
-                    return false;
-                }
-            } catch (RuntimeException x) {
-                logListenerFailure(extension, x);
-            }
-        }
-        return true;
-    }
-
-    /**
-     * Runs a reply through the outgoing extensions (server ones, then the session's) right
-     * before it is written. @return the reply to write, or null when dropped
-     */
-    ServerMessage extendReply(Exchange exchange) {
-        ServerMessage.Mutable reply = exchange.reply;
-        ServerSessionImpl session = exchange.session;
-        boolean meta = reply.isMeta();
-        for (int i = extensions.size() - 1; i >= 0; i--) {
-            Extension extension = extensions.get(i);
-            try {
-                if (!(meta ? extension.sendMeta(session, reply) : extension.send(session, session, reply))) {
-                    return null;
-                }
-            } catch (RuntimeException x) {
-                logListenerFailure(extension, x);
-            }
-        }
-        if (session == null) {
-            return reply;
-        }
-        List<ServerSession.Extension> sessionExtensions = session.extensions();
-        ServerMessage result = reply;
-        for (int i = sessionExtensions.size() - 1; i >= 0 && result != null; i--) {
-            ServerSession.Extension extension = sessionExtensions.get(i);
-            try {
-                if (meta) {
-                    if (!extension.sendMeta(session, reply)) {
-                        return null;
-                    }
-                } else {
-                    result = extension.send(session, result);
-                }
-            } catch (RuntimeException x) {
-                logListenerFailure(extension, x);
-            }
-        }
-        return result;
-    }
-
     @Override
     public void addExtension(Extension extension) {
-        extensions.add(Objects.requireNonNull(extension, "extension"));
+        extensions.add(extension);
     }
 
     @Override
@@ -588,7 +462,11 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     @Override
     public List<Extension> getExtensions() {
-        return List.copyOf(extensions);
+        return extensions.list();
+    }
+
+    ExtensionChain extensionChain() {
+        return extensions;
     }
 
     // --- listeners

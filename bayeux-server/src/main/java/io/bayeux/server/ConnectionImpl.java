@@ -146,7 +146,7 @@ final class ConnectionImpl implements Connection {
     }
 
     private void addReply(List<ServerMessage> out, Exchange exchange) {
-        ServerMessage reply = server.extendReply(exchange);
+        ServerMessage reply = server.extensionChain().reply(exchange);
         if (reply != null) {
             out.add(reply);
         }
