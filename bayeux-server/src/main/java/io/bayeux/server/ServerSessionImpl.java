@@ -11,7 +11,6 @@ import io.bayeux.server.spi.Endpoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -43,19 +42,11 @@ public final class ServerSessionImpl implements ServerSession {
     private final List<Extension> extensions = new CopyOnWriteArrayList<>();
     private final List<RemoveListener> removeListeners = new CopyOnWriteArrayList<>();
     private final List<MessageListener> messageListeners = new CopyOnWriteArrayList<>();
-    private final List<DeQueueListener> deQueueListeners = new CopyOnWriteArrayList<>();
-    private final List<QueueMaxedListener> queueMaxedListeners = new CopyOnWriteArrayList<>();
     private final Set<ServerChannelImpl> subscriptions = ConcurrentHashMap.newKeySet();
     private final AtomicInteger batchDepth = new AtomicInteger();
 
     /** Guarded by lock. */
-    private final ArrayDeque<ServerMessage> queue = new ArrayDeque<>();
-    /** Guarded by lock: whether a queued message is due now: it is not lazy, or the lazy timeout expired. */
-    private boolean nonLazyQueued;
-    /** Guarded by lock. */
-    private Scheduler.Cancellable lazyTimer;
-    /** Guarded by lock. */
-    private long lazyDeadline;
+    private final SessionQueue queue = new SessionQueue(this);
     /** Guarded by lock. */
     private PendingBatch heldConnect;
     /** Guarded by lock: the connection queued messages are pushed to, or null. */
@@ -142,11 +133,6 @@ public final class ServerSessionImpl implements ServerSession {
             }
             state = State.REMOVED;
             queue.clear();
-            nonLazyQueued = false;
-            if (lazyTimer != null) {
-                lazyTimer.cancel();
-                lazyTimer = null;
-            }
             pushConnection = null;
             return true;
         } finally {
@@ -202,14 +188,7 @@ public final class ServerSessionImpl implements ServerSession {
             messageListeners.add(l);
             known = true;
         }
-        if (listener instanceof DeQueueListener l) {
-            deQueueListeners.add(l);
-            known = true;
-        }
-        if (listener instanceof QueueMaxedListener l) {
-            queueMaxedListeners.add(l);
-            known = true;
-        }
+        known |= queue.addListener(listener);
         if (!known) {
             throw new IllegalArgumentException("Unknown session listener type: " + listener.getClass().getName());
         }
@@ -219,8 +198,7 @@ public final class ServerSessionImpl implements ServerSession {
     public void removeListener(ServerSessionListener listener) {
         removeListeners.remove(listener);
         messageListeners.remove(listener);
-        deQueueListeners.remove(listener);
-        queueMaxedListeners.remove(listener);
+        queue.removeListener(listener);
     }
 
     List<RemoveListener> removeListeners() {
@@ -437,50 +415,16 @@ public final class ServerSessionImpl implements ServerSession {
     private boolean enqueue(ServerSession sender, ServerMessage message, boolean lazy) {
         lock.lock();
         try {
-            if (state == State.REMOVED) {
-                return false;
-            }
-            int max = maxQueue;
-            if (max > 0 && queue.size() >= max && !queueMaxed(sender, message)) {
-                return false;
-            }
-            queue.add(message);
-            nonLazyQueued |= !lazy;
-            return true;
+            return state != State.REMOVED && queue.offer(sender, message, lazy, maxQueue);
         } finally {
             lock.unlock();
         }
     }
 
-    /** Under the lock. With no listener, the message is dropped. */
-    private boolean queueMaxed(ServerSession sender, ServerMessage message) {
-        if (queueMaxedListeners.isEmpty()) {
-            LOG.debug("Queue of {} is full ({}), dropping {}", this, queue.size(), message);
-            return false;
-        }
-        boolean add = true;
-        for (QueueMaxedListener listener : queueMaxedListeners) {
-            try {
-                add &= listener.queueMaxed(this, queue, sender, message);
-            } catch (RuntimeException x) {
-                LOG.warn("Queue maxed listener {} of {} failed", listener, this, x);
-            }
-        }
-        return add;
-    }
-
     private void scheduleLazy(long lazyTimeout) {
         lock.lock();
         try {
-            long deadline = server.scheduler().now() + lazyTimeout;
-            if (lazyTimer != null && lazyDeadline <= deadline) {
-                return;
-            }
-            if (lazyTimer != null) {
-                lazyTimer.cancel();
-            }
-            lazyDeadline = deadline;
-            lazyTimer = server.scheduler().schedule(this::lazyTimeoutExpired, lazyTimeout);
+            queue.scheduleLazy(server.scheduler(), lazyTimeout, this::lazyTimeoutExpired);
         } finally {
             lock.unlock();
         }
@@ -489,9 +433,7 @@ public final class ServerSessionImpl implements ServerSession {
     private void lazyTimeoutExpired() {
         lock.lock();
         try {
-            lazyTimer = null;
-            // Due from now on: a connect arriving later must not be held while they wait.
-            nonLazyQueued |= !queue.isEmpty();
+            queue.lazyExpired();
         } finally {
             lock.unlock();
         }
@@ -511,7 +453,7 @@ public final class ServerSessionImpl implements ServerSession {
         boolean push;
         lock.lock();
         try {
-            if (queue.isEmpty() || !(lazyDue || nonLazyQueued)) {
+            if (queue.isEmpty() || !(lazyDue || queue.isDue())) {
                 return;
             }
             push = pushConnection != null && (localSession != null || !metaConnectDeliveryOnly);
@@ -546,24 +488,7 @@ public final class ServerSessionImpl implements ServerSession {
     List<ServerMessage> takeQueue() {
         lock.lock();
         try {
-            for (DeQueueListener listener : deQueueListeners) {
-                try {
-                    listener.deQueue(this, queue);
-                } catch (RuntimeException x) {
-                    LOG.warn("DeQueue listener {} of {} failed", listener, this, x);
-                }
-            }
-            if (queue.isEmpty()) {
-                return List.of();
-            }
-            List<ServerMessage> result = new ArrayList<>(queue);
-            queue.clear();
-            nonLazyQueued = false;
-            if (lazyTimer != null) {
-                lazyTimer.cancel();
-                lazyTimer = null;
-            }
-            return result;
+            return queue.take();
         } finally {
             lock.unlock();
         }
@@ -578,10 +503,7 @@ public final class ServerSessionImpl implements ServerSession {
                 armExpiry();
             }
             if (state != State.REMOVED) {
-                for (int i = batch.size() - 1; i >= 0; i--) {
-                    queue.addFirst(batch.get(i));
-                }
-                nonLazyQueued = true;
+                queue.requeue(batch);
             }
         } finally {
             lock.unlock();
@@ -649,7 +571,7 @@ public final class ServerSessionImpl implements ServerSession {
                 return false;
             }
             boolean replyCarriesQueue = pushConnection == null || metaConnectDeliveryOnly;
-            if (replyCarriesQueue && nonLazyQueued) {
+            if (replyCarriesQueue && queue.isDue()) {
                 return false;
             }
             previous = heldConnect;

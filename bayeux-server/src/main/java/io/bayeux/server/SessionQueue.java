@@ -1,0 +1,152 @@
+package io.bayeux.server;
+
+import io.bayeux.api.server.ServerMessage;
+import io.bayeux.api.server.ServerSession;
+import io.bayeux.api.server.ServerSession.DeQueueListener;
+import io.bayeux.api.server.ServerSession.QueueMaxedListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The messages waiting to go out to one session, with its bound, its lazy timer and the
+ * listeners that shape it. Every method but the listener registration must be called with
+ * the session's lock held: {@link DeQueueListener}s and {@link QueueMaxedListener}s run under
+ * it, as documented on them.
+ */
+final class SessionQueue {
+    private static final Logger LOG = LoggerFactory.getLogger(SessionQueue.class);
+
+    private final ServerSessionImpl session;
+    private final List<DeQueueListener> deQueueListeners = new CopyOnWriteArrayList<>();
+    private final List<QueueMaxedListener> queueMaxedListeners = new CopyOnWriteArrayList<>();
+    private final ArrayDeque<ServerMessage> queue = new ArrayDeque<>();
+    /** Whether a queued message is due now: it is not lazy, or the lazy timeout expired. */
+    private boolean due;
+    private Scheduler.Cancellable lazyTimer;
+    private long lazyDeadline;
+
+    SessionQueue(ServerSessionImpl session) {
+        this.session = session;
+    }
+
+    /** @return whether the listener is one of the queue's kinds */
+    boolean addListener(ServerSession.ServerSessionListener listener) {
+        boolean known = false;
+        if (listener instanceof DeQueueListener l) {
+            deQueueListeners.add(l);
+            known = true;
+        }
+        if (listener instanceof QueueMaxedListener l) {
+            queueMaxedListeners.add(l);
+            known = true;
+        }
+        return known;
+    }
+
+    void removeListener(ServerSession.ServerSessionListener listener) {
+        deQueueListeners.remove(listener);
+        queueMaxedListeners.remove(listener);
+    }
+
+    int size() {
+        return queue.size();
+    }
+
+    boolean isEmpty() {
+        return queue.isEmpty();
+    }
+
+    /** Whether something queued should go out now. */
+    boolean isDue() {
+        return due && !queue.isEmpty();
+    }
+
+    /**
+     * Adds a message; past {@code maxQueue} the {@link QueueMaxedListener}s decide (with none,
+     * the message is dropped).
+     *
+     * @return whether it was added
+     */
+    boolean offer(ServerSession sender, ServerMessage message, boolean lazy, int maxQueue) {
+        if (maxQueue > 0 && queue.size() >= maxQueue && !queueMaxed(sender, message)) {
+            return false;
+        }
+        queue.add(message);
+        due |= !lazy;
+        return true;
+    }
+
+    private boolean queueMaxed(ServerSession sender, ServerMessage message) {
+        if (queueMaxedListeners.isEmpty()) {
+            LOG.debug("Queue of {} is full ({}), dropping {}", session, queue.size(), message);
+            return false;
+        }
+        boolean add = true;
+        for (QueueMaxedListener listener : queueMaxedListeners) {
+            try {
+                add &= listener.queueMaxed(session, queue, sender, message);
+            } catch (RuntimeException x) {
+                LOG.warn("Queue maxed listener {} of {} failed", listener, session, x);
+            }
+        }
+        return add;
+    }
+
+    /** Arms the lazy timer to fire {@code timeout} ms from now, unless it fires earlier already. */
+    void scheduleLazy(Scheduler scheduler, long timeout, Runnable expired) {
+        long deadline = scheduler.now() + timeout;
+        if (lazyTimer != null && lazyDeadline <= deadline) {
+            return;
+        }
+        if (lazyTimer != null) {
+            lazyTimer.cancel();
+        }
+        lazyDeadline = deadline;
+        lazyTimer = scheduler.schedule(expired, timeout);
+    }
+
+    /** The lazy timer fired: what waits is due from now on, so a later connect is not held. */
+    void lazyExpired() {
+        lazyTimer = null;
+        due |= !queue.isEmpty();
+    }
+
+    /** Takes every queued message, after the {@link DeQueueListener}s had their say. */
+    List<ServerMessage> take() {
+        for (DeQueueListener listener : deQueueListeners) {
+            try {
+                listener.deQueue(session, queue);
+            } catch (RuntimeException x) {
+                LOG.warn("DeQueue listener {} of {} failed", listener, session, x);
+            }
+        }
+        if (queue.isEmpty()) {
+            return List.of();
+        }
+        List<ServerMessage> result = new ArrayList<>(queue);
+        clear();
+        return result;
+    }
+
+    /** Puts messages that could not be written back at the front, due at once. */
+    void requeue(List<ServerMessage> batch) {
+        for (int i = batch.size() - 1; i >= 0; i--) {
+            queue.addFirst(batch.get(i));
+        }
+        due = !queue.isEmpty();
+    }
+
+    void clear() {
+        queue.clear();
+        due = false;
+        if (lazyTimer != null) {
+            lazyTimer.cancel();
+            lazyTimer = null;
+        }
+    }
+}
