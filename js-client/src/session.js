@@ -268,6 +268,9 @@ export class Session {
       ...(error ? { error } : {}),
       failure: { ...failure, message, transport: failure.transport || this.transportName },
     };
+    if (entry && entry.handle) {
+      this.#listeners.remove(entry.handle); // the subscription never happened
+    }
     this.#answer(entry, reply, callback || (entry && entry.callback));
   }
 
