@@ -119,7 +119,6 @@ export class Session {
     this.#rehandshakes = 0;
     this.#advice = { ...this.#config().advice };
     this.#rehandshake = false;
-    this.#setStatus('handshaking');
     this.#handshakeNow();
   }
 
@@ -286,6 +285,7 @@ export class Session {
       return;
     }
     this.#useTransport(chosen);
+    this.#setStatus('handshaking');
     const types = this.#transports.names().filter((n) => this.#config().transports.includes(n) && !this.#excluded.has(n));
     const message = this.#track({
       ...this.#handshakeProps,
