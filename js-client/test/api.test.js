@@ -321,3 +321,34 @@ for (const transport of TRANSPORTS) {
     });
   });
 }
+
+describe('long-polling requests', () => {
+  it('carry the configured headers and name single meta messages in the URL, unless told not to', async () => {
+    const requests = [];
+    const recordingFetch = (url, init) => {
+      requests.push({ url, headers: init.headers, credentials: init.credentials });
+      return fetch(url, init);
+    };
+    for (const appendMessageTypeToURL of [true, false]) {
+      requests.length = 0;
+      const c = newClient(server.url, 'long-polling', { fetch: recordingFetch, requestHeaders: { 'X-Test': 'yes' }, appendMessageTypeToURL });
+      try {
+        await connect(c);
+      } finally {
+        await stop(c);
+      }
+      const urls = requests.map((r) => r.url);
+      if (appendMessageTypeToURL) {
+        assert.deepEqual(urls.slice(0, 2), [`${server.url}/handshake`, `${server.url}/connect`]);
+        assert.ok(urls.includes(`${server.url}/disconnect`), urls.join());
+      } else {
+        assert.ok(urls.every((u) => u === server.url), urls.join());
+      }
+      for (const request of requests) {
+        assert.equal(request.headers['X-Test'], 'yes');
+        assert.match(request.headers['Content-Type'], /^application\/json/);
+        assert.equal(request.credentials, 'include');
+      }
+    }
+  });
+});
