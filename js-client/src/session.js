@@ -160,8 +160,6 @@ export class Session {
     }
   }
 
-  /** Runs `fn` with every message it sends going out in one batch. */
-
   /** Handles messages as if they had arrived from the server (extensions use it). */
   receive(messages) {
     for (const raw of messages) {
@@ -235,7 +233,10 @@ export class Session {
       const message = this.#extensions.outgoing(copy);
       if (message) {
         out.push(message);
+      } else if (original.channel === CONNECT) {
+        this.#connectFailure(original, { reason: 'deleted by an extension' });
       } else if (original.channel !== HANDSHAKE) {
+        // (A handshake an extension takes over, as ReloadExtension does, is answered by it.)
         this.#fail(original, { reason: 'deleted by an extension' }, '404::message_deleted');
       }
     }
