@@ -1,6 +1,8 @@
 package io.bayeux.examples;
 
 import io.bayeux.annotation.server.ServerAnnotationProcessor;
+import io.bayeux.server.ext.AcknowledgedMessagesExtension;
+import io.bayeux.server.ext.TimesyncExtension;
 import io.bayeux.transport.NettyBayeuxServer;
 
 import java.util.ArrayList;
@@ -10,11 +12,14 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * The demo: chat rooms on {@code /chat/**} (anyone may subscribe and publish), an echo service,
- * room members, and the chat page at {@code /}.
+ * room members, and the chat page at {@code /} with the JavaScript client under {@code /js/}.
+ * Clients that ask for them get acknowledged delivery and time synchronisation.
  *
  * <pre>
- * bin/bayeux-demo [--port 8080] [--host 127.0.0.1] [--service com.example.MyService]
+ * bin/bayeux-demo [--port 8080] [--host 127.0.0.1] [--jsonp] [--service com.example.MyService]
  * </pre>
+ *
+ * <p>{@code --port 0} picks a free port; the first line printed names the bound one.
  */
 public final class DemoServer {
     private DemoServer() {
@@ -29,29 +34,35 @@ public final class DemoServer {
         System.arraycopy(extraServices, 0, services, 3, extraServices.length);
         return builder
                 .staticRoot("classpath:/demo")
+                .service(bayeux -> {
+                    bayeux.addExtension(new AcknowledgedMessagesExtension());
+                    bayeux.addExtension(new TimesyncExtension());
+                })
                 .service(ServerAnnotationProcessor.services(services));
     }
 
     public static void main(String[] args) throws InterruptedException {
         int port = 8080;
         String host = "127.0.0.1";
+        boolean jsonp = false;
         List<Object> extra = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--port" -> port = Integer.parseInt(value(args, ++i, "--port"));
                 case "--host" -> host = value(args, ++i, "--host");
+                case "--jsonp" -> jsonp = true;
                 case "--service" -> extra.add(value(args, ++i, "--service"));
                 case "-h", "--help" -> {
-                    System.out.println("Usage: bayeux-demo [--port N] [--host ADDRESS] [--service CLASS_NAME]...");
+                    System.out.println("Usage: bayeux-demo [--port N] [--host ADDRESS] [--jsonp] [--service CLASS_NAME]...");
                     return;
                 }
                 default -> {
-                    System.err.println("Unknown option " + args[i] + "; usage: bayeux-demo [--port N] [--host ADDRESS] [--service CLASS_NAME]...");
+                    System.err.println("Unknown option " + args[i] + "; usage: bayeux-demo [--port N] [--host ADDRESS] [--jsonp] [--service CLASS_NAME]...");
                     System.exit(2);
                 }
             }
         }
-        NettyBayeuxServer server = configure(NettyBayeuxServer.builder().host(host).port(port), extra.toArray()).build().start();
+        NettyBayeuxServer server = configure(NettyBayeuxServer.builder().host(host).port(port).jsonp(jsonp), extra.toArray()).build().start();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             System.out.println("Stopping...");

@@ -1,0 +1,12 @@
+export { BayeuxClient } from './client.js';
+export { DEFAULTS, BAYEUX_VERSION } from './defaults.js';
+export { isValidChannel, matchingPatterns } from './channel.js';
+export { WebSocketTransport } from './transports/websocket.js';
+export { LongPollingTransport } from './transports/long-polling.js';
+export { CallbackPollingTransport } from './transports/callback-polling.js';
+export { RequestTransport } from './transports/request-transport.js';
+export { AckExtension } from './extensions/ack.js';
+export { TimesyncExtension } from './extensions/timesync.js';
+export { TimestampExtension } from './extensions/timestamp.js';
+export { ReloadExtension } from './extensions/reload.js';
+export { promises } from './promises.js';
