@@ -79,8 +79,15 @@ public final class NettyBayeuxServer {
 
     private NettyBayeuxServer(Builder builder) {
         this.config = builder;
-        BayeuxServerConfig bayeuxConfig = builder.bayeuxConfig != null ? builder.bayeuxConfig : BayeuxServerConfig.builder()
-                .maxQueue(builder.maxQueue).build();
+        BayeuxServerConfig bayeuxConfig = builder.bayeuxConfig;
+        if (bayeuxConfig == null) {
+            BayeuxServerConfig.Builder defaults = BayeuxServerConfig.builder().maxQueue(builder.maxQueue);
+            if (!builder.websocket) {
+                defaults.allowedTransports(BayeuxServerConfig.DEFAULT_ALLOWED_TRANSPORTS.stream()
+                        .filter(name -> !name.equals("websocket")).toList());
+            }
+            bayeuxConfig = defaults.build();
+        }
         this.bayeux = new BayeuxServerImpl(bayeuxConfig);
         if (builder.executor != null) {
             this.executor = builder.executor;
@@ -259,6 +266,7 @@ public final class NettyBayeuxServer {
         private boolean jsonp;
         private boolean handshakePerConnection;
         private boolean websocketCompression;
+        private boolean websocket = true;
         private int ioThreads;
         private BayeuxServerConfig bayeuxConfig;
         private final List<Consumer<BayeuxServer>> services = new ArrayList<>();
@@ -368,6 +376,17 @@ public final class NettyBayeuxServer {
             return this;
         }
 
+        /**
+         * Serves the WebSocket transport; on by default. When off, an upgrade request is
+         * answered {@code 400} with a JSON body (clients then fall back to long-polling) and,
+         * unless a {@link #bayeuxConfig} says otherwise, handshake replies no longer offer
+         * {@code websocket}.
+         */
+        public Builder websocket(boolean websocket) {
+            this.websocket = websocket;
+            return this;
+        }
+
         /** Offers permessage-deflate to WebSocket clients; off by default. */
         public Builder websocketCompression(boolean websocketCompression) {
             this.websocketCompression = websocketCompression;
@@ -437,6 +456,10 @@ public final class NettyBayeuxServer {
 
         public boolean websocketCompression() {
             return websocketCompression;
+        }
+
+        public boolean websocket() {
+            return websocket;
         }
 
         private static Duration positive(String name, Duration value) {
