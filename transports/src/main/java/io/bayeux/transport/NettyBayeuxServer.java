@@ -155,19 +155,23 @@ public final class NettyBayeuxServer {
     }
 
     /**
-     * Stops the server: no new connections, every session removed (held connects answered),
-     * every connection closed, the threads stopped. Safe to call twice.
+     * Stops the server: no new connections, every connection closed (WebSocket peers get a
+     * 1001 close frame), then every session removed, the threads stopped. Safe to call twice.
+     *
+     * <p>Connections close before sessions go, so that a stopping server takes no new message
+     * (a handshake would make a session that dies at once) and held connects are not answered
+     * {@code reconnect: "none"}, which would tell clients never to come back: they see a lost
+     * connection instead, retry with back-off, and handshake again with the next server.
      */
     public synchronized void stop() {
         if (serverChannel != null) {
             serverChannel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
             serverChannel = null;
         }
-        bayeux.stop();
-        // WebSocket peers are told why the connection goes; then every connection is closed.
         channels.writeAndFlush(new CloseWebSocketFrame(WebSocketCloseStatus.ENDPOINT_UNAVAILABLE, "Server stopping"),
                 channel -> channel.pipeline().get(WebSocketUpgrade.FRAME_HANDLER) != null).awaitUninterruptibly(2, TimeUnit.SECONDS);
         channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        bayeux.stop();
         if (workerGroup != null) {
             workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
             bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
