@@ -79,6 +79,8 @@ public final class BayeuxClient extends AbstractClientSession {
     private ScheduledFuture<?> connectTimer;
     private List<Message.Mutable> pending = new ArrayList<>();
     private boolean resubscribe;
+    /** What {@link #terminate} left for {@link #finishTermination}: the messages never sent, or null. */
+    private List<Message.Mutable> terminated;
 
     /** A client with the default config, WebSocket then long-polling. */
     public BayeuxClient(String url) {
@@ -154,6 +156,8 @@ public final class BayeuxClient extends AbstractClientSession {
 
     @Override
     public void handshake(Map<String, Object> fields, MessageListener callback) {
+        // A handshake from a callback of the reply that ended the last session: end that one first.
+        finishTermination();
         synchronized (this) {
             if (state != State.DISCONNECTED && state != State.UNCONNECTED) {
                 throw new IllegalStateException("Cannot handshake while " + state);
@@ -300,6 +304,11 @@ public final class BayeuxClient extends AbstractClientSession {
                 return;
             }
             takeAdvice(reply);
+            if (reply.isSuccessful() && isReconnectNone(reply)) {
+                // The server removed the session and says not to come back.
+                terminate(State.DISCONNECTED);
+                return;
+            }
             if (reply.isSuccessful()) {
                 moveTo(State.CONNECTED);
                 backoff = 0;
@@ -382,14 +391,18 @@ public final class BayeuxClient extends AbstractClientSession {
             } else {
                 send = clientId != null;
                 cancel(scheduled);
-                moveTo(send ? State.DISCONNECTING : State.DISCONNECTED);
                 if (send) {
+                    moveTo(State.DISCONNECTING);
                     // Whatever happens to the reply, the client is disconnected within the network delay.
                     scheduled = group.next().schedule(() -> disconnected(null), config.maxNetworkDelay().toMillis(), TimeUnit.MILLISECONDS);
+                } else {
+                    // Not handshaken yet: nothing to tell the server.
+                    terminate(State.DISCONNECTED);
                 }
             }
         }
         if (!send) {
+            finishTermination();
             if (callback != null) {
                 Message.Mutable reply = newMessage();
                 reply.setChannel(Channel.META_DISCONNECT);
@@ -410,9 +423,17 @@ public final class BayeuxClient extends AbstractClientSession {
             }
             terminate(State.DISCONNECTED);
         }
+        if (reply == null) {
+            // From the timer: no reply to deliver first.
+            finishTermination();
+        }
     }
 
-    /** Under the lock: stops timers and connections. */
+    /**
+     * Under the lock: moves to the end state and stops the timers. The caller then calls
+     * {@link #finishTermination} without the lock (after delivering the reply that caused
+     * this, if any, so that its callback sees that reply and not a failure).
+     */
     private void terminate(State end) {
         moveTo(end);
         clientId = null;
@@ -420,13 +441,31 @@ public final class BayeuxClient extends AbstractClientSession {
         cancel(scheduled);
         cancel(connectTimer);
         List<Message.Mutable> dropped = takePending();
+        if (terminated == null) {
+            terminated = dropped;
+        } else {
+            terminated.addAll(dropped);
+        }
+    }
+
+    /**
+     * Without the lock, after {@link #terminate}: drops the connections and tells every
+     * callback still waiting for a reply that none will come. Does nothing the second time.
+     */
+    private void finishTermination() {
+        List<Message.Mutable> dropped;
+        synchronized (this) {
+            dropped = terminated;
+            terminated = null;
+        }
+        if (dropped == null) {
+            return;
+        }
         for (ClientTransport t : transports) {
             t.abort();
         }
-        if (!dropped.isEmpty()) {
-            group.execute(() -> dropped.forEach(m -> failCallback(m, "disconnected")));
-        }
-        group.execute(() -> failAllCallbacks("disconnected"));
+        dropped.forEach(m -> failCallback(m, "disconnected"));
+        failAllCallbacks("disconnected");
     }
 
     /** Under the lock: the new state, and wakes up the threads in {@link #waitFor}. */
@@ -441,6 +480,7 @@ public final class BayeuxClient extends AbstractClientSession {
         synchronized (this) {
             terminate(State.DISCONNECTED);
         }
+        finishTermination();
         for (ClientTransport t : transports) {
             t.terminate();
         }
@@ -545,6 +585,7 @@ public final class BayeuxClient extends AbstractClientSession {
             disconnected(message);
         }
         receive(message);
+        finishTermination();
     }
 
     private void transportFailed(Throwable failure, List<Message.Mutable> messages) {
