@@ -517,6 +517,13 @@ public final class BayeuxClient extends AbstractClientSession {
         return new HashMapMessage();
     }
 
+    /** The handshake and the connect loop never wait in the application's batch. */
+    @Override
+    protected boolean joinsBatch(Message message) {
+        String channel = message.getChannel();
+        return !Channel.META_HANDSHAKE.equals(channel) && !Channel.META_CONNECT.equals(channel);
+    }
+
     @Override
     protected void sendBatch(List<Message.Mutable> messages) {
         List<Message.Mutable> now = new ArrayList<>(messages.size());

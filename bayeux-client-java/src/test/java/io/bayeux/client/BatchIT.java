@@ -85,4 +85,27 @@ class BatchIT {
 
         assertEquals(List.of(List.of("/single"), List.of("/single"), List.of("/single")), recording.sendsWith("/single"));
     }
+
+    @org.junit.jupiter.api.Test
+    void anOpenBatchDoesNotHoldBackTheConnectLoop() throws Exception {
+        // Over long-polling deliveries ride connect replies: a connect stuck in the application's batch
+        // would stop them until the batch ends.
+        BayeuxClient client = Clients.client(server.uri(), config, Clients.transport("long-polling", config));
+        clients.add(client);
+        Clients.connect(client);
+        BlockingQueue<Object> received = new LinkedBlockingQueue<>();
+        subscribe(client, "/news", (channel, message) -> received.add(message.getData()));
+        var news = server.bayeux().getChannel("/news");
+
+        client.startBatch();
+        try {
+            news.publish(null, "first", io.bayeux.api.Promise.noop());
+            assertEquals("first", next(received));
+            // The connect that follows "first" goes while the batch is still open.
+            news.publish(null, "second", io.bayeux.api.Promise.noop());
+            assertEquals("second", next(received));
+        } finally {
+            client.endBatch();
+        }
+    }
 }
