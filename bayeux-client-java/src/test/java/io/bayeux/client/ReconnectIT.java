@@ -91,4 +91,27 @@ class ReconnectIT {
         assertEquals(Map.of("n", 2), next(news));
         assertTrue(news.isEmpty() && subscribed.isEmpty(), () -> "more than expected: " + news + " " + subscribed);
     }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"websocket", "long-polling"})
+    void aReHandshakeWhoseConnectionDropsIsSentAgain(String transport) throws Exception {
+        BlockingQueue<String> subscribed = new LinkedBlockingQueue<>();
+        server = startServer(0, subscribed);
+        int port = server.port();
+        RecordingTransport recording = new RecordingTransport(Clients.transport(transport, config));
+        client = Clients.client(server.uri(), config, recording);
+        Clients.connect(client);
+        String firstId = client.getId();
+
+        server.stop();
+        assertTrue(client.waitFor(WAIT, BayeuxClient.State.UNCONNECTED, BayeuxClient.State.REHANDSHAKING));
+        // The handshake that follows the unknown-session reply goes on an open connection, which then drops.
+        recording.cutAfterSending(io.bayeux.api.Channel.META_HANDSHAKE);
+        server = startServer(port, subscribed);
+
+        assertTrue(client.waitFor(WAIT, BayeuxClient.State.CONNECTED), () -> "stuck: " + client);
+        assertNotEquals(firstId, client.getId());
+        long handshakes = recording.sends.stream().filter(batch -> batch.contains(io.bayeux.api.Channel.META_HANDSHAKE)).count();
+        assertTrue(handshakes >= 3, () -> "the lost handshake was not sent again: " + recording.sends);
+    }
 }

@@ -20,6 +20,8 @@ final class RecordingTransport implements ClientTransport {
     /** The channels of each batch sent, in order. */
     final List<List<String>> sends = new CopyOnWriteArrayList<>();
     final AtomicInteger aborts = new AtomicInteger();
+    /** A channel whose next batch is followed at once by a cut, or null. */
+    private volatile String cutAfter;
 
     RecordingTransport(ClientTransport delegate) {
         this.delegate = delegate;
@@ -37,8 +39,19 @@ final class RecordingTransport implements ClientTransport {
 
     @Override
     public void send(List<Message.Mutable> messages) {
-        sends.add(messages.stream().map(Message::getChannel).toList());
+        List<String> channels = messages.stream().map(Message::getChannel).toList();
+        sends.add(channels);
         delegate.send(messages);
+        String cut = cutAfter;
+        if (cut != null && channels.contains(cut)) {
+            cutAfter = null;
+            delegate.abort();
+        }
+    }
+
+    /** The next batch with a message on {@code channel} loses its connection right after it is sent. */
+    void cutAfterSending(String channel) {
+        cutAfter = channel;
     }
 
     /** The batches sent that carried at least one message on {@code channel}. */
