@@ -79,6 +79,8 @@ public final class BayeuxClient extends AbstractClientSession {
     private ScheduledFuture<?> connectTimer;
     private List<Message.Mutable> pending = new ArrayList<>();
     private boolean resubscribe;
+    /** What {@link #terminate} left for {@link #finishTermination}: the messages never sent, or null. */
+    private List<Message.Mutable> terminated;
 
     /** A client with the default config, WebSocket then long-polling. */
     public BayeuxClient(String url) {
@@ -154,12 +156,14 @@ public final class BayeuxClient extends AbstractClientSession {
 
     @Override
     public void handshake(Map<String, Object> fields, MessageListener callback) {
+        // A handshake from a callback of the reply that ended the last session: end that one first.
+        finishTermination();
         synchronized (this) {
             if (state != State.DISCONNECTED && state != State.UNCONNECTED) {
                 throw new IllegalStateException("Cannot handshake while " + state);
             }
             handshakeFields = fields == null ? Map.of() : Map.copyOf(fields);
-            state = State.HANDSHAKING;
+            moveTo(State.HANDSHAKING);
             transport = firstTransport();
             backoff = 0;
             clientId = null;
@@ -208,7 +212,7 @@ public final class BayeuxClient extends AbstractClientSession {
                 transport = negotiated;
                 resubscribeNow = state == State.REHANDSHAKING || resubscribe;
                 resubscribe = false;
-                state = State.CONNECTING;
+                moveTo(State.CONNECTING);
                 backoff = 0;
                 takeAdvice(reply);
                 flush = takePending();
@@ -216,7 +220,7 @@ public final class BayeuxClient extends AbstractClientSession {
             } else if (isReconnectNone(reply)) {
                 terminate(State.DISCONNECTED);
             } else {
-                state = State.REHANDSHAKING;
+                moveTo(State.REHANDSHAKING);
                 scheduleLocked(this::rehandshake, nextBackoff());
             }
         }
@@ -300,8 +304,13 @@ public final class BayeuxClient extends AbstractClientSession {
                 return;
             }
             takeAdvice(reply);
+            if (reply.isSuccessful() && isReconnectNone(reply)) {
+                // The server removed the session and says not to come back.
+                terminate(State.DISCONNECTED);
+                return;
+            }
             if (reply.isSuccessful()) {
-                state = State.CONNECTED;
+                moveTo(State.CONNECTED);
                 backoff = 0;
                 scheduleLocked(() -> sendConnect(false), interval);
                 return;
@@ -311,10 +320,10 @@ public final class BayeuxClient extends AbstractClientSession {
             if (Message.RECONNECT_NONE_VALUE.equals(reconnect)) {
                 terminate(State.DISCONNECTED);
             } else if (Message.RECONNECT_HANDSHAKE_VALUE.equals(reconnect) || "402::session_unknown".equals(reply.get(Message.ERROR_FIELD))) {
-                state = State.REHANDSHAKING;
+                moveTo(State.REHANDSHAKING);
                 scheduleLocked(this::rehandshake, interval);
             } else {
-                state = State.UNCONNECTED;
+                moveTo(State.UNCONNECTED);
                 scheduleLocked(() -> sendConnect(false), nextBackoff());
             }
         }
@@ -327,7 +336,7 @@ public final class BayeuxClient extends AbstractClientSession {
             if (state == State.DISCONNECTING || state == State.DISCONNECTED) {
                 return;
             }
-            state = State.UNCONNECTED;
+            moveTo(State.UNCONNECTED);
             scheduleLocked(() -> sendConnect(false), nextBackoff());
         }
     }
@@ -382,14 +391,18 @@ public final class BayeuxClient extends AbstractClientSession {
             } else {
                 send = clientId != null;
                 cancel(scheduled);
-                state = send ? State.DISCONNECTING : State.DISCONNECTED;
                 if (send) {
+                    moveTo(State.DISCONNECTING);
                     // Whatever happens to the reply, the client is disconnected within the network delay.
                     scheduled = group.next().schedule(() -> disconnected(null), config.maxNetworkDelay().toMillis(), TimeUnit.MILLISECONDS);
+                } else {
+                    // Not handshaken yet: nothing to tell the server.
+                    terminate(State.DISCONNECTED);
                 }
             }
         }
         if (!send) {
+            finishTermination();
             if (callback != null) {
                 Message.Mutable reply = newMessage();
                 reply.setChannel(Channel.META_DISCONNECT);
@@ -410,23 +423,54 @@ public final class BayeuxClient extends AbstractClientSession {
             }
             terminate(State.DISCONNECTED);
         }
+        if (reply == null) {
+            // From the timer: no reply to deliver first.
+            finishTermination();
+        }
     }
 
-    /** Under the lock: stops timers and connections. */
+    /**
+     * Under the lock: moves to the end state and stops the timers. The caller then calls
+     * {@link #finishTermination} without the lock (after delivering the reply that caused
+     * this, if any, so that its callback sees that reply and not a failure).
+     */
     private void terminate(State end) {
-        state = end;
+        moveTo(end);
         clientId = null;
         connectInFlight = false;
         cancel(scheduled);
         cancel(connectTimer);
         List<Message.Mutable> dropped = takePending();
+        if (terminated == null) {
+            terminated = dropped;
+        } else {
+            terminated.addAll(dropped);
+        }
+    }
+
+    /**
+     * Without the lock, after {@link #terminate}: drops the connections and tells every
+     * callback still waiting for a reply that none will come. Does nothing the second time.
+     */
+    private void finishTermination() {
+        List<Message.Mutable> dropped;
+        synchronized (this) {
+            dropped = terminated;
+            terminated = null;
+        }
+        if (dropped == null) {
+            return;
+        }
         for (ClientTransport t : transports) {
             t.abort();
         }
-        if (!dropped.isEmpty()) {
-            group.execute(() -> dropped.forEach(m -> failCallback(m, "disconnected")));
-        }
-        group.execute(() -> failAllCallbacks("disconnected"));
+        dropped.forEach(m -> failCallback(m, "disconnected"));
+        failAllCallbacks("disconnected");
+    }
+
+    /** Under the lock: the new state, and wakes up the threads in {@link #waitFor}. */
+    private void moveTo(State next) {
+        state = next;
         notifyAll();
     }
 
@@ -436,6 +480,7 @@ public final class BayeuxClient extends AbstractClientSession {
         synchronized (this) {
             terminate(State.DISCONNECTED);
         }
+        finishTermination();
         for (ClientTransport t : transports) {
             t.terminate();
         }
@@ -470,6 +515,13 @@ public final class BayeuxClient extends AbstractClientSession {
     @Override
     protected Message.Mutable newMessage() {
         return new HashMapMessage();
+    }
+
+    /** The handshake and the connect loop never wait in the application's batch. */
+    @Override
+    protected boolean joinsBatch(Message message) {
+        String channel = message.getChannel();
+        return !Channel.META_HANDSHAKE.equals(channel) && !Channel.META_CONNECT.equals(channel);
     }
 
     @Override
@@ -524,6 +576,7 @@ public final class BayeuxClient extends AbstractClientSession {
             messages.forEach(m -> failCallback(m, "not connected"));
             return;
         }
+        LOG.trace("Sending {}", messages);
         current.send(messages);
     }
 
@@ -539,6 +592,7 @@ public final class BayeuxClient extends AbstractClientSession {
             disconnected(message);
         }
         receive(message);
+        finishTermination();
     }
 
     private void transportFailed(Throwable failure, List<Message.Mutable> messages) {
@@ -578,7 +632,7 @@ public final class BayeuxClient extends AbstractClientSession {
         if (handshake) {
             synchronized (this) {
                 if (state == State.HANDSHAKING || state == State.REHANDSHAKING) {
-                    state = State.REHANDSHAKING;
+                    moveTo(State.REHANDSHAKING);
                     scheduleLocked(this::rehandshake, nextBackoff());
                 }
             }
@@ -591,6 +645,7 @@ public final class BayeuxClient extends AbstractClientSession {
     private final class TransportListener implements ClientTransport.Listener {
         @Override
         public void onMessages(List<Message.Mutable> messages) {
+            LOG.trace("Received {}", messages);
             for (Message.Mutable message : messages) {
                 try {
                     dispatch(message);

@@ -3,28 +3,29 @@ package io.bayeux.client;
 import io.bayeux.api.Message;
 import io.bayeux.api.Promise;
 import io.bayeux.api.server.ServerChannel;
-import io.bayeux.client.transport.ClientTransport;
-import io.bayeux.client.transport.LongPollingTransport;
-import io.bayeux.client.transport.WebSocketTransport;
 import io.bayeux.transport.NettyBayeuxServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 
+import static io.bayeux.client.Clients.WAIT;
+import static io.bayeux.client.Clients.next;
+import static io.bayeux.client.Clients.subscribe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+/** Publish/subscribe, wildcards and the echo service between BayeuxClients, over each transport. */
 class PubSubIT {
     private NettyBayeuxServer server;
     private final ClientConfig config = ClientConfig.builder().build();
+    private final List<BayeuxClient> clients = new ArrayList<>();
 
     @BeforeEach
     void start() {
@@ -43,52 +44,88 @@ class PubSubIT {
 
     @AfterEach
     void stop() {
+        clients.forEach(BayeuxClient::close);
         server.stop();
     }
 
-    private BayeuxClient client(String transport) {
-        ClientTransport t = transport.equals("websocket") ? new WebSocketTransport(config) : new LongPollingTransport(config);
-        return new BayeuxClient(server.uri().toString(), config, t);
+    private BayeuxClient connected(String transport) throws InterruptedException {
+        BayeuxClient client = Clients.client(server.uri(), config, Clients.transport(transport, config));
+        clients.add(client);
+        return Clients.connect(client);
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"websocket", "long-polling"})
     void publishedMessagesReachSubscribersAndRemoteCallsReturn(String transport) throws Exception {
-        BayeuxClient alice = client(transport);
-        BayeuxClient bob = client(transport);
-        try {
-            alice.handshake();
-            bob.handshake();
-            assertTrue(alice.waitFor(Duration.ofSeconds(5), BayeuxClient.State.CONNECTED));
-            assertTrue(bob.waitFor(Duration.ofSeconds(5), BayeuxClient.State.CONNECTED));
-            assertEquals(transport, alice.getTransportName());
+        BayeuxClient alice = connected(transport);
+        BayeuxClient bob = connected(transport);
+        assertEquals(transport, alice.getTransportName());
 
-            BlockingQueue<Message> received = new LinkedBlockingQueue<>();
-            BlockingQueue<Message> subscribed = new LinkedBlockingQueue<>();
-            bob.getChannel("/chat/*").subscribe((channel, message) -> received.add(message), subscribed::add);
-            assertTrue(subscribed.poll(5, TimeUnit.SECONDS).isSuccessful());
+        BlockingQueue<Message> received = new LinkedBlockingQueue<>();
+        subscribe(bob, "/chat/*", (channel, message) -> received.add(message));
 
-            BlockingQueue<Message> published = new LinkedBlockingQueue<>();
-            alice.getChannel("/chat/room").publish(Map.of("text", "hi"), published::add);
-            assertTrue(published.poll(5, TimeUnit.SECONDS).isSuccessful());
-            Message message = received.poll(5, TimeUnit.SECONDS);
-            assertNotNull(message);
-            assertEquals(Map.of("text", "hi"), message.getData());
-            assertEquals("/chat/room", message.getChannel());
+        BlockingQueue<Message> published = new LinkedBlockingQueue<>();
+        alice.getChannel("/chat/room").publish(Map.of("text", "hi"), published::add);
+        assertTrue(next(published).isSuccessful());
+        Message message = next(received);
+        assertEquals(Map.of("text", "hi"), message.getData());
+        assertEquals("/chat/room", message.getChannel());
 
-            BlockingQueue<Message> answers = new LinkedBlockingQueue<>();
-            alice.remoteCall("echo", Map.of("n", 42), answers::add);
-            Message answer = answers.poll(5, TimeUnit.SECONDS);
-            assertNotNull(answer);
-            assertEquals(Map.of("n", 42), answer.getData());
+        BlockingQueue<Message> answers = new LinkedBlockingQueue<>();
+        alice.remoteCall("echo", Map.of("n", 42), answers::add);
+        assertEquals(Map.of("n", 42), next(answers).getData());
 
-            BlockingQueue<Message> disconnected = new LinkedBlockingQueue<>();
-            alice.disconnect(disconnected::add);
-            assertTrue(disconnected.poll(5, TimeUnit.SECONDS).isSuccessful());
-            assertTrue(alice.waitFor(Duration.ofSeconds(5), BayeuxClient.State.DISCONNECTED));
-        } finally {
-            alice.close();
-            bob.close();
+        BlockingQueue<Message> disconnected = new LinkedBlockingQueue<>();
+        alice.disconnect(disconnected::add);
+        assertTrue(next(disconnected).isSuccessful());
+        assertTrue(alice.waitFor(WAIT, BayeuxClient.State.DISCONNECTED));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"websocket", "long-polling"})
+    void wildcardSubscriptionsMatchChildrenOrAllDescendants(String transport) throws Exception {
+        BayeuxClient publisher = connected(transport);
+        BayeuxClient subscriber = connected(transport);
+        BlockingQueue<String> children = new LinkedBlockingQueue<>();
+        BlockingQueue<String> descendants = new LinkedBlockingQueue<>();
+        subscribe(subscriber, "/chat/*", (channel, message) -> children.add(message.getChannel()));
+        subscribe(subscriber, "/chat/**", (channel, message) -> descendants.add(message.getChannel()));
+
+        for (String channel : List.of("/chat/room", "/chat/room/private", "/other/room", "/chat", "/chat/end")) {
+            BlockingQueue<Message> reply = new LinkedBlockingQueue<>();
+            publisher.getChannel(channel).publish(Map.of("to", channel), reply::add);
+            assertTrue(next(reply).isSuccessful());
         }
+
+        // Messages from one publisher arrive in order: once /chat/end is seen, nothing else will come.
+        assertEquals(List.of("/chat/room", "/chat/end"), List.of(next(children), next(children)));
+        assertEquals(List.of("/chat/room", "/chat/room/private", "/chat/end"),
+                List.of(next(descendants), next(descendants), next(descendants)));
+        assertTrue(children.isEmpty() && descendants.isEmpty(), () -> "extra deliveries: " + children + " " + descendants);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"websocket", "long-polling"})
+    void theEchoServiceAnswersAServiceChannelListenerAndARemoteCall(String transport) throws Exception {
+        BayeuxClient client = connected(transport);
+
+        BlockingQueue<Message> echoes = new LinkedBlockingQueue<>();
+        client.getChannel("/service/echo").addListener((io.bayeux.api.client.ClientSessionChannel.MessageListener) (channel, message) -> {
+            if (message.getData() != null) {
+                echoes.add(message);
+            }
+        });
+        BlockingQueue<Message> published = new LinkedBlockingQueue<>();
+        client.getChannel("/service/echo").publish(Map.of("text", "ping"), published::add);
+        assertTrue(next(published).isSuccessful());
+        Message echo = next(echoes);
+        assertEquals("/service/echo", echo.getChannel());
+        assertEquals(Map.of("text", "ping"), echo.getData());
+
+        BlockingQueue<Message> answers = new LinkedBlockingQueue<>();
+        client.remoteCall("/echo", List.of(1, "two", Map.of("three", 3)), answers::add);
+        Message answer = next(answers);
+        assertTrue(answer.isSuccessful(), () -> "failed: " + answer);
+        assertEquals(List.of(1, "two", Map.of("three", 3)), answer.getData());
     }
 }

@@ -140,7 +140,7 @@ public abstract class AbstractClientSession implements ClientSession {
         }
         List<Message.Mutable> toSend = null;
         synchronized (this) {
-            if (batchDepth > 0) {
+            if (batchDepth > 0 && joinsBatch(message)) {
                 batch.add(message);
             } else {
                 toSend = List.of(message);
@@ -149,6 +149,15 @@ public abstract class AbstractClientSession implements ClientSession {
         if (toSend != null) {
             sendBatch(toSend);
         }
+        return true;
+    }
+
+    /**
+     * Whether {@code message} waits in the current batch, if one is open; by default every
+     * message does. A subclass keeps its own protocol messages (such as {@code /meta/connect})
+     * out of the application's batches, which may stay open for any time.
+     */
+    protected boolean joinsBatch(Message message) {
         return true;
     }
 

@@ -103,11 +103,14 @@ public final class NettyBayeuxServer {
     /** The protocol settings when none were given: the max queue, and callback-polling advertised when JSONP is on. */
     private static BayeuxServerConfig defaultBayeuxConfig(Builder builder) {
         BayeuxServerConfig.Builder config = BayeuxServerConfig.builder().maxQueue(builder.maxQueue);
-        if (builder.jsonp) {
-            List<String> transports = new ArrayList<>(BayeuxServerConfig.DEFAULT_ALLOWED_TRANSPORTS);
-            transports.add(HttpRequestHandler.CALLBACK_POLLING);
-            config.allowedTransports(List.copyOf(transports));
+        List<String> transports = new ArrayList<>(BayeuxServerConfig.DEFAULT_ALLOWED_TRANSPORTS);
+        if (!builder.websocket) {
+            transports.remove("websocket");
         }
+        if (builder.jsonp) {
+            transports.add(HttpRequestHandler.CALLBACK_POLLING);
+        }
+        config.allowedTransports(List.copyOf(transports));
         return config.build();
     }
 
@@ -161,19 +164,23 @@ public final class NettyBayeuxServer {
     }
 
     /**
-     * Stops the server: no new connections, every session removed (held connects answered),
-     * every connection closed, the threads stopped. Safe to call twice.
+     * Stops the server: no new connections, every connection closed (WebSocket peers get a
+     * 1001 close frame), then every session removed, the threads stopped. Safe to call twice.
+     *
+     * <p>Connections close before sessions go, so that a stopping server takes no new message
+     * (a handshake would make a session that dies at once) and held connects are not answered
+     * {@code reconnect: "none"}, which would tell clients never to come back: they see a lost
+     * connection instead, retry with back-off, and handshake again with the next server.
      */
     public synchronized void stop() {
         if (serverChannel != null) {
             serverChannel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
             serverChannel = null;
         }
-        bayeux.stop();
-        // WebSocket peers are told why the connection goes; then every connection is closed.
         channels.writeAndFlush(new CloseWebSocketFrame(WebSocketCloseStatus.ENDPOINT_UNAVAILABLE, "Server stopping"),
                 channel -> channel.pipeline().get(WebSocketUpgrade.FRAME_HANDLER) != null).awaitUninterruptibly(2, TimeUnit.SECONDS);
         channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        bayeux.stop();
         if (workerGroup != null) {
             workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
             bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
@@ -280,6 +287,7 @@ public final class NettyBayeuxServer {
         private boolean jsonp;
         private boolean handshakePerConnection;
         private boolean websocketCompression;
+        private boolean websocket = true;
         private int ioThreads;
         private BayeuxServerConfig bayeuxConfig;
         private final List<Consumer<BayeuxServer>> services = new ArrayList<>();
@@ -393,6 +401,17 @@ public final class NettyBayeuxServer {
             return this;
         }
 
+        /**
+         * Serves the WebSocket transport; on by default. When off, an upgrade request is
+         * answered {@code 400} with a JSON body (clients then fall back to long-polling) and,
+         * unless a {@link #bayeuxConfig} says otherwise, handshake replies no longer offer
+         * {@code websocket}.
+         */
+        public Builder websocket(boolean websocket) {
+            this.websocket = websocket;
+            return this;
+        }
+
         /** Offers permessage-deflate to WebSocket clients; off by default. */
         public Builder websocketCompression(boolean websocketCompression) {
             this.websocketCompression = websocketCompression;
@@ -462,6 +481,10 @@ public final class NettyBayeuxServer {
 
         public boolean websocketCompression() {
             return websocketCompression;
+        }
+
+        public boolean websocket() {
+            return websocket;
         }
 
         private static Duration positive(String name, Duration value) {

@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ServerLifecycleIT {
     @Test
-    void stopRemovesSessionsClosesConnectionsAndFreesThePort() throws Exception {
+    void stopClosesConnectionsRemovesSessionsWithoutTellingClientsNotToComeBackAndFreesThePort() throws Exception {
         NettyBayeuxServer server = NettyBayeuxServer.builder().port(0).build().start();
         int port = server.port();
         List<Boolean> removed = new CopyOnWriteArrayList<>();
@@ -45,7 +45,9 @@ class ServerLifecycleIT {
 
         assertEquals(List.of(false), removed, "the session was removed, not expired");
         assertTrue(server.bayeux().getSessions().isEmpty());
-        client.closed().get(5, TimeUnit.SECONDS);
+        assertEquals(1001, client.closed().get(5, TimeUnit.SECONDS));
+        assertTrue(client.received.stream().noneMatch(m -> m.get("advice") instanceof Map<?, ?> advice && "none".equals(advice.get("reconnect"))),
+                () -> "a client told not to come back: " + client.received);
         assertThrows(ConnectException.class, () -> {
             try (Socket socket = new Socket()) {
                 socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);

@@ -32,6 +32,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -40,6 +41,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * Long-polling: each batch is a POST of a JSON array, and the response carries the replies and
  * queued messages. Keep-alive connections are reused, one request at a time each (a held
  * {@code /meta/connect} occupies one, other messages use another).
+ *
+ * <p>Messages other than {@code /meta/connect} keep their order: at most one request of them
+ * is in flight, and what is sent meanwhile waits and goes as one batch when it completes
+ * (parallel requests could reach the server in any order). A batch that carries a
+ * {@code /meta/connect} goes at once on its own request, since the server may hold it.
  */
 public final class LongPollingTransport implements ClientTransport {
     public static final String NAME = "long-polling";
@@ -53,6 +59,10 @@ public final class LongPollingTransport implements ClientTransport {
     /** Idle keep-alive connections; guarded by itself. */
     private final ArrayDeque<Channel> idle = new ArrayDeque<>();
     private final Set<Channel> all = ConcurrentHashMap.newKeySet();
+    /** Guarded by idle: whether a request without a {@code /meta/connect} is in flight. */
+    private boolean busy;
+    /** Guarded by idle: the messages waiting for that request to complete, in order. */
+    private List<Message.Mutable> queued = new ArrayList<>();
 
     public LongPollingTransport(ClientConfig config) {
         this.config = config;
@@ -85,14 +95,42 @@ public final class LongPollingTransport implements ClientTransport {
 
     @Override
     public void send(List<Message.Mutable> messages) {
+        boolean ordered = messages.stream().noneMatch(m -> io.bayeux.api.Channel.META_CONNECT.equals(m.getChannel()));
+        if (ordered) {
+            synchronized (idle) {
+                if (busy) {
+                    queued.addAll(messages);
+                    return;
+                }
+                busy = true;
+            }
+        }
+        post(messages, ordered);
+    }
+
+    /** An ordered request completed (or failed): the messages that waited for it go now, together. */
+    private void next() {
+        List<Message.Mutable> batch;
+        synchronized (idle) {
+            if (queued.isEmpty()) {
+                busy = false;
+                return;
+            }
+            batch = queued;
+            queued = new ArrayList<>();
+        }
+        post(batch, true);
+    }
+
+    private void post(List<Message.Mutable> messages, boolean ordered) {
         byte[] body;
         try {
             body = config.jsonCodec().write(messages);
         } catch (JsonCodec.JsonException x) {
-            listener.onFailure(x, messages);
+            failed(new Exchange(messages, null, ordered), x);
             return;
         }
-        Exchange exchange = new Exchange(messages, body);
+        Exchange exchange = new Exchange(messages, body, ordered);
         Channel channel;
         synchronized (idle) {
             channel = idle.poll();
@@ -111,9 +149,20 @@ public final class LongPollingTransport implements ClientTransport {
                 connect.channel().closeFuture().addListener(f -> all.remove(connect.channel()));
                 write(connect.channel(), exchange);
             } else {
-                listener.onFailure(future.cause(), messages);
+                failed(exchange, future.cause());
             }
         });
+    }
+
+    /** Reports a failed exchange and lets the next ordered request go. */
+    private void failed(Exchange exchange, Throwable cause) {
+        try {
+            listener.onFailure(cause, exchange.messages);
+        } finally {
+            if (exchange.ordered) {
+                next();
+            }
+        }
     }
 
     private void write(Channel channel, Exchange exchange) {
@@ -140,7 +189,7 @@ public final class LongPollingTransport implements ClientTransport {
         Exchange exchange = channel.attr(EXCHANGE).getAndSet(null);
         channel.close();
         if (exchange != null) {
-            listener.onFailure(cause, exchange.messages);
+            failed(exchange, cause);
         }
     }
 
@@ -164,7 +213,7 @@ public final class LongPollingTransport implements ClientTransport {
         return "LongPollingTransport[" + url + "]";
     }
 
-    private record Exchange(List<Message.Mutable> messages, byte[] body) {
+    private record Exchange(List<Message.Mutable> messages, byte[] body, boolean ordered) {
     }
 
     /** Reads the response of the request in flight on this connection. */
@@ -180,8 +229,8 @@ public final class LongPollingTransport implements ClientTransport {
             }
             if (!response.status().equals(HttpResponseStatus.OK)) {
                 channel.close();
-                listener.onFailure(new IOException("HTTP " + response.status() + ": "
-                        + response.content().toString(java.nio.charset.StandardCharsets.UTF_8)), exchange.messages);
+                failed(exchange, new IOException("HTTP " + response.status() + ": "
+                        + response.content().toString(java.nio.charset.StandardCharsets.UTF_8)));
                 return;
             }
             List<Message.Mutable> messages;
@@ -189,7 +238,7 @@ public final class LongPollingTransport implements ClientTransport {
                 messages = List.copyOf(config.jsonCodec().decode(ByteBufUtil.getBytes(response.content()), HashMapMessage::new));
             } catch (JsonCodec.JsonException x) {
                 channel.close();
-                listener.onFailure(x, exchange.messages);
+                failed(exchange, x);
                 return;
             }
             if (HttpUtil.isKeepAlive(response)) {
@@ -199,14 +248,20 @@ public final class LongPollingTransport implements ClientTransport {
             } else {
                 channel.close();
             }
-            listener.onMessages(messages);
+            try {
+                listener.onMessages(messages);
+            } finally {
+                if (exchange.ordered) {
+                    next();
+                }
+            }
         }
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
             Exchange exchange = ctx.channel().attr(EXCHANGE).getAndSet(null);
             if (exchange != null) {
-                listener.onFailure(new ClosedChannelException(), exchange.messages);
+                failed(exchange, new ClosedChannelException());
             }
         }
 

@@ -27,20 +27,28 @@ import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
 import io.netty.handler.ssl.SslContext;
+import io.netty.util.AttributeKey;
 
 import java.net.URI;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * WebSocket: one connection per client, opened on the first send and again after it closes;
  * every batch is one text frame, and what the server sends (replies and pushed messages)
  * arrives as frames at any time. A refused upgrade is reported as
  * {@link UpgradeRefusedException} so that the client falls back to long-polling.
+ *
+ * <p>Each connection remembers, by id, the messages written on it whose reply has not come
+ * yet; when it closes they are reported as failed, so that nothing waits for a reply that can
+ * no longer come (a handshake or a publish in flight when the connection drops).
  */
 public final class WebSocketTransport implements ClientTransport {
     public static final String NAME = "websocket";
+    private static final AttributeKey<Map<String, Message.Mutable>> IN_FLIGHT = AttributeKey.valueOf("bayeux.inFlight");
 
     private final ClientConfig config;
     private URI url;
@@ -99,8 +107,16 @@ public final class WebSocketTransport implements ClientTransport {
             listener.onFailure(x, messages);
             return;
         }
+        Map<String, Message.Mutable> inFlight = target.attr(IN_FLIGHT).get();
+        for (Message.Mutable message : messages) {
+            if (message.getId() != null) {
+                inFlight.put(message.getId(), message);
+            }
+        }
         target.writeAndFlush(new TextWebSocketFrame(Unpooled.wrappedBuffer(json))).addListener(future -> {
             if (!future.isSuccess()) {
+                // Reported here, not again when the connection closes.
+                messages.forEach(m -> inFlight.remove(m.getId(), m));
                 listener.onFailure(future.cause(), messages);
             }
         });
@@ -123,6 +139,7 @@ public final class WebSocketTransport implements ClientTransport {
         var bootstrap = NettyClients.bootstrap(group, config.connectTimeout()).handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
+                ch.attr(IN_FLIGHT).set(new ConcurrentHashMap<>());
                 if (ssl != null) {
                     ch.pipeline().addLast(ssl.newHandler(ch.alloc(), url.getHost(), NettyClients.port(url)));
                 }
@@ -160,20 +177,29 @@ public final class WebSocketTransport implements ClientTransport {
         }
     }
 
+    /**
+     * The connection {@code failed} closed or could not open: reports the messages written on it
+     * that got no reply, and, when it was the current one, those that waited for it.
+     */
     private void failPending(Channel failed, Throwable cause) {
-        List<List<Message.Mutable>> batches;
-        synchronized (this) {
-            if (opening != failed && channel != failed) {
-                return;
-            }
-            opening = null;
-            channel = null;
-            batches = pending;
-            pending = new ArrayList<>();
-        }
         List<Message.Mutable> messages = new ArrayList<>();
-        batches.forEach(messages::addAll);
-        listener.onFailure(cause, messages);
+        Map<String, Message.Mutable> inFlight = failed.attr(IN_FLIGHT).getAndSet(new ConcurrentHashMap<>());
+        if (inFlight != null) {
+            messages.addAll(inFlight.values());
+        }
+        boolean current;
+        synchronized (this) {
+            current = opening == failed || channel == failed;
+            if (current) {
+                opening = null;
+                channel = null;
+                pending.forEach(messages::addAll);
+                pending = new ArrayList<>();
+            }
+        }
+        if (current || !messages.isEmpty()) {
+            listener.onFailure(cause, messages);
+        }
     }
 
     @Override
@@ -231,6 +257,12 @@ public final class WebSocketTransport implements ClientTransport {
                     ctx.close();
                     listener.onFailure(x, List.of());
                     return;
+                }
+                Map<String, Message.Mutable> inFlight = ctx.channel().attr(IN_FLIGHT).get();
+                for (Message.Mutable message : messages) {
+                    if (message.getId() != null && message.containsKey(Message.SUCCESSFUL_FIELD)) {
+                        inFlight.remove(message.getId());
+                    }
                 }
                 listener.onMessages(messages);
             }

@@ -80,7 +80,10 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         String endpoint = config.path();
         boolean bayeuxPath = path.equals(endpoint) || path.startsWith(endpoint.endsWith("/") ? endpoint : endpoint + "/");
         if (bayeuxPath) {
-            if (WebSocketUpgrade.isUpgrade(request)) {
+            if (WebSocketUpgrade.isUpgrade(request) && !config.websocket()) {
+                HttpErrors.sendAndClose(ctx, HttpResponseStatus.BAD_REQUEST,
+                        "WebSocket is not available on " + endpoint + "; use long-polling");
+            } else if (WebSocketUpgrade.isUpgrade(request)) {
                 WebSocketUpgrade.upgrade(ctx, request, bayeux, config, executor, this);
             } else if (request.method().equals(HttpMethod.POST)) {
                 longPoll(ctx, request);

@@ -1,0 +1,67 @@
+package io.bayeux.client;
+
+import io.bayeux.api.Message;
+import io.bayeux.client.transport.LongPollingTransport;
+import io.bayeux.transport.NettyBayeuxServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+
+import static io.bayeux.client.Clients.next;
+import static io.bayeux.client.Clients.subscribe;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A server that refuses WebSocket: the client falls back to long-polling without the application noticing. */
+class FallbackIT {
+    private final ClientConfig config = ClientConfig.builder().build();
+    private NettyBayeuxServer server;
+    private BayeuxClient client;
+
+    @AfterEach
+    void stop() {
+        if (client != null) {
+            client.close();
+        }
+        server.stop();
+    }
+
+    @Test
+    void aRefusedUpgradeFallsBackToLongPollingAndPubSubWorks() throws Exception {
+        server = NettyBayeuxServer.builder().port(0).websocket(false).build().start();
+        client = new BayeuxClient(server.uri().toString(), config);
+        assertEquals(List.of("websocket", "long-polling"), client.getAllowedTransports());
+        BlockingQueue<Message> handshake = new LinkedBlockingQueue<>();
+
+        client.handshake(null, handshake::add);
+
+        assertTrue(next(handshake).isSuccessful(), "the handshake that met the refusal went again over long-polling");
+        assertTrue(client.waitFor(Clients.WAIT, BayeuxClient.State.CONNECTED), () -> "not connected: " + client);
+        assertEquals(LongPollingTransport.NAME, client.getTransportName());
+        BlockingQueue<Object> received = new LinkedBlockingQueue<>();
+        subscribe(client, "/fallback", (channel, message) -> received.add(message.getData()));
+        BlockingQueue<Message> published = new LinkedBlockingQueue<>();
+        client.getChannel("/fallback").publish(Map.of("over", "long-polling"), published::add);
+        assertTrue(next(published).isSuccessful());
+        assertEquals(Map.of("over", "long-polling"), next(received));
+    }
+
+    @Test
+    void aServerThatOffersOnlyLongPollingIsUsedOverLongPollingEvenWhenTheUpgradeSucceeds() throws Exception {
+        server = NettyBayeuxServer.builder().port(0)
+                .bayeuxConfig(io.bayeux.server.BayeuxServerConfig.builder().allowedTransports(List.of("long-polling")).build())
+                .build().start();
+        client = new BayeuxClient(server.uri().toString(), config);
+
+        Clients.connect(client);
+
+        assertEquals(LongPollingTransport.NAME, client.getTransportName());
+        BlockingQueue<Message> published = new LinkedBlockingQueue<>();
+        client.getChannel("/negotiated").publish("hello", published::add);
+        assertTrue(next(published).isSuccessful());
+    }
+}
