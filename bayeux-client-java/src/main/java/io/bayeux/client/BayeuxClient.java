@@ -474,9 +474,22 @@ public final class BayeuxClient extends AbstractClientSession {
         notifyAll();
     }
 
-    /** Releases the client's own event loop (when it made one); the client cannot be used afterwards. */
+    /**
+     * Disconnects, then releases the connections and the client's own event loop (when it made
+     * one) once the disconnect is answered or the network delay has passed. Does not block; the
+     * client cannot be used afterwards. Calling it again is harmless.
+     */
     public void close() {
-        disconnect(null);
+        disconnect(reply -> {
+            try {
+                group.execute(this::release);
+            } catch (java.util.concurrent.RejectedExecutionException x) {
+                // Released already: the event loop is gone.
+            }
+        });
+    }
+
+    private void release() {
         synchronized (this) {
             terminate(State.DISCONNECTED);
         }
