@@ -159,7 +159,7 @@ public final class BayeuxClient extends AbstractClientSession {
                 throw new IllegalStateException("Cannot handshake while " + state);
             }
             handshakeFields = fields == null ? Map.of() : Map.copyOf(fields);
-            state = State.HANDSHAKING;
+            setState(State.HANDSHAKING);
             transport = firstTransport();
             backoff = 0;
             clientId = null;
@@ -208,7 +208,7 @@ public final class BayeuxClient extends AbstractClientSession {
                 transport = negotiated;
                 resubscribeNow = state == State.REHANDSHAKING || resubscribe;
                 resubscribe = false;
-                state = State.CONNECTING;
+                setState(State.CONNECTING);
                 backoff = 0;
                 takeAdvice(reply);
                 flush = takePending();
@@ -216,7 +216,7 @@ public final class BayeuxClient extends AbstractClientSession {
             } else if (isReconnectNone(reply)) {
                 terminate(State.DISCONNECTED);
             } else {
-                state = State.REHANDSHAKING;
+                setState(State.REHANDSHAKING);
                 scheduleLocked(this::rehandshake, nextBackoff());
             }
         }
@@ -301,7 +301,7 @@ public final class BayeuxClient extends AbstractClientSession {
             }
             takeAdvice(reply);
             if (reply.isSuccessful()) {
-                state = State.CONNECTED;
+                setState(State.CONNECTED);
                 backoff = 0;
                 scheduleLocked(() -> sendConnect(false), interval);
                 return;
@@ -311,10 +311,10 @@ public final class BayeuxClient extends AbstractClientSession {
             if (Message.RECONNECT_NONE_VALUE.equals(reconnect)) {
                 terminate(State.DISCONNECTED);
             } else if (Message.RECONNECT_HANDSHAKE_VALUE.equals(reconnect) || "402::session_unknown".equals(reply.get(Message.ERROR_FIELD))) {
-                state = State.REHANDSHAKING;
+                setState(State.REHANDSHAKING);
                 scheduleLocked(this::rehandshake, interval);
             } else {
-                state = State.UNCONNECTED;
+                setState(State.UNCONNECTED);
                 scheduleLocked(() -> sendConnect(false), nextBackoff());
             }
         }
@@ -327,7 +327,7 @@ public final class BayeuxClient extends AbstractClientSession {
             if (state == State.DISCONNECTING || state == State.DISCONNECTED) {
                 return;
             }
-            state = State.UNCONNECTED;
+            setState(State.UNCONNECTED);
             scheduleLocked(() -> sendConnect(false), nextBackoff());
         }
     }
@@ -382,7 +382,7 @@ public final class BayeuxClient extends AbstractClientSession {
             } else {
                 send = clientId != null;
                 cancel(scheduled);
-                state = send ? State.DISCONNECTING : State.DISCONNECTED;
+                setState(send ? State.DISCONNECTING : State.DISCONNECTED);
                 if (send) {
                     // Whatever happens to the reply, the client is disconnected within the network delay.
                     scheduled = group.next().schedule(() -> disconnected(null), config.maxNetworkDelay().toMillis(), TimeUnit.MILLISECONDS);
@@ -414,7 +414,7 @@ public final class BayeuxClient extends AbstractClientSession {
 
     /** Under the lock: stops timers and connections. */
     private void terminate(State end) {
-        state = end;
+        setState(end);
         clientId = null;
         connectInFlight = false;
         cancel(scheduled);
@@ -427,6 +427,11 @@ public final class BayeuxClient extends AbstractClientSession {
             group.execute(() -> dropped.forEach(m -> failCallback(m, "disconnected")));
         }
         group.execute(() -> failAllCallbacks("disconnected"));
+    }
+
+    /** Under the lock: changes the state and wakes the {@link #waitFor} callers. */
+    private void setState(State next) {
+        state = next;
         notifyAll();
     }
 
@@ -578,7 +583,7 @@ public final class BayeuxClient extends AbstractClientSession {
         if (handshake) {
             synchronized (this) {
                 if (state == State.HANDSHAKING || state == State.REHANDSHAKING) {
-                    state = State.REHANDSHAKING;
+                    setState(State.REHANDSHAKING);
                     scheduleLocked(this::rehandshake, nextBackoff());
                 }
             }
