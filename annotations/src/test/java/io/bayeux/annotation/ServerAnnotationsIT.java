@@ -3,6 +3,7 @@ package io.bayeux.annotation;
 import io.bayeux.annotation.server.ServerAnnotationProcessor;
 import io.bayeux.api.Message;
 import io.bayeux.api.server.Authorizer;
+import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ConfigurableServerChannel;
 import io.bayeux.api.server.LocalSession;
 import io.bayeux.api.server.ServerChannel;
@@ -10,6 +11,8 @@ import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.client.BayeuxClient;
 import io.bayeux.transport.NettyBayeuxServer;
+import jakarta.annotation.PostConstruct;
+import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -19,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -90,10 +94,20 @@ class ServerAnnotationsIT {
     @Service("calls")
     static final class CallService {
         final BlockingQueue<String> callers = new LinkedBlockingQueue<>();
+        final List<String> events = new CopyOnWriteArrayList<>();
+        @Inject
+        BayeuxServer bayeux;
+
+        @PostConstruct
+        void init() {
+            ServerChannel echo = bayeux.getChannel("/service/echo");
+            events.add("postConstruct listening=" + (echo != null && echo.getListeners().size() == 1));
+        }
 
         @RemoteCall("echo")
         public void echo(RemoteCall.Caller caller, Object data) {
-            callers.add(caller.getServerSession().getId());
+            String id = caller.getServerSession().getId();
+            callers.add(id + " known=" + (bayeux.getSession(id) == caller.getServerSession()));
             caller.result(data);
         }
 
@@ -168,6 +182,7 @@ class ServerAnnotationsIT {
     void theBuilderProcessesServiceInstancesAndClassNames() throws Exception {
         List<String> agents = server.bayeux().getSessions().stream().filter(ServerSession::isLocalSession).map(ServerSession::getUserAgent).sorted().toList();
         assertEquals(List.of("local:calls", "local:listening", "local:named"), agents);
+        assertEquals(List.of("postConstruct listening=true"), calls.events);
         Message reply = call("named", "hi");
         assertTrue(reply.isSuccessful(), reply.toString());
         assertEquals("named hi", reply.getData());
@@ -241,7 +256,7 @@ class ServerAnnotationsIT {
         Message reply = call("echo", Map.of("n", 42));
         assertTrue(reply.isSuccessful(), reply.toString());
         assertEquals(Map.of("n", 42), reply.getData());
-        assertEquals(client.getId(), poll(calls.callers));
+        assertEquals(client.getId() + " known=true", poll(calls.callers));
     }
 
     @Test
