@@ -90,10 +90,10 @@ public final class AnnotatedMethods {
             }
         }
         if (!ok) {
-            String expected = Arrays.stream(fixed).map(Class::getSimpleName).collect(Collectors.joining(", "));
+            String expected = Arrays.stream(fixed).map(AnnotatedMethods::typeName).collect(Collectors.joining(", "));
             throw new IllegalArgumentException(describe(method) + " annotated with @" + annotation.getSimpleName()
                     + " must take (" + expected + (channels != null ? "[, @Param String...]" : "") + ") but takes ("
-                    + Arrays.stream(parameters).map(p -> p.getType().getSimpleName()).collect(Collectors.joining(", ")) + ")");
+                    + Arrays.stream(parameters).map(p -> typeName(p.getType())).collect(Collectors.joining(", ")) + ")");
         }
     }
 
@@ -104,6 +104,16 @@ public final class AnnotatedMethods {
         }
     }
 
+    /** A type's simple name qualified by its enclosing types: {@code ServerMessage.Mutable}, not {@code Mutable}. */
+    public static String typeName(Class<?> type) {
+        if (type.isArray()) {
+            return typeName(type.getComponentType()) + "[]";
+        }
+        Class<?> enclosing = type.getEnclosingClass();
+        return enclosing == null ? type.getSimpleName() : typeName(enclosing) + "." + type.getSimpleName();
+    }
+
+    /** {@code Method <class name>.<method name>()}, for error messages. */
     public static String describe(Method method) {
         return "Method " + method.getDeclaringClass().getName() + "." + method.getName() + "()";
     }

@@ -231,8 +231,8 @@ public abstract class AbstractClientSession implements ClientSession {
 
     /**
      * Handles a message that arrived for this session: runs the extensions, then tells the
-     * reply's callback (by id), the channel's listeners and, for a broadcast, the subscribers
-     * of the channel and of the wildcard channels that match it.
+     * reply's callback (by id), the listeners of the channel and of the wildcard channels that
+     * match it and, for a broadcast, the subscribers of those channels.
      */
     public void receive(Message.Mutable message) {
         if (!extendIncoming(message)) {
@@ -264,12 +264,12 @@ public abstract class AbstractClientSession implements ClientSession {
         if (channel != null) {
             channel.notifyListeners(message, !reply);
         }
-        if (!reply) {
-            for (String wildId : ChannelId.of(channelName).getWildIds()) {
-                SessionChannel wild = channels.get(wildId);
-                if (wild != null) {
-                    wild.notifyListeners(message, true);
-                }
+        // The listeners of matching wildcard channels see replies too (a /meta/* listener sees
+        // every meta reply); subscribers only see broadcasts.
+        for (String wildId : ChannelId.of(channelName).getWildIds()) {
+            SessionChannel wild = channels.get(wildId);
+            if (wild != null) {
+                wild.notifyListeners(message, !reply);
             }
         }
     }

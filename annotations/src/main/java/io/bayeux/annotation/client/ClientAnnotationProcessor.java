@@ -5,6 +5,7 @@ import io.bayeux.annotation.Listener;
 import io.bayeux.annotation.Service;
 import io.bayeux.annotation.Session;
 import io.bayeux.annotation.Subscription;
+import io.bayeux.api.Channel;
 import io.bayeux.api.Message;
 import io.bayeux.api.client.ClientSession;
 import io.bayeux.api.client.ClientSessionChannel;
@@ -24,8 +25,10 @@ import java.util.Map;
  * Turns {@link Service} POJOs into client-side services of one {@link ClientSession} (a
  * {@code BayeuxClient}): {@link Session} fields get the session, {@link Listener} methods
  * {@code void m(Message)} listen to (meta) channels, {@link Subscription} methods
- * {@code void m(Message)} are subscribed (the client subscribes again after a re-handshake),
- * and {@code @PostConstruct}/{@code @PreDestroy} run around it. Thread-safe.
+ * {@code void m(Message)} are subscribed (at once when the session is handshook, else when its
+ * handshake succeeds; the client subscribes again after a re-handshake), and
+ * {@code @PostConstruct}/{@code @PreDestroy} run around it. A service may be processed before
+ * the client handshakes. Thread-safe.
  */
 public final class ClientAnnotationProcessor {
     private static final Logger LOG = LoggerFactory.getLogger(ClientAnnotationProcessor.class);
@@ -77,12 +80,28 @@ public final class ClientAnnotationProcessor {
                 undo.add(() -> target.removeListener(listener));
             }
         }
+        List<Subscribed> subscribed = new ArrayList<>();
         for (Method method : subscriptions) {
             for (String channel : method.getAnnotation(Subscription.class).value()) {
                 ClientSessionChannel target = session.getChannel(channel);
                 ClientSessionChannel.MessageListener listener = (c, message) -> AnnotatedMethods.invoke(method, service, message);
-                target.subscribe(listener);
+                subscribed.add(new Subscribed(target, listener));
                 undo.add(() -> target.unsubscribe(listener));
+            }
+        }
+        if (!subscribed.isEmpty()) {
+            // A subscription made before the handshake fails: subscribe on every successful
+            // handshake what is not subscribed (the client itself renews the others after a re-handshake).
+            ClientSessionChannel handshake = session.getChannel(Channel.META_HANDSHAKE);
+            ClientSessionChannel.MessageListener onHandshake = (c, reply) -> {
+                if (reply.isSuccessful()) {
+                    subscribeAbsent(subscribed);
+                }
+            };
+            handshake.addListener(onHandshake);
+            undo.add(() -> handshake.removeListener(onHandshake));
+            if (session.isHandshook()) {
+                subscribeAbsent(subscribed);
             }
         }
         for (Method method : postConstruct) {
@@ -92,6 +111,21 @@ public final class ClientAnnotationProcessor {
             registrations.put(service, undo);
         }
         return true;
+    }
+
+    /** Subscribes the listeners that are not subscribers of their channel, once each. */
+    private static void subscribeAbsent(List<Subscribed> subscriptions) {
+        synchronized (subscriptions) {
+            for (Subscribed subscription : subscriptions) {
+                if (!subscription.channel.getSubscribers().contains(subscription.listener)) {
+                    subscription.channel.subscribe(subscription.listener);
+                }
+            }
+        }
+    }
+
+    /** A {@link Subscription} method's listener on one channel. */
+    private record Subscribed(ClientSessionChannel channel, ClientSessionChannel.MessageListener listener) {
     }
 
     /** Runs {@code @PreDestroy}, then removes the listeners and subscriptions. @return false when not processed */

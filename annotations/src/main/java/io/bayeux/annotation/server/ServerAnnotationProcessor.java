@@ -92,13 +92,20 @@ public final class ServerAnnotationProcessor {
                 return false;
             }
         }
+        // Everything that can be checked is checked before anything changes.
         Methods methods = Methods.of(type);
+        List<Field> injected = injectedFields(type);
+        List<Field> sessionFields = sessionFields(type);
+        checkErrorIfExists(methods.configure);
         String name = annotation.value().isEmpty() ? type.getSimpleName() : annotation.value();
         LocalSession session = bayeux.newLocalSession(name);
         session.handshake();
         Registration registration = new Registration(session);
         try {
-            inject(service, session);
+            injected.forEach(field -> AnnotatedMethods.set(field, service, bayeux));
+            for (Field field : sessionFields) {
+                AnnotatedMethods.set(field, service, field.getType().isInstance(session) ? session : session.getServerSession());
+            }
             configure(service, methods.configure);
             for (Method method : methods.listeners) {
                 Listener listener = method.getAnnotation(Listener.class);
@@ -165,23 +172,40 @@ public final class ServerAnnotationProcessor {
         }
     }
 
-    private void inject(Object service, LocalSession session) {
-        for (Field field : AnnotatedMethods.fields(service.getClass(), Inject.class)) {
-            if (!field.getType().isAssignableFrom(BayeuxServer.class) && !field.getType().isInstance(bayeux)) {
+    private List<Field> injectedFields(Class<?> type) {
+        List<Field> fields = AnnotatedMethods.fields(type, Inject.class);
+        for (Field field : fields) {
+            if (!field.getType().isInstance(bayeux)) {
                 throw new IllegalArgumentException("Field " + field.getDeclaringClass().getName() + "." + field.getName()
                         + " annotated with @Inject must be a BayeuxServer, not " + field.getType().getName());
             }
-            AnnotatedMethods.set(field, service, bayeux);
         }
-        for (Field field : AnnotatedMethods.fields(service.getClass(), Session.class)) {
+        return fields;
+    }
+
+    private static List<Field> sessionFields(Class<?> type) {
+        List<Field> fields = AnnotatedMethods.fields(type, Session.class);
+        for (Field field : fields) {
             Class<?> fieldType = field.getType();
-            if (fieldType.isAssignableFrom(LocalSession.class)) {
-                AnnotatedMethods.set(field, service, session);
-            } else if (fieldType.isAssignableFrom(ServerSession.class)) {
-                AnnotatedMethods.set(field, service, session.getServerSession());
-            } else {
+            if (!fieldType.isAssignableFrom(LocalSession.class) && !fieldType.isAssignableFrom(ServerSession.class)) {
                 throw new IllegalArgumentException("Field " + field.getDeclaringClass().getName() + "." + field.getName()
                         + " annotated with @Session must be a LocalSession, ClientSession or ServerSession, not " + fieldType.getName());
+            }
+        }
+        return fields;
+    }
+
+    /** Fails before anything changes when a channel configured with {@code errorIfExists} already exists. */
+    private void checkErrorIfExists(List<Method> methods) {
+        for (Method method : methods) {
+            Configure configure = method.getAnnotation(Configure.class);
+            if (configure.errorIfExists()) {
+                for (String channel : configure.value()) {
+                    if (bayeux.getChannel(channel) != null) {
+                        throw new IllegalStateException("Channel " + channel + " already exists; "
+                                + AnnotatedMethods.describe(method) + " has @Configure(errorIfExists = true)");
+                    }
+                }
             }
         }
     }

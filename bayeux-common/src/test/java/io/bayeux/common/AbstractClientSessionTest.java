@@ -1,0 +1,80 @@
+package io.bayeux.common;
+
+import io.bayeux.api.Message;
+import io.bayeux.api.client.ClientSessionChannel;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** How {@link AbstractClientSession#receive} dispatches to listeners and subscribers. */
+class AbstractClientSessionTest {
+    /** A session that sends nowhere. */
+    private static final class Session extends AbstractClientSession {
+        @Override
+        protected Message.Mutable newMessage() {
+            return new HashMapMessage();
+        }
+
+        @Override
+        protected void sendBatch(List<Message.Mutable> messages) {
+        }
+
+        @Override
+        public String getId() {
+            return "s1";
+        }
+
+        @Override
+        public boolean isConnected() {
+            return true;
+        }
+
+        @Override
+        public boolean isHandshook() {
+            return true;
+        }
+
+        @Override
+        public void handshake(Map<String, Object> fields, MessageListener callback) {
+        }
+
+        @Override
+        public void disconnect(MessageListener callback) {
+        }
+    }
+
+    private static Message.Mutable message(String channel, Object data, Boolean successful) {
+        HashMapMessage message = new HashMapMessage();
+        message.setChannel(channel);
+        if (data != null) {
+            message.setData(data);
+        }
+        if (successful != null) {
+            message.setSuccessful(successful);
+        }
+        return message;
+    }
+
+    @Test
+    void wildcardListenersSeeMetaRepliesAndSubscribersOnlyBroadcasts() {
+        Session session = new Session();
+        List<String> seen = new ArrayList<>();
+        session.getChannel("/meta/*").addListener((ClientSessionChannel.MessageListener) (c, m) -> seen.add("meta/* " + m.getChannel()));
+        session.getChannel("/meta/**").addListener((ClientSessionChannel.MessageListener) (c, m) -> seen.add("meta/** " + m.getChannel()));
+        session.getChannel("/foo/*").addListener((ClientSessionChannel.MessageListener) (c, m) -> seen.add("listener foo/* " + m.getChannel()));
+        session.getChannel("/foo/*").subscribe((c, m) -> seen.add("subscriber foo/* " + m.getChannel()));
+        seen.clear();
+
+        session.receive(message("/meta/connect", null, true));
+        session.receive(message("/foo/bar", null, true));
+        session.receive(message("/foo/bar", "data", null));
+
+        assertEquals(List.of("meta/* /meta/connect", "meta/** /meta/connect",
+                "listener foo/* /foo/bar",
+                "listener foo/* /foo/bar", "subscriber foo/* /foo/bar"), seen);
+    }
+}
