@@ -122,6 +122,11 @@ class ServerAnnotationsIT {
                     CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS));
         }
 
+        @RemoteCall("nothing")
+        public void nothing(RemoteCall.Caller caller, Object data) {
+            caller.result(null);
+        }
+
         @RemoteCall("throws")
         public void throwing(RemoteCall.Caller caller, Object data) {
             throw new IllegalStateException("boom");
@@ -271,6 +276,14 @@ class ServerAnnotationsIT {
         Message reply = call("later", "x");
         assertTrue(reply.isSuccessful(), reply.toString());
         assertEquals(Map.of("late", "x"), reply.getData());
+    }
+
+    @Test
+    void aRemoteCallAnsweredWithNullStillResolves() throws Exception {
+        Message reply = call("nothing", "x");
+        assertTrue(reply.isSuccessful(), reply.toString());
+        assertTrue(reply.containsKey(Message.DATA_FIELD), reply.toString());
+        assertEquals(null, reply.getData());
     }
 
     @Test

@@ -244,7 +244,7 @@ public abstract class AbstractClientSession implements ClientSession {
             return;
         }
         String messageId = message.getId();
-        if (messageId != null && !remoteCalls.isEmpty() && (message.getData() != null || !message.isSuccessful())) {
+        if (messageId != null && !remoteCalls.isEmpty() && (message.containsKey(Message.DATA_FIELD) || !message.isSuccessful())) {
             // The answer of a remote call: the service's reply with the call's id, or a failed publish reply.
             MessageListener call = remoteCalls.remove(messageId);
             if (call != null) {

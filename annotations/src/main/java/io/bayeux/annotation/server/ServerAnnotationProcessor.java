@@ -428,7 +428,8 @@ public final class ServerAnnotationProcessor {
             reply.setChannel(channel);
             reply.setId(id);
             reply.setSuccessful(successful);
-            reply.setData(data);
+            // Explicitly, even when null: a reply with data is the answer, one without is a publish reply.
+            reply.put(Message.DATA_FIELD, data);
             if (!successful) {
                 reply.put(Message.ERROR_FIELD, String.valueOf(data));
             }

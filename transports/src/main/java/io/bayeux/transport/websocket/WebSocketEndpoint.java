@@ -58,7 +58,7 @@ final class WebSocketEndpoint implements Endpoint {
             written.fail(x);
             return;
         }
-        if (!channel.isActive()) {
+        if (!channel.isActive() || channel.eventLoop().isShuttingDown()) {
             written.fail(new IllegalStateException("WebSocket closed: " + channel));
             return;
         }
