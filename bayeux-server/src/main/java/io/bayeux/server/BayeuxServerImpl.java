@@ -545,6 +545,9 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     @Override
     public MarkedReference<ServerChannel> createChannelIfAbsent(String channelName, ConfigurableServerChannel.Initializer... initializers) {
+        if (channelName == null) {
+            throw new IllegalArgumentException("Invalid channel name: null");
+        }
         ServerChannelImpl existing = channels.get(channelName);
         if (existing != null) {
             return new MarkedReference<>(existing, false);

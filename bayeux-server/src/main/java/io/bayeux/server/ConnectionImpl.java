@@ -122,8 +122,11 @@ final class ConnectionImpl implements Connection {
 
     private void complete(ServerSessionImpl session, List<Exchange> exchanges, boolean connect, Consumer<List<ServerMessage>> responder) {
         boolean handshake = !exchanges.isEmpty() && Channel.META_HANDSHAKE.equals(exchanges.get(0).message.getChannel());
+        // A pushing endpoint gets queued messages from the session's flusher, its one writer,
+        // unless they may only ride in connect replies.
+        boolean metaConnectOnly = session != null && session.isMetaConnectDeliveryOnly();
         boolean carryQueue = session != null && session.isConnected() && !handshake
-                && (connect || (!endpoint.canPush() && !session.isMetaConnectDeliveryOnly()));
+                && (endpoint.canPush() ? connect && metaConnectOnly : connect || !metaConnectOnly);
         List<ServerMessage> queued = carryQueue ? session.takeQueue() : List.of();
         List<ServerMessage> out = new ArrayList<>(exchanges.size() + queued.size());
         int first = 0;

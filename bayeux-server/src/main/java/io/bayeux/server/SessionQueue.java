@@ -91,7 +91,9 @@ final class SessionQueue {
             try {
                 add &= listener.queueMaxed(session, queue, sender, message);
             } catch (RuntimeException x) {
-                LOG.warn("Queue maxed listener {} of {} failed", listener, session, x);
+                // A failing listener must not let the queue grow past its bound.
+                LOG.warn("Queue maxed listener {} of {} failed, dropping the message", listener, session, x);
+                add = false;
             }
         }
         return add;

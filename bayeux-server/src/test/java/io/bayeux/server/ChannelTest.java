@@ -157,6 +157,13 @@ class ChannelTest {
         assertEquals(before, server.getChannels().size());
     }
 
+    @org.junit.jupiter.api.Test
+    void createChannelIfAbsentRejectsANullName() {
+        start();
+        IllegalArgumentException x = assertThrows(IllegalArgumentException.class, () -> server.createChannelIfAbsent(null));
+        assertTrue(x.getMessage().contains("null"), x.getMessage());
+    }
+
     // --- sweeping
 
     @Test

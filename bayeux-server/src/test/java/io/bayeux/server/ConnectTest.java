@@ -104,6 +104,19 @@ class ConnectTest {
     }
 
     @Test
+    void overAPushingTransportQueuedMessagesArePushedNotCarriedByTheConnectReply() {
+        TestClient client = new TestClient(server, true).connected();
+        client.subscribe("/news");
+        var held = client.connect();
+        server.getChannel("/news").publish(null, "pushed");
+        assertEquals("pushed", client.nextPushed().get("data"));
+        assertFalse(held.isDone());
+        scheduler.advance(20_000);
+        assertEquals(List.of("/meta/connect"), held.join().stream().map(m -> m.get("channel")).toList(),
+                "the session's flusher is the one writer of queued messages");
+    }
+
+    @Test
     void aSecondConnectReleasesTheFirst() {
         TestClient client = new TestClient(server, false).connected();
         var first = client.connect();

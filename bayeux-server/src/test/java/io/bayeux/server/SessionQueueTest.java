@@ -102,6 +102,26 @@ class SessionQueueTest {
 
     @ParameterizedTest(name = "push={0}")
     @ValueSource(booleans = {true, false})
+    void aThrowingQueueMaxedListenerCannotGrowTheQueuePastItsBound(boolean push) {
+        TestClient bob = new TestClient(server, push).connected();
+        ServerSession session = session(bob);
+        session.setMaxQueue(2);
+        session.addListener((ServerSession.QueueMaxedListener) (s, queue, sender, message) -> {
+            throw new IllegalStateException("listener bug");
+        });
+        List<Boolean> queued = new ArrayList<>();
+        session.batch(() -> {
+            for (int i = 0; i < 4; i++) {
+                queued.add(deliver(session, "m" + i));
+            }
+            assertEquals(2, session.getQueueSize());
+        });
+        assertEquals(List.of(true, true, false, false), queued);
+        assertEquals(List.of("m0", "m1"), data(drain(bob)));
+    }
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
     void publishToAFullQueueSucceedsForThePublisherAndOtherSubscribers(boolean push) {
         TestClient alice = new TestClient(server, push).connected();
         TestClient bob = new TestClient(server, push).connected();
