@@ -6,7 +6,9 @@ import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { startDemo } from '../support/demo-server.js';
-import { launchChromium, openChat, join, connected, say, membersAre, lineFrom, lines, closeAll } from './support/browser.js';
+import { requireChromium, launchChromium, openChat, join, connected, say, membersAre, lineFrom, lines, closeAll } from './support/browser.js';
+
+requireChromium(); // before any test: one clear failure
 
 const SCREENSHOT = fileURLToPath(new URL('../../../examples/target/screenshots/chat.png', import.meta.url));
 

@@ -13,16 +13,21 @@ const POLL = { polling: 20 };
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-/**
- * Launches Chromium headless. Playwright gives each launch a fresh, temporary
- * --user-data-dir (and removes it on close). Fails, never skips, when Chromium is missing.
- */
-export async function launchChromium() {
+/** Throws, saying how to install it, when Chromium is missing: the browser tests fail, never skip. */
+export function requireChromium() {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`Chromium is missing (${CHROMIUM}); the browser tests need it. Install Debian's package: `
       + '`apt-get update && apt-get install -y chromium` (as root), or set BAYEUX_CHROMIUM to a Chromium binary. '
       + '`mvn verify -Djs.browser.skip=true` skips the browser tests.');
   }
+}
+
+/**
+ * Launches Chromium headless. Playwright gives each launch a fresh, temporary
+ * --user-data-dir (and removes it on close).
+ */
+export async function launchChromium() {
+  requireChromium();
   return chromium.launch({ executablePath: CHROMIUM, headless: true, chromiumSandbox: false, args: ARGS, timeout: 30000 });
 }
 
