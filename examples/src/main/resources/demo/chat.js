@@ -1,121 +1,177 @@
-// A minimal long-polling Bayeux client for the demo page; the full JavaScript client replaces it.
-(function () {
-  'use strict';
-  var endpoint = new URL('cometd', document.baseURI).toString();
-  var clientId = null, nextId = 0, connected = false, room = null, user = null;
-  var $ = function (id) { return document.getElementById(id); };
+// The chat page: the JavaScript client (served by the demo under /js/) in a few dozen lines.
+// Rooms are /chat/<room>; members join and leave through /service/members, which broadcasts
+// each room's member list on /members/<room>. Everything shown goes in through textContent,
+// so markup in a name or a message is displayed, never run. The server escapes markup in chat
+// messages too (<b> arrives as &lt;b&gt;): the page turns the entities back into the
+// characters that were typed before showing them as text.
+//
+// ?transport=long-polling (or websocket) forces a transport. A reload keeps the session: the
+// reload extension resumes the clientId, and the name and room kept in sessionStorage let the
+// page join again without asking.
+import { BayeuxClient, ReloadExtension } from '/js/index.js';
 
-  function status(text) { $('status').textContent = text; }
+const STORED = 'bayeux-demo.chat';
+const TRANSPORTS = ['websocket', 'long-polling', 'callback-polling'];
+const $ = (id) => document.getElementById(id);
 
-  function log(text, system) {
-    var p = document.createElement('p');
-    p.textContent = text; // textContent: markup is shown, never run
-    if (system) { p.className = 'system'; }
-    $('log').appendChild(p);
-    $('log').scrollTop = $('log').scrollHeight;
-  }
+const forced = new URLSearchParams(location.search).get('transport');
+const client = new BayeuxClient({
+  url: new URL('/cometd', location.href).href,
+  ...(TRANSPORTS.includes(forced) ? { transports: [forced] } : {}),
+});
+client.registerExtension('reload', new ReloadExtension());
 
-  function send(messages) {
-    messages.forEach(function (m) {
-      m.id = String(++nextId);
-      if (clientId && m.channel !== '/meta/handshake') { m.clientId = clientId; }
-    });
-    return fetch(endpoint, {
-      method: 'POST', credentials: 'include',
-      headers: { 'Content-Type': 'application/json;charset=UTF-8' },
-      body: JSON.stringify(messages)
-    }).then(function (r) {
-      if (!r.ok) { throw new Error('HTTP ' + r.status); }
-      return r.json();
-    }).then(function (replies) { replies.forEach(receive); return replies; });
-  }
+let me = null;     // { user, room } while in a room
+let handles = null; // the room's two subscriptions
 
-  function receive(message) {
-    if (message.channel === '/meta/connect' || message.channel === '/meta/handshake') { return; }
-    if (message.data === undefined) {
-      if (message.successful === false) { log('Error: ' + message.error, true); }
-      return;
+// --- connection state, shown and exposed for tests (window.chat, data-* attributes on <body>)
+
+client.addStatusListener((status, transport) => {
+  $('status').textContent = status;
+  $('transport').textContent = transport || 'no transport';
+  document.body.dataset.status = status;
+  document.body.dataset.transport = transport || '';
+  document.body.dataset.clientId = client.getClientId() || '';
+});
+
+window.chat = {
+  client,
+  clientId: () => client.getClientId(),
+  transport: () => client.getTransport(),
+  status: () => client.getStatus(),
+};
+
+// Every successful handshake: the first one enters the room; after a re-handshake (the server
+// forgot the session) the client has subscribed again by itself, so only the join is repeated.
+client.addListener('/meta/handshake', (reply) => {
+  document.body.dataset.clientId = client.getClientId() || '';
+  if (reply.successful && me) {
+    if (handles) {
+      join(me.room);
+    } else {
+      enter(me.room);
     }
-    if (room && message.channel === '/chat/' + room) {
-      log(message.data.user + ': ' + message.data.text);
-    } else if (room && message.channel === '/members/' + room) {
-      $('members').textContent = message.data.join(', ') || '-';
-    }
   }
+});
 
-  function handshake() {
-    status('handshaking...');
-    return send([{ channel: '/meta/handshake', version: '1.0', supportedConnectionTypes: ['long-polling'] }])
-      .then(function (replies) {
-        var reply = replies[0];
-        if (!reply.successful) { throw new Error(reply.error); }
-        clientId = reply.clientId;
-        connected = true;
-        status('connected (long-polling)');
-        connect();
-      });
+// --- rooms
+
+function enter(room) {
+  me.room = room;
+  sessionStorage.setItem(STORED, JSON.stringify(me));
+  $('room-name').textContent = room;
+  $('members').replaceChildren();
+  client.batch(() => {
+    handles = {
+      chat: client.subscribe(`/chat/${room}`, (m) => show(m.data)),
+      members: client.subscribe(`/members/${room}`, (m) => showMembers(m.data)),
+    };
+    join(room);
+  });
+  note(`You joined ${room} as ${me.user}.`);
+}
+
+function join(room) {
+  client.publish('/service/members', { room: `/chat/${room}`, user: me.user, action: 'join' });
+}
+
+function exit() {
+  const room = me.room;
+  client.batch(() => {
+    client.publish('/service/members', { room: `/chat/${room}`, user: me.user, action: 'leave' });
+    client.unsubscribe(handles.chat);
+    client.unsubscribe(handles.members);
+  });
+  handles = null;
+  note(`You left ${room}.`);
+}
+
+function start(user, room) {
+  me = { user, room };
+  $('join').hidden = true;
+  $('chat').hidden = false;
+  client.handshake(); // the /meta/handshake listener enters the room
+  $('message').focus();
+}
+
+function stop() {
+  exit();
+  client.disconnect();
+  sessionStorage.removeItem(STORED);
+  me = null;
+  $('chat').hidden = true;
+  $('join').hidden = false;
+  $('log').replaceChildren();
+}
+
+// --- rendering: textContent only
+
+function line(className, ...parts) {
+  const li = document.createElement('li');
+  li.className = className;
+  li.append(...parts);
+  $('log').append(li);
+  li.scrollIntoView({ block: 'end' });
+}
+
+function note(text) {
+  line('system', text);
+}
+
+const ENTITIES = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&amp;': '&' };
+
+/** What was typed, from the server's escaped text (shown with textContent, it stays text). */
+function unescapeMarkup(text) {
+  return String(text).replace(/&(lt|gt|quot|#39|amp);/g, (entity) => ENTITIES[entity]);
+}
+
+function show(data) {
+  const name = unescapeMarkup(data && data.user);
+  const user = document.createElement('span');
+  user.className = 'user';
+  user.textContent = name;
+  line(me && name === me.user ? 'message mine' : 'message', user, unescapeMarkup(data && data.text));
+}
+
+function showMembers(names) {
+  $('members').replaceChildren(...[].concat(names).map((name) => {
+    const li = document.createElement('li');
+    li.textContent = name;
+    li.classList.toggle('me', !!me && name === me.user);
+    return li;
+  }));
+}
+
+// --- forms
+
+$('join').addEventListener('submit', (event) => {
+  event.preventDefault();
+  start($('user').value.trim(), $('room').value.trim());
+});
+
+$('send').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const text = $('message').value;
+  if (text.trim()) {
+    client.publish(`/chat/${me.room}`, { user: me.user, text });
+    $('message').value = '';
   }
+});
 
-  function connect() {
-    if (!connected) { return; }
-    send([{ channel: '/meta/connect', connectionType: 'long-polling' }]).then(function (replies) {
-      var reply = replies[replies.length - 1];
-      if (reply.successful === false && reply.advice && reply.advice.reconnect === 'handshake') {
-        connected = false;
-        return handshake().then(rejoin);
-      }
-      var interval = reply.advice && reply.advice.interval || 0;
-      setTimeout(connect, interval);
-    }).catch(function () {
-      status('reconnecting...');
-      setTimeout(connect, 2000);
-    });
+$('switch').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const room = $('new-room').value.trim();
+  if (room !== me.room) {
+    exit();
+    enter(room);
   }
+  $('new-room').value = '';
+});
 
-  function rejoin() {
-    if (room) { join(room, user); }
-  }
+$('leave').addEventListener('click', stop);
 
-  function join(name, who) {
-    room = name; user = who;
-    return send([
-      { channel: '/meta/subscribe', subscription: '/chat/' + room },
-      { channel: '/meta/subscribe', subscription: '/members/' + room },
-      { channel: '/service/members', data: { room: '/chat/' + room, user: user, action: 'join' } }
-    ]).then(function () {
-      log('You joined ' + room, true);
-      $('text').disabled = $('send').disabled = $('leave').disabled = false;
-      $('join').disabled = true;
-    });
-  }
-
-  $('join').onclick = function () {
-    var who = $('user').value.trim(), name = $('room').value.trim() || 'lobby';
-    if (!who) { $('user').focus(); return; }
-    (clientId ? Promise.resolve() : handshake()).then(function () { return join(name, who); })
-      .catch(function (e) { status('failed: ' + e.message); });
-  };
-
-  $('leave').onclick = function () {
-    var left = room;
-    send([
-      { channel: '/service/members', data: { room: '/chat/' + left, user: user, action: 'leave' } },
-      { channel: '/meta/unsubscribe', subscription: '/chat/' + left },
-      { channel: '/meta/unsubscribe', subscription: '/members/' + left }
-    ]);
-    room = null;
-    log('You left ' + left, true);
-    $('members').textContent = '-';
-    $('text').disabled = $('send').disabled = $('leave').disabled = true;
-    $('join').disabled = false;
-  };
-
-  function sendText() {
-    var text = $('text').value;
-    if (!text || !room) { return; }
-    send([{ channel: '/chat/' + room, data: { user: user, text: text } }]);
-    $('text').value = '';
-  }
-  $('send').onclick = sendText;
-  $('text').onkeydown = function (e) { if (e.key === 'Enter') { sendText(); } };
-}());
+// After a reload: the same name, the same room, the same session.
+const stored = JSON.parse(sessionStorage.getItem(STORED) || 'null');
+if (stored && stored.user && stored.room) {
+  start(stored.user, stored.room);
+}

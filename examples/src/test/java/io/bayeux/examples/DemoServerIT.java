@@ -45,6 +45,7 @@ class DemoServerIT {
         assertTrue(page.body().contains("chat.js"));
         HttpResponse<String> script = http.send(HttpRequest.newBuilder(server.uri().resolve("/chat.js")).build(), HttpResponse.BodyHandlers.ofString());
         assertTrue(script.headers().firstValue("content-type").orElse("").startsWith("text/javascript"));
+        assertTrue(script.body().contains("from '/js/index.js'"), "the page uses the JavaScript client");
     }
 
     @Test
