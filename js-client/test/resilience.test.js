@@ -85,6 +85,9 @@ for (const transport of TRANSPORTS) {
     });
 
     it('handshakes again and restores subscriptions when the server forgets the session', async () => {
+      // A short hold, so that the next connect reply (the forged one) comes within a second even
+      // when the 'wake' message below rides in the publish response instead of the held connect.
+      const server = await startDemo({ args: ['--timeout', '1000'] });
       let forget = false;
       const { options, cut } = await rewriting(transport, (messages) => messages.map((m) => {
         if (forget && m.channel === '/meta/connect') {
@@ -93,25 +96,32 @@ for (const transport of TRANSPORTS) {
         }
         return m;
       }));
-      const c = client(options);
-      const handshakes = recorder('handshake');
-      c.addListener('/meta/handshake', handshakes);
-      await connect(c);
-      const received = recorder('received');
-      const channel = `/chat/${transport}-forgotten`;
-      await subscribe(c, channel, received);
-      const firstId = c.getClientId();
-      forget = true;
-      // The next connect reply is the forged one: over long-polling a delivery ends the held
-      // connect; over WebSocket the connection is cut and the client connects again at once.
-      cut();
-      await callback((done) => c.publish(channel, 'wake', done)).catch(() => {});
-      await waitFor(() => handshakes.items.length === 2, { what: 're-handshake' });
-      await waitFor(() => c.getStatus() === 'connected' && c.getClientId() !== firstId, { what: 'the new session' });
-      const publisher = client();
-      await connect(publisher);
-      await callback((done) => publisher.publish(channel, 'again', done));
-      await waitFor(() => received.items.some((m) => m.data === 'again'), { what: 'delivery after the re-handshake' });
+      try {
+        const c = newClient(server.url, transport, options);
+        clients.push(c);
+        const handshakes = recorder('handshake');
+        c.addListener('/meta/handshake', handshakes);
+        await connect(c);
+        const received = recorder('received');
+        const channel = `/chat/${transport}-forgotten`;
+        await subscribe(c, channel, received);
+        const firstId = c.getClientId();
+        forget = true;
+        // The next connect reply is the forged one: over long-polling a delivery ends the held
+        // connect; over WebSocket the connection is cut and the client connects again at once.
+        cut();
+        await callback((done) => c.publish(channel, 'wake', done)).catch(() => {});
+        await waitFor(() => handshakes.items.length === 2, { what: 're-handshake' });
+        await waitFor(() => c.getStatus() === 'connected' && c.getClientId() !== firstId, { what: 'the new session' });
+        const publisher = newClient(server.url, transport);
+        clients.push(publisher);
+        await connect(publisher);
+        await callback((done) => publisher.publish(channel, 'again', done));
+        await waitFor(() => received.items.some((m) => m.data === 'again'), { what: 'delivery after the re-handshake' });
+      } finally {
+        await stop(...clients.splice(0));
+        await server.kill();
+      }
     });
 
     it('stops when the server advises reconnect none', async () => {

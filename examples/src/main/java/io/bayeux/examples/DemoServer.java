@@ -5,6 +5,9 @@ import io.bayeux.server.ext.AcknowledgedMessagesExtension;
 import io.bayeux.server.ext.TimesyncExtension;
 import io.bayeux.transport.NettyBayeuxServer;
 
+import io.bayeux.server.BayeuxServerConfig;
+
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -16,7 +19,7 @@ import java.util.concurrent.CountDownLatch;
  * Clients that ask for them get acknowledged delivery and time synchronisation.
  *
  * <pre>
- * bin/bayeux-demo [--port 8080] [--host 127.0.0.1] [--jsonp] [--service com.example.MyService]
+ * bin/bayeux-demo [--port 8080] [--host 127.0.0.1] [--jsonp] [--timeout MS] [--service com.example.MyService]
  * </pre>
  *
  * <p>{@code --port 0} picks a free port; the first line printed names the bound one.
@@ -45,24 +48,36 @@ public final class DemoServer {
         int port = 8080;
         String host = "127.0.0.1";
         boolean jsonp = false;
+        long timeout = -1;
         List<Object> extra = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--port" -> port = Integer.parseInt(value(args, ++i, "--port"));
                 case "--host" -> host = value(args, ++i, "--host");
                 case "--jsonp" -> jsonp = true;
+                case "--timeout" -> timeout = Long.parseLong(value(args, ++i, "--timeout"));
                 case "--service" -> extra.add(value(args, ++i, "--service"));
                 case "-h", "--help" -> {
-                    System.out.println("Usage: bayeux-demo [--port N] [--host ADDRESS] [--jsonp] [--service CLASS_NAME]...");
+                    System.out.println("Usage: bayeux-demo [--port N] [--host ADDRESS] [--jsonp] [--timeout MS] [--service CLASS_NAME]...");
                     return;
                 }
                 default -> {
-                    System.err.println("Unknown option " + args[i] + "; usage: bayeux-demo [--port N] [--host ADDRESS] [--jsonp] [--service CLASS_NAME]...");
+                    System.err.println("Unknown option " + args[i] + "; usage: bayeux-demo [--port N] [--host ADDRESS] [--jsonp] [--timeout MS] [--service CLASS_NAME]...");
                     System.exit(2);
                 }
             }
         }
-        NettyBayeuxServer server = configure(NettyBayeuxServer.builder().host(host).port(port).jsonp(jsonp), extra.toArray()).build().start();
+        NettyBayeuxServer.Builder builder = NettyBayeuxServer.builder().host(host).port(port).jsonp(jsonp);
+        if (timeout >= 0) {
+            // How long a /meta/connect is held; the default (20 s) suits production, tests want less.
+            List<String> transports = new ArrayList<>(BayeuxServerConfig.DEFAULT_ALLOWED_TRANSPORTS);
+            if (jsonp) {
+                transports.add("callback-polling");
+            }
+            builder.bayeuxConfig(BayeuxServerConfig.builder().timeout(Duration.ofMillis(timeout))
+                    .maxQueue(NettyBayeuxServer.DEFAULT_MAX_QUEUE).allowedTransports(transports).build());
+        }
+        NettyBayeuxServer server = configure(builder, extra.toArray()).build().start();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             System.out.println("Stopping...");
