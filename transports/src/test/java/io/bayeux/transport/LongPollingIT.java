@@ -134,6 +134,23 @@ class LongPollingIT {
     }
 
     @Test
+    void aSessionMadeWithoutACookieBelongsToTheCookieItsHandshakeResponseSet() throws Exception {
+        start(false);
+        HttpResponse<String> response = send(HANDSHAKE, null);
+        String clientId = (String) reply(parse(response.body()), "/meta/handshake").get("clientId");
+        String cookie = response.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith("BAYEUX_BROWSER=")).findFirst()
+                .orElseThrow();
+        String browser = cookie.substring("BAYEUX_BROWSER=".length(), "BAYEUX_BROWSER=".length() + 32);
+
+        Map<String, Object> stolen = reply(post(connectJson(clientId), BROWSER_B), "/meta/connect");
+        assertEquals("402::session_unknown", stolen.get("error"), "another browser cannot use the clientId");
+        assertEquals(true, reply(post(connectJson(clientId), browser), "/meta/connect").get("successful"));
+        // A client that keeps no cookies at all still works: it names no browser.
+        String notHeld = connectJson(clientId).replace("\"clientId\"", "\"advice\":{\"timeout\":0},\"clientId\"");
+        assertEquals(true, reply(post(notHeld, null), "/meta/connect").get("successful"));
+    }
+
+    @Test
     void theFirstResponseToACookieLessRequestSetsAnHttpOnlyBrowserCookie() throws Exception {
         start(false);
         HttpResponse<String> response = send(HANDSHAKE, null);

@@ -1,5 +1,6 @@
 package io.bayeux.transport.http;
 
+import io.bayeux.api.Channel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.common.json.JsonCodec;
 import io.bayeux.server.BayeuxServerImpl;
@@ -170,7 +171,13 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             return;
         }
         InetSocketAddress remote = exchange.ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
-        Connection connection = bayeux.newConnection(new HttpEndpoint(transport, exchange.browserId, exchange.userAgent, remote));
+        // A handshake from a browser without the cookie yet makes a session owned by the cookie
+        // this response sets; other cookie-less requests name no browser.
+        String browser = exchange.browserId;
+        if (browser == null && batch.stream().anyMatch(m -> Channel.META_HANDSHAKE.equals(m.getChannel()))) {
+            browser = exchange.newBrowserId;
+        }
+        Connection connection = bayeux.newConnection(new HttpEndpoint(transport, browser, exchange.userAgent, remote));
         Scheduler.Cancellable cancellable = connection.handle(batch, exchange::reply);
         if (!exchange.done) {
             inFlight = cancellable;
@@ -194,7 +201,10 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     private final class Exchange {
         final ChannelHandlerContext ctx;
         final boolean keepAlive;
+        /** The BAYEUX_BROWSER cookie the client sent, or null. */
         final String browserId;
+        /** The cookie this response sets when the client sent none, or null. */
+        final String newBrowserId;
         final String userAgent;
         final String jsonpCallback;
         volatile boolean done;
@@ -203,6 +213,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             this.ctx = ctx;
             this.keepAlive = keepAlive;
             this.browserId = browserId;
+            this.newBrowserId = browserId == null ? newBrowserId() : null;
             this.userAgent = userAgent;
             this.jsonpCallback = jsonpCallback;
         }
@@ -241,8 +252,8 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             done = true;
             inFlight = null;
             busy = false;
-            if (browserId == null) {
-                response.headers().add(HttpHeaderNames.SET_COOKIE, newBrowserCookie());
+            if (newBrowserId != null) {
+                response.headers().add(HttpHeaderNames.SET_COOKIE, browserCookieHeader(newBrowserId));
             }
             response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
             if (keepAlive) {
@@ -271,13 +282,18 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         return null;
     }
 
-    /** A new random BAYEUX_BROWSER cookie, HttpOnly, for the whole site. */
-    public String newBrowserCookie() {
+    /** A new random browser id: 128 bits in hex. */
+    public String newBrowserId() {
         byte[] bytes = new byte[16];
         synchronized (random) {
             random.nextBytes(bytes);
         }
-        DefaultCookie cookie = new DefaultCookie(BROWSER_COOKIE, HexFormat.of().formatHex(bytes));
+        return HexFormat.of().formatHex(bytes);
+    }
+
+    /** The {@code Set-Cookie} value of a BAYEUX_BROWSER cookie, HttpOnly, for the whole site. */
+    public static String browserCookieHeader(String browserId) {
+        DefaultCookie cookie = new DefaultCookie(BROWSER_COOKIE, browserId);
         cookie.setPath("/");
         cookie.setHttpOnly(true);
         return ServerCookieEncoder.STRICT.encode(cookie);

@@ -62,10 +62,12 @@ public final class WebSocketUpgrade {
             WebSocketServerHandshakerFactory.sendUnsupportedVersionResponse(ctx.channel());
             return;
         }
+        // The connection belongs to the browser of the cookie it sent, or of the one set now.
         String browserId = HttpRequestHandler.browserCookie(request);
         HttpHeaders headers = new DefaultHttpHeaders();
         if (browserId == null) {
-            headers.add(HttpHeaderNames.SET_COOKIE, http.newBrowserCookie());
+            browserId = http.newBrowserId();
+            headers.add(HttpHeaderNames.SET_COOKIE, HttpRequestHandler.browserCookieHeader(browserId));
         }
         InetSocketAddress remote = ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
         WebSocketFrameHandler frames = new WebSocketFrameHandler(handshaker, bayeux, config, executor,
