@@ -99,7 +99,7 @@ public final class ServerSessionImpl implements ServerSession {
     /** Called once the handshake succeeded. */
     void handshaken(Endpoint endpoint) {
         userAgent = endpoint.userAgent();
-        browserId = endpoint.browserId();
+        browserId = endpoint.sessionBrowserId();
         transportName = endpoint.transportName();
         lock.lock();
         try {

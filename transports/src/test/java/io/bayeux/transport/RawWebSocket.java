@@ -38,8 +38,13 @@ final class RawWebSocket implements AutoCloseable {
 
     /** Opens a WebSocket connection; fails unless the server answers 101. */
     static RawWebSocket open(int port, String path) throws IOException {
+        return open(port, path, List.of());
+    }
+
+    /** Opens a WebSocket connection with extra upgrade headers; fails unless the server answers 101. */
+    static RawWebSocket open(int port, String path, List<String> extraHeaders) throws IOException {
         RawHttp http = RawHttp.connect(port);
-        http.write(upgradeRequest(path, List.of()));
+        http.write(upgradeRequest(path, extraHeaders));
         String statusLine = RawHttp.readLine(http.input());
         RawHttp.readHeaders(http.input());
         if (!statusLine.contains(" 101 ")) {

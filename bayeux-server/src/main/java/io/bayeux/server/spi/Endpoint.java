@@ -46,6 +46,15 @@ public interface Endpoint {
         return null;
     }
 
+    /**
+     * The browser a session that handshakes over this endpoint belongs to: the cookie the client
+     * sent, or the one the transport sets in its answer when it sent none. Defaults to
+     * {@link #browserId()}.
+     */
+    default String sessionBrowserId() {
+        return browserId();
+    }
+
     /** The address of the peer, or {@code null}. */
     default InetSocketAddress remoteAddress() {
         return null;

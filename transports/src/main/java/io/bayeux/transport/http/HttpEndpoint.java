@@ -8,7 +8,8 @@ import java.net.InetSocketAddress;
  * One long-polling (or callback-polling) request: messages only ride in its response, so it
  * cannot push.
  */
-record HttpEndpoint(String transportName, String browserId, String userAgent, InetSocketAddress remoteAddress) implements Endpoint {
+record HttpEndpoint(String transportName, String browserId, String sessionBrowserId, String userAgent,
+                    InetSocketAddress remoteAddress) implements Endpoint {
     @Override
     public boolean canPush() {
         return false;

@@ -1,6 +1,5 @@
 package io.bayeux.transport.http;
 
-import io.bayeux.api.Channel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.common.json.JsonCodec;
 import io.bayeux.server.BayeuxServerImpl;
@@ -171,13 +170,9 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             return;
         }
         InetSocketAddress remote = exchange.ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
-        // A handshake from a browser without the cookie yet makes a session owned by the cookie
-        // this response sets; other cookie-less requests name no browser.
-        String browser = exchange.browserId;
-        if (browser == null && batch.stream().anyMatch(m -> Channel.META_HANDSHAKE.equals(m.getChannel()))) {
-            browser = exchange.newBrowserId;
-        }
-        Connection connection = bayeux.newConnection(new HttpEndpoint(transport, browser, exchange.userAgent, remote));
+        // A session made by a request without the cookie belongs to the cookie this response sets.
+        String sessionBrowser = exchange.browserId != null ? exchange.browserId : exchange.newBrowserId;
+        Connection connection = bayeux.newConnection(new HttpEndpoint(transport, exchange.browserId, sessionBrowser, exchange.userAgent, remote));
         Scheduler.Cancellable cancellable = connection.handle(batch, exchange::reply);
         if (!exchange.done) {
             inFlight = cancellable;

@@ -26,15 +26,17 @@ final class WebSocketEndpoint implements Endpoint {
     private final BayeuxServerImpl bayeux;
     private final Executor executor;
     private final String browserId;
+    private final String sessionBrowserId;
     private final String userAgent;
     private final InetSocketAddress remoteAddress;
 
-    WebSocketEndpoint(Channel channel, BayeuxServerImpl bayeux, Executor executor, String browserId, String userAgent,
-                      InetSocketAddress remoteAddress) {
+    WebSocketEndpoint(Channel channel, BayeuxServerImpl bayeux, Executor executor, String browserId, String sessionBrowserId,
+                      String userAgent, InetSocketAddress remoteAddress) {
         this.channel = channel;
         this.bayeux = bayeux;
         this.executor = executor;
         this.browserId = browserId;
+        this.sessionBrowserId = sessionBrowserId;
         this.userAgent = userAgent;
         this.remoteAddress = remoteAddress;
     }
@@ -80,6 +82,11 @@ final class WebSocketEndpoint implements Endpoint {
     @Override
     public String browserId() {
         return browserId;
+    }
+
+    @Override
+    public String sessionBrowserId() {
+        return sessionBrowserId;
     }
 
     @Override

@@ -62,16 +62,18 @@ public final class WebSocketUpgrade {
             WebSocketServerHandshakerFactory.sendUnsupportedVersionResponse(ctx.channel());
             return;
         }
-        // The connection belongs to the browser of the cookie it sent, or of the one set now.
+        // Sessions handshaken on this connection belong to the browser of the cookie it sent, or
+        // of the one set now; without a cookie, the connection names no browser for the others.
         String browserId = HttpRequestHandler.browserCookie(request);
+        String sessionBrowserId = browserId;
         HttpHeaders headers = new DefaultHttpHeaders();
         if (browserId == null) {
-            browserId = http.newBrowserId();
-            headers.add(HttpHeaderNames.SET_COOKIE, HttpRequestHandler.browserCookieHeader(browserId));
+            sessionBrowserId = http.newBrowserId();
+            headers.add(HttpHeaderNames.SET_COOKIE, HttpRequestHandler.browserCookieHeader(sessionBrowserId));
         }
         InetSocketAddress remote = ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
         WebSocketFrameHandler frames = new WebSocketFrameHandler(handshaker, bayeux, config, executor,
-                new WebSocketEndpoint(ctx.channel(), bayeux, executor, browserId, request.headers().get(HttpHeaderNames.USER_AGENT), remote));
+                new WebSocketEndpoint(ctx.channel(), bayeux, executor, browserId, sessionBrowserId, request.headers().get(HttpHeaderNames.USER_AGENT), remote));
         pipeline.replace(http, WebSocketFrameHandler.NAME, frames);
         pipeline.addBefore(WebSocketFrameHandler.NAME, "wsAggregator", new WebSocketFrameAggregator(config.maxMessageSize()));
         // The handshaker does not validate UTF-8 (only WebSocketServerProtocolHandler adds this):

@@ -1,0 +1,63 @@
+package io.bayeux.transport;
+
+import io.bayeux.common.json.JacksonJsonCodec;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * Over WebSocket, a session handshaken without a cookie belongs to the BAYEUX_BROWSER cookie the
+ * upgrade response set: another browser's cookie cannot use its clientId, while a client that
+ * keeps no cookies can still reconnect on a new connection.
+ */
+class WebSocketBrowserIT {
+    private static final JacksonJsonCodec JSON = new JacksonJsonCodec();
+    private static final String OTHER_BROWSER = "fedcba9876543210fedcba9876543210";
+    private NettyBayeuxServer server;
+
+    @BeforeEach
+    void start() {
+        server = NettyBayeuxServer.builder().port(0).build().start();
+    }
+
+    @AfterEach
+    void stop() {
+        server.stop();
+    }
+
+    @Test
+    void aCookieLessSessionIsRefusedToAnotherBrowserButNotToACookieLessClient() throws Exception {
+        String clientId;
+        try (RawWebSocket first = RawWebSocket.open(server.port(), "/cometd")) {
+            first.sendText("[{\"channel\":\"/meta/handshake\",\"version\":\"1.0\",\"supportedConnectionTypes\":[\"websocket\"],\"id\":\"1\"}]");
+            clientId = (String) reply(first, "/meta/handshake").get("clientId");
+        }
+        String connect = "[{\"channel\":\"/meta/connect\",\"connectionType\":\"websocket\",\"advice\":{\"timeout\":0},\"id\":\"2\",\"clientId\":\"" + clientId + "\"}]";
+        try (RawWebSocket stolen = RawWebSocket.open(server.port(), "/cometd", List.of("Cookie: BAYEUX_BROWSER=" + OTHER_BROWSER))) {
+            stolen.sendText(connect);
+            assertEquals("402::session_unknown", reply(stolen, "/meta/connect").get("error"));
+        }
+        try (RawWebSocket again = RawWebSocket.open(server.port(), "/cometd")) {
+            again.sendText(connect);
+            assertEquals(true, reply(again, "/meta/connect").get("successful"));
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> reply(RawWebSocket socket, String channel) throws Exception {
+        for (int i = 0; i < 10; i++) {
+            RawWebSocket.Frame frame = socket.read();
+            for (Map<String, Object> message : (List<Map<String, Object>>) JSON.parse(frame.payload())) {
+                if (channel.equals(message.get("channel")) && message.containsKey("successful")) {
+                    return message;
+                }
+            }
+        }
+        throw new AssertionError("No reply on " + channel + " in 10 frames");
+    }
+}
