@@ -114,6 +114,13 @@ class BadInputIT {
     }
 
     @Test
+    void anOverlongRequestLineIsA414AndOverlargeHeadersA431() throws Exception {
+        String longTarget = path + "?x=" + "a".repeat(5000);
+        assertJsonError(RawHttp.exchange(server.port(), RawHttp.request("GET", longTarget, List.of(), null)), 414);
+        assertJsonError(RawHttp.exchange(server.port(), RawHttp.request("GET", path, List.of("X-Big: " + "b".repeat(9000)), null)), 431);
+    }
+
+    @Test
     void anEmptyBatchIsA400() throws Exception {
         assertJsonError(postJson("[]"), 400);
     }

@@ -22,6 +22,8 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.codec.http.cookie.Cookie;
 import io.netty.handler.codec.http.cookie.DefaultCookie;
 import io.netty.handler.codec.http.cookie.ServerCookieDecoder;
@@ -72,7 +74,14 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
         if (!request.decoderResult().isSuccess()) {
-            HttpErrors.sendAndClose(ctx, HttpResponseStatus.BAD_REQUEST, "Malformed HTTP request: " + request.decoderResult().cause());
+            Throwable cause = request.decoderResult().cause();
+            if (cause instanceof TooLongHttpLineException) {
+                HttpErrors.sendAndClose(ctx, HttpResponseStatus.REQUEST_URI_TOO_LONG, "Request line too long: " + cause.getMessage());
+            } else if (cause instanceof TooLongHttpHeaderException) {
+                HttpErrors.sendAndClose(ctx, HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "Request headers too large: " + cause.getMessage());
+            } else {
+                HttpErrors.sendAndClose(ctx, HttpResponseStatus.BAD_REQUEST, "Malformed HTTP request: " + cause);
+            }
             return;
         }
         QueryStringDecoder uri = new QueryStringDecoder(request.uri());
