@@ -19,7 +19,6 @@ import io.bayeux.server.spi.Endpoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -143,16 +142,19 @@ public final class BayeuxServerImpl implements BayeuxServer {
             parts[i] = message instanceof ServerMessageImpl impl ? impl.encode(codec) : codec.encode(message);
             length += parts[i].length;
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream(length);
-        out.write('[');
+        // One exact-size array: a broadcast's cached bytes are copied once, straight into the frame.
+        byte[] out = new byte[length];
+        out[0] = '[';
+        int at = 1;
         for (int i = 0; i < parts.length; i++) {
             if (i > 0) {
-                out.write(',');
+                out[at++] = ',';
             }
-            out.writeBytes(parts[i]);
+            System.arraycopy(parts[i], 0, out, at, parts[i].length);
+            at += parts[i].length;
         }
-        out.write(']');
-        return out.toByteArray();
+        out[at] = ']';
+        return out;
     }
 
     // --- handling one message

@@ -10,8 +10,6 @@ import io.bayeux.api.server.SecurityPolicy;
 import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -29,20 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Authorizers and the security policy, as remote clients see them in their replies. */
-class AuthorizationTest {
-    private final ManualScheduler scheduler = new ManualScheduler();
-    private BayeuxServerImpl server;
-
-    @BeforeEach
-    void start() {
-        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).build()).start();
-    }
-
-    @AfterEach
-    void stop() {
-        server.stop();
-    }
-
+class AuthorizationTest extends ServerTestSupport {
     private void guard(String channel, Authorizer... authorizers) {
         server.createChannelIfAbsent(channel, c -> {
             for (Authorizer authorizer : authorizers) {

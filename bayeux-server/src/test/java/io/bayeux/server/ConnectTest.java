@@ -1,8 +1,6 @@
 package io.bayeux.server;
 
 import io.bayeux.api.server.ServerSession;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -18,20 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code /meta/connect}: unknown sessions, the first connect, holds and their release. */
-class ConnectTest {
-    private final ManualScheduler scheduler = new ManualScheduler();
-    private BayeuxServerImpl server;
-
-    @BeforeEach
-    void start() {
-        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).build()).start();
-    }
-
-    @AfterEach
-    void stop() {
-        server.stop();
-    }
-
+class ConnectTest extends ServerTestSupport {
     @ParameterizedTest(name = "channel={0}")
     @ValueSource(strings = {"/meta/connect", "/meta/subscribe", "/meta/disconnect", "/chat/room"})
     void unknownClientIdGetsSessionUnknownWithHandshakeAdvice(String channel) {

@@ -1,8 +1,6 @@
 package io.bayeux.server;
 
 import io.bayeux.api.server.ServerSession;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -14,20 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-class DisconnectTest {
-    private final ManualScheduler scheduler = new ManualScheduler();
-    private BayeuxServerImpl server;
-
-    @BeforeEach
-    void start() {
-        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).build()).start();
-    }
-
-    @AfterEach
-    void stop() {
-        server.stop();
-    }
-
+class DisconnectTest extends ServerTestSupport {
     @ParameterizedTest(name = "push={0}")
     @ValueSource(booleans = {true, false})
     void disconnectRemovesTheSessionTellsRemoveListenersDropsTheQueueAndLaterMessagesGet402(boolean push) {

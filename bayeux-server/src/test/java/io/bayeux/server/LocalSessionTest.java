@@ -2,8 +2,6 @@ package io.bayeux.server;
 
 import io.bayeux.api.Message;
 import io.bayeux.api.server.LocalSession;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -16,20 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-class LocalSessionTest {
-    private final ManualScheduler scheduler = new ManualScheduler();
-    private BayeuxServerImpl server;
-
-    @BeforeEach
-    void start() {
-        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).build()).start();
-    }
-
-    @AfterEach
-    void stop() {
-        server.stop();
-    }
-
+class LocalSessionTest extends ServerTestSupport {
     @Test
     void localSessionHandshakesSubscribesPublishesAndReceivesWithoutANetwork() {
         LocalSession service = server.newLocalSession("service");

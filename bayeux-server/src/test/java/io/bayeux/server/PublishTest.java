@@ -1,8 +1,6 @@
 package io.bayeux.server;
 
 import io.bayeux.api.server.ServerSession;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -15,20 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-class PublishTest {
-    private final ManualScheduler scheduler = new ManualScheduler();
-    private BayeuxServerImpl server;
-
-    @BeforeEach
-    void start() {
-        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).build()).start();
-    }
-
-    @AfterEach
-    void stop() {
-        server.stop();
-    }
-
+class PublishTest extends ServerTestSupport {
     @Test
     void publisherGetsAReplyWithTheSameIdAndNoData() {
         TestClient client = new TestClient(server, true).connected();

@@ -3,8 +3,6 @@ package io.bayeux.server;
 import io.bayeux.api.Promise;
 import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerSession;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -30,20 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>To make messages wait in a pushing client's queue, the tests deliver inside a batch of
  * the receiving session: nothing is pushed until the batch ends.
  */
-class SessionQueueTest {
-    private final ManualScheduler scheduler = new ManualScheduler();
-    private BayeuxServerImpl server;
-
-    @BeforeEach
-    void start() {
-        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).build()).start();
-    }
-
-    @AfterEach
-    void stop() {
-        server.stop();
-    }
-
+class SessionQueueTest extends ServerTestSupport {
     private ServerSession session(TestClient client) {
         return server.getSession(client.clientId());
     }
