@@ -157,7 +157,7 @@ public final class ChatBenchmark {
             if (progress) {
                 out.println();
             }
-            Ledger.Counts counts = ledger.counts();
+            Counts counts = ledger.counts();
             RunResult.Connect connect = new RunResult.Connect(scenario.clients(), connectedCount(), subscribeFailures.sum(), connectSeconds);
             Histogram total;
             synchronized (measured) {

@@ -75,7 +75,7 @@ final class HtmlReport {
                 + "<th>lost</th><th>duplicated</th><th>p50</th><th>p99</th><th>p99.9</th><th>max</th><th>tool CPU %</th><th>server CPU µs/delivery</th>"
                 + "<th>server RSS</th><th>heap after GC</th></tr>\n");
         for (RunResult r : runs) {
-            Ledger.Counts c = r.counts();
+            Counts c = r.counts();
             html.append("<tr><td>").append(esc(r.label())).append("</td><td>").append(Format.number(r.rates().publishedPerSecond()))
                     .append("</td><td>").append(Format.number(r.rates().deliveredPerSecond()))
                     .append("</td><td>").append(String.format(Locale.ROOT, "%,d", c.expected()))

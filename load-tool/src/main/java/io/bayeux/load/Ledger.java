@@ -187,14 +187,6 @@ final class Ledger {
     record Stamp(int room, long roomSeq, int publisher, long pubSeq) {
     }
 
-    /**
-     * The figures of a run. {@code outOfOrder} is -1 when not checked (more than
-     * {@value #ORDER_CHECK_MAX_CLIENTS} clients).
-     */
-    record Counts(long published, long failedPublishes, long expected, long received, long distinct, long lost,
-                  long duplicated, long unexpected, long lateFailed, long outOfOrder) {
-    }
-
     /** One client's side of the account; guarded by itself. */
     final class Receiver {
         private final int client;

@@ -22,7 +22,7 @@ import java.util.Map;
  * @param server      the server's figures, where they could be read
  */
 public record RunResult(String label, Map<String, Object> scenario, String startedAt, Connect connect,
-                        Ledger.Counts counts, Rates rates, Latency latency, List<double[]> percentiles,
+                        Counts counts, Rates rates, Latency latency, List<double[]> percentiles,
                         List<Sample> timeline, Tool tool, Server server) {
 
     /** Clients and how long it took to connect and subscribe them. */

@@ -31,7 +31,7 @@ class ChatBenchmarkIT {
 
         RunResult result = new ChatBenchmark(scenario, "test", ProcessHandle.current().pid(), 2, TestScenarios.QUIET, false).run();
 
-        Ledger.Counts counts = result.counts();
+        Counts counts = result.counts();
         assertEquals(200, result.connect().connected());
         assertEquals(105 * 5, counts.published(), "warm-up and measured batches of 5");
         assertEquals(count.published.get(), counts.published(), "what the server saw published");

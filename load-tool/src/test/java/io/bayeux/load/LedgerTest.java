@@ -29,7 +29,7 @@ class LedgerTest {
         assertTrue(ledger.receiver(0).arrived(0, stamp.roomSeq(), 0, stamp.pubSeq()));
         assertTrue(ledger.receiver(1).arrived(0, stamp.roomSeq(), 0, stamp.pubSeq()));
         assertFalse(ledger.receiver(1).arrived(0, stamp.roomSeq(), 0, stamp.pubSeq()));
-        Ledger.Counts counts = ledger.counts();
+        Counts counts = ledger.counts();
         assertEquals(3, counts.received());
         assertEquals(1, counts.duplicated());
         assertEquals(1, counts.lost());
@@ -44,7 +44,7 @@ class LedgerTest {
         ledger.receiver(0).arrived(0, stamp.roomSeq(), 2, stamp.pubSeq());
         ledger.receiver(1).arrived(0, stamp.roomSeq(), 2, stamp.pubSeq());
         ledger.receiver(2).arrived(0, stamp.roomSeq(), 2, stamp.pubSeq());
-        Ledger.Counts counts = ledger.counts();
+        Counts counts = ledger.counts();
         assertEquals(0, counts.lost());
         assertEquals(1, counts.unexpected());
     }
@@ -59,7 +59,7 @@ class LedgerTest {
         ledger.receiver(1).arrived(0, failed.roomSeq(), 0, failed.pubSeq());
         ledger.receiver(0).arrived(0, ok.roomSeq(), 0, ok.pubSeq());
         ledger.receiver(1).arrived(0, ok.roomSeq(), 0, ok.pubSeq());
-        Ledger.Counts counts = ledger.counts();
+        Counts counts = ledger.counts();
         assertEquals(1, counts.failedPublishes());
         assertEquals(2, counts.expected());
         assertEquals(0, counts.lost());

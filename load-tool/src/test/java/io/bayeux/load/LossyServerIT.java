@@ -50,7 +50,7 @@ class LossyServerIT {
         RunResult result = new ChatBenchmark(TestScenarios.scenario(server.uri(), Scenario.WEBSOCKET, 100, 100), "lossy", null, 2,
                 TestScenarios.QUIET, false).run();
 
-        Ledger.Counts counts = result.counts();
+        Counts counts = result.counts();
         assertTrue(dropped.get() > 0);
         assertEquals(dropped.get(), counts.lost());
         assertEquals(counts.expected() - dropped.get(), counts.received());
@@ -77,7 +77,7 @@ class LossyServerIT {
         RunResult result = new ChatBenchmark(TestScenarios.scenario(server.uri(), Scenario.WEBSOCKET, 100, 100), "vetoed", null, 2,
                 TestScenarios.QUIET, false).run();
 
-        Ledger.Counts counts = result.counts();
+        Counts counts = result.counts();
         assertTrue(vetoed.get() > 0);
         assertEquals(vetoed.get(), counts.failedPublishes());
         assertEquals(0, counts.lost());
