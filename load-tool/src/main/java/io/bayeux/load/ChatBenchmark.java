@@ -135,12 +135,17 @@ public final class ChatBenchmark {
                 rates = new RunResult.Rates(0, 0, 0, ledger.deliveriesPerMessage(), seconds, 0);
                 serverFigures = serverFigures(serverCpu, 0, rssBefore, heapBefore, statsBefore, statsClient);
             } else {
+                java.util.concurrent.ScheduledFuture<?> cutter = null;
                 if (scenario.cutEvery() != null) {
                     long period = scenario.cutEvery().toMillis();
                     Random random = new Random(scenario.seed() + 2);
-                    sampler.scheduleAtFixedRate(() -> cut(random), period, period, TimeUnit.MILLISECONDS);
+                    cutter = sampler.scheduleAtFixedRate(() -> cut(random), period, period, TimeUnit.MILLISECONDS);
                 }
                 Measure measure = publishAll();
+                if (cutter != null) {
+                    // No more cuts: the last victims reconnect and get what they missed while draining.
+                    cutter.cancel(false);
+                }
                 phase = "drain";
                 drain();
                 long end = Math.max(lastArrival, measure.lastPublish);
@@ -158,7 +163,7 @@ public final class ChatBenchmark {
                 out.println();
             }
             Counts counts = ledger.counts();
-            RunResult.Connect connect = new RunResult.Connect(scenario.clients(), connectedCount(), subscribeFailures.sum(), connectSeconds);
+            RunResult.Connect connect = new RunResult.Connect(scenario.clients(), connectedCount(), subscribeFailures.sum(), connectSeconds, cuts.get());
             Histogram total;
             synchronized (measured) {
                 total = measured.copy();
@@ -343,7 +348,8 @@ public final class ChatBenchmark {
             if (count != lastCount) {
                 lastCount = count;
                 lastChange = System.nanoTime();
-            } else if (System.nanoTime() - lastChange > QUIET.toNanos()) {
+            } else if (System.nanoTime() - lastChange > QUIET.toNanos() && connectedCount() == clients.length) {
+                // Nothing for a while and nobody reconnecting: what is missing is not coming.
                 return;
             }
         }

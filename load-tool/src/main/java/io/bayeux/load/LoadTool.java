@@ -48,7 +48,9 @@ public final class LoadTool implements Callable<Integer> {
         }
         Summary.print(result, out);
         output.write(result, List.of(result), null);
-        boolean clean = result.counts().lost() == 0 && result.counts().duplicated() == 0 && result.counts().unexpected() == 0;
+        Counts c = result.counts();
+        // Refused publishes are a failure too, except where connections are cut on purpose.
+        boolean clean = c.lost() == 0 && c.duplicated() == 0 && c.unexpected() == 0 && (s.cutEvery() != null || c.failedPublishes() == 0);
         return clean ? 0 : 1;
     }
 

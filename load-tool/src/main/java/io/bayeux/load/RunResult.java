@@ -25,8 +25,8 @@ public record RunResult(String label, Map<String, Object> scenario, String start
                         Counts counts, Rates rates, Latency latency, List<double[]> percentiles,
                         List<Sample> timeline, Tool tool, Server server) {
 
-    /** Clients and how long it took to connect and subscribe them. */
-    public record Connect(int clients, int connected, long subscribeFailures, double seconds) {
+    /** Clients, how long it took to connect and subscribe them, and how many connections {@code --cut-every} cut. */
+    public record Connect(int clients, int connected, long subscribeFailures, double seconds, int cuts) {
     }
 
     /**

@@ -23,7 +23,8 @@ final class Summary {
                 r.label(), s.get("transport"), s.get("clients"), s.get("rooms"), s.get("roomsPerClient"), s.get("messageSize"),
                 Format.number(r.rates().offeredPublishedPerSecond()));
         row(out, "connected", r.connect().connected() + "/" + r.connect().clients() + " in " + Format.number(r.connect().seconds()) + " s"
-                + (r.connect().subscribeFailures() > 0 ? ", " + r.connect().subscribeFailures() + " subscriptions refused" : ""));
+                + (r.connect().subscribeFailures() > 0 ? ", " + r.connect().subscribeFailures() + " subscriptions refused" : "")
+                + (r.connect().cuts() > 0 ? ", " + r.connect().cuts() + " connections cut" : ""));
         Counts c = r.counts();
         if (!Boolean.TRUE.equals(s.get("idle"))) {
             row(out, "published", String.format(Locale.ROOT, "%,d msg/s over %.1f s measured (%,d messages in all%s)",
