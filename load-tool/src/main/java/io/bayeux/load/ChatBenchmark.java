@@ -51,7 +51,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class ChatBenchmark {
     private static final Duration STATS_TIMEOUT = Duration.ofSeconds(3);
-    private static final Duration QUIET = Duration.ofSeconds(2);
+    private static final Duration QUIET = Duration.ofSeconds(5);
 
     private final Scenario scenario;
     private final String label;
@@ -72,6 +72,7 @@ public final class ChatBenchmark {
     private final LongAdder subscribed = new LongAdder();
     private final LongAdder subscribeFailures = new LongAdder();
     private final AtomicInteger cuts = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicReference<String> firstSubscribeError = new java.util.concurrent.atomic.AtomicReference<>();
     private final List<RunResult.Sample> timeline = new ArrayList<>();
     private volatile long lastArrival;
     private volatile String phase = "connect";
@@ -208,6 +209,7 @@ public final class ChatBenchmark {
                         subscribed.increment();
                     } else {
                         subscribeFailures.increment();
+                        firstSubscribeError.compareAndSet(null, String.valueOf(reply.get(Message.ERROR_FIELD)));
                     }
                 });
             }
@@ -219,7 +221,8 @@ public final class ChatBenchmark {
             if (System.nanoTime() > deadline) {
                 throw new BenchmarkException("Not ready after " + scenario.connectTimeout().toSeconds() + " s: "
                         + connectedCount() + " of " + clients.length + " clients connected, " + subscribed.sum() + " of " + wanted
-                        + " subscriptions done, " + subscribeFailures.sum() + " refused");
+                        + " subscriptions done, " + subscribeFailures.sum() + " refused"
+                        + (firstSubscribeError.get() == null ? "" : " (first: " + firstSubscribeError.get() + ")"));
             }
             Thread.sleep(50);
         }
@@ -494,7 +497,7 @@ public final class ChatBenchmark {
         map.put("batches", s.measuredBatches());
         map.put("warmupBatches", s.warmupBatches());
         map.put("messageSize", s.messageSize());
-        map.put("offeredPublishedPerSecond", s.offeredRate());
+        map.put("offeredPublishedPerSecond", Math.round(s.offeredRate() * 100) / 100.0);
         map.put("selfDelivery", s.selfDelivery());
         map.put("idle", s.idle());
         if (s.idle()) {

@@ -72,7 +72,7 @@ final class CompareCommand implements Callable<Integer> {
                 return 1;
             }
         }
-        return 0;
+        return comparison.failedRuns().isEmpty() ? 0 : 1;
     }
 
     static Comparison run(String a, String b, int rounds, String path, ScenarioOptions options, int ioThreads,
@@ -88,22 +88,32 @@ final class CompareCommand implements Callable<Integer> {
             }
         }
         List<RunResult> runs = new ArrayList<>();
+        java.util.Map<String, String> failed = new java.util.LinkedHashMap<>();
         for (String label : order) {
             String command = label.startsWith("A") ? a : b;
             int port = freePort();
             Path log = logDir.resolve("server-" + label + ".log");
             System.out.println("== " + label + ": " + command + " (PORT=" + port + ", output in " + log + ")");
-            ServerProcess server = ServerProcess.start(command, port, log, startTimeout);
+            Scenario s = options.toScenario(URI.create("http://127.0.0.1:" + port + path));
             try {
-                Scenario s = options.toScenario(URI.create("http://127.0.0.1:" + port + path));
-                RunResult result = new ChatBenchmark(s, label, server.benchmarkPid(), ioThreads, System.out, progress).run();
-                Summary.print(result, System.out);
-                runs.add(result);
-            } finally {
-                server.stop();
+                ServerProcess server = ServerProcess.start(command, port, log, startTimeout);
+                try {
+                    RunResult result = new ChatBenchmark(s, label, server.benchmarkPid(), ioThreads, System.out, progress).run();
+                    Summary.print(result, System.out);
+                    runs.add(result);
+                } finally {
+                    server.stop();
+                }
+            } catch (BenchmarkException x) {
+                // One failed run does not sink the comparison: it is reported, and left out of the medians.
+                System.out.println(label + " FAILED: " + x.getMessage());
+                failed.put(label, x.getMessage());
             }
         }
-        return new Comparison(a, b, rounds, order, metrics(runs), runs);
+        if (runs.isEmpty()) {
+            throw new BenchmarkException("Every run failed: " + failed);
+        }
+        return new Comparison(a, b, rounds, order, metrics(runs), runs, failed);
     }
 
     private static List<Comparison.Metric> metrics(List<RunResult> runs) {
@@ -134,7 +144,7 @@ final class CompareCommand implements Callable<Integer> {
         List<Double> as = new ArrayList<>();
         List<Double> bs = new ArrayList<>();
         List<Double> ratios = new ArrayList<>();
-        int rounds = runs.size() / 2;
+        int rounds = runs.stream().mapToInt(r -> Integer.parseInt(r.label().substring(1))).max().orElse(0);
         for (int round = 1; round <= rounds; round++) {
             Double va = valueOf(runs, "A" + round, value);
             Double vb = valueOf(runs, "B" + round, value);
@@ -184,6 +194,7 @@ final class CompareCommand implements Callable<Integer> {
         System.out.println("A: " + c.a());
         System.out.println("B: " + c.b());
         System.out.printf(Locale.ROOT, "%d rounds, order %s%n", c.rounds(), String.join(" ", c.order()));
+        c.failedRuns().forEach((label, reason) -> System.out.println("  " + label + " failed: " + reason));
         System.out.printf(Locale.ROOT, "  %-28s %-30s %-30s %s%n", "metric", "A median (min-max)", "B median (min-max)", "A/B (min-max)");
         for (Comparison.Metric m : c.metrics()) {
             System.out.printf(Locale.ROOT, "  %-28s %-30s %-30s %s%n", m.name() + (m.higherIsBetter() ? " ↑" : " ↓"),

@@ -1,6 +1,7 @@
 package io.bayeux.load;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * An A/B comparison: the same scenario against two servers, {@code rounds} rounds of one run
@@ -12,9 +13,12 @@ import java.util.List;
  * @param rounds  rounds (one run of each per round)
  * @param order   the labels of the runs in the order they ran
  * @param metrics per metric: the medians of each side and the A/B ratio with its spread
- * @param runs    every run, in order
+ * @param runs    every run that completed, in order
+ * @param failedRuns the runs that could not be carried out (a server that did not start, clients
+ *                that could not all connect): label and reason; the metrics leave them out
  */
-public record Comparison(String a, String b, int rounds, List<String> order, List<Metric> metrics, List<RunResult> runs) {
+public record Comparison(String a, String b, int rounds, List<String> order, List<Metric> metrics, List<RunResult> runs,
+                         Map<String, String> failedRuns) {
 
     /**
      * One metric over the runs of both sides.

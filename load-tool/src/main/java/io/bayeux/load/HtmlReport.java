@@ -54,6 +54,9 @@ final class HtmlReport {
             html.append("<p>A: <code>").append(esc(comparison.a())).append("</code><br>B: <code>").append(esc(comparison.b()))
                     .append("</code><br>").append(comparison.rounds()).append(" rounds, order ").append(esc(String.join(" ", comparison.order())))
                     .append("</p>\n");
+            for (Map.Entry<String, String> failed : comparison.failedRuns().entrySet()) {
+                html.append("<p class=\"bad\">Run ").append(esc(failed.getKey())).append(" failed: ").append(esc(failed.getValue())).append("</p>\n");
+            }
         }
         html.append("<h2>Parameters</h2>\n<table>");
         for (Map.Entry<String, Object> e : first.scenario().entrySet()) {

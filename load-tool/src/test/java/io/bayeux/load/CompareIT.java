@@ -35,6 +35,7 @@ class CompareIT {
         List<String> order = new ArrayList<>();
         root.get("order").forEach(n -> order.add(n.asText()));
         assertEquals(List.of("A1", "B1", "B2", "A2"), order);
+        assertEquals(0, root.get("failedRuns").size());
         JsonNode runs = root.get("runs");
         assertEquals(4, runs.size());
         List<Long> pids = new ArrayList<>();
@@ -65,5 +66,25 @@ class CompareIT {
         assertTrue(html.contains("Medians and ratios"));
         assertTrue(html.contains("A1") && html.contains("B2"));
         assertTrue(html.split("data:image/png;base64,").length == 3, "two charts");
+    }
+
+    @Test
+    @Timeout(120)
+    void aServerThatDoesNotStartFailsItsRunsButNotTheComparison(@TempDir Path dir) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String server = "exec '" + java + "' --enable-native-access=ALL-UNNAMED -cp '" + System.getProperty("java.class.path")
+                + "' io.bayeux.load.LoadTool server --port $PORT";
+        Path json = dir.resolve("compare.json");
+
+        int exit = LoadTool.commandLine().execute("compare", "--a", server, "--b", "echo no server here; exit 3", "--rounds", "1",
+                "--server-logs", dir.resolve("logs").toString(), "--clients", "20", "--rooms", "5", "--rooms-per-client", "2",
+                "--batches", "20", "--warmup-batches", "0", "--rate", "500", "--ramp-up", "2000", "--json", json.toString());
+
+        assertEquals(1, exit);
+        JsonNode root = Summary.JSON.readTree(json.toFile());
+        assertEquals(1, root.get("runs").size());
+        assertEquals("A1", root.get("runs").get(0).get("label").asText());
+        assertTrue(root.get("failedRuns").get("B1").asText().contains("exited (3)"), root.get("failedRuns").toString());
+        assertTrue(root.get("failedRuns").get("B1").asText().contains("no server here"), "the server's output is shown");
     }
 }
