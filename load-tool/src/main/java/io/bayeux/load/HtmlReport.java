@@ -45,7 +45,7 @@ final class HtmlReport {
                 .append("<style>body{font-family:sans-serif;margin:2em;max-width:1100px;color:#222}"
                         + "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 10px;text-align:right}"
                         + "th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}.bad{color:#b00;font-weight:bold}"
-                        + "img{max-width:100%;border:1px solid #eee;margin:0.5em 0}code{background:#f5f5f5;padding:2px 4px}</style>\n")
+                        + "table.params td:nth-child(odd){text-align:left;color:#555}img{max-width:100%;border:1px solid #eee;margin:0.5em 0}code{background:#f5f5f5;padding:2px 4px}</style>\n")
                 .append("</head><body>\n<h1>").append(esc(title)).append("</h1>\n");
         RunResult first = runs.get(0);
         html.append("<p>Started ").append(esc(first.startedAt())).append(". A <em>delivery</em> is one message arriving at one client:"
@@ -58,11 +58,16 @@ final class HtmlReport {
                 html.append("<p class=\"bad\">Run ").append(esc(failed.getKey())).append(" failed: ").append(esc(failed.getValue())).append("</p>\n");
             }
         }
-        html.append("<h2>Parameters</h2>\n<table>");
+        // Three parameters a row: the page stays short enough to show the charts.
+        html.append("<h2>Parameters</h2>\n<table class=\"params\">");
+        int column = 0;
         for (Map.Entry<String, Object> e : first.scenario().entrySet()) {
-            html.append("<tr><td>").append(esc(e.getKey())).append("</td><td>").append(esc(String.valueOf(e.getValue()))).append("</td></tr>");
+            html.append(column == 0 ? "<tr>" : "").append("<td>").append(esc(e.getKey())).append("</td><td>")
+                    .append(esc(String.valueOf(e.getValue()))).append("</td>");
+            column = (column + 1) % 3;
+            html.append(column == 0 ? "</tr>\n" : "");
         }
-        html.append("</table>\n");
+        html.append(column == 0 ? "" : "</tr>").append("</table>\n");
         if (comparison != null) {
             html.append("<h2>Medians and ratios</h2>\n<table><tr><th>metric</th><th>A median (min–max)</th><th>B median (min–max)</th>"
                     + "<th>A/B (per-round min–max)</th></tr>\n");
@@ -107,7 +112,7 @@ final class HtmlReport {
     }
 
     private static XYChart latencyChart(List<RunResult> runs, Comparison comparison) {
-        XYChart chart = new XYChartBuilder().width(1000).height(500).title("Latency by percentile (measured deliveries)")
+        XYChart chart = new XYChartBuilder().width(1000).height(420).title("Latency by percentile (measured deliveries)")
                 .xAxisTitle("percentile").yAxisTitle("latency (ms)").build();
         style(chart);
         chart.getStyler().setxAxisTickLabelsFormattingFunction(HtmlReport::percentileLabel);
@@ -145,8 +150,8 @@ final class HtmlReport {
     }
 
     private static XYChart rateChart(List<RunResult> runs, Comparison comparison) {
-        XYChart chart = new XYChartBuilder().width(1000).height(500).title("Deliveries and publishes per second")
-                .xAxisTitle("seconds since the run started").yAxisTitle("msg/s").build();
+        XYChart chart = new XYChartBuilder().width(1000).height(420).title("Deliveries and publishes per second")
+                .xAxisTitle("seconds since the run started").yAxisTitle("delivered msg/s").build();
         style(chart);
         chart.getStyler().setMarkerSize(0);
         int index = 0;
@@ -168,9 +173,13 @@ final class HtmlReport {
             d.setMarker(SeriesMarkers.NONE);
             color(d, r, comparison, index);
             if (comparison == null) {
-                XYSeries p = chart.addSeries(name + " published", xs, published);
+                // Publishes are a hundredth of the deliveries: their own scale, on the right.
+                XYSeries p = chart.addSeries(name + " published (right axis)", xs, published);
                 p.setMarker(SeriesMarkers.NONE);
                 p.setLineColor(Color.GRAY);
+                p.setYAxisGroup(1);
+                chart.setYAxisGroupTitle(1, "published msg/s");
+                chart.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
             }
             any = true;
         }

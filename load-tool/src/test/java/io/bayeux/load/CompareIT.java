@@ -26,8 +26,8 @@ class CompareIT {
         Path report = dir.resolve("compare.html");
 
         int exit = LoadTool.commandLine().execute("compare", "--a", server + " --max-queue 50000", "--b", server, "--rounds", "2",
-                "--server-logs", dir.resolve("logs").toString(), "--clients", "50", "--rooms", "10", "--rooms-per-client", "2",
-                "--batches", "40", "--warmup-batches", "5", "--rate", "500", "--ramp-up", "2000",
+                "--server-logs", dir.resolve("logs").toString(), "--clients", "30", "--rooms", "10", "--rooms-per-client", "2",
+                "--batches", "20", "--warmup-batches", "2", "--rate", "500", "--ramp-up", "2000",
                 "--json", json.toString(), "--report", report.toString());
 
         assertEquals(0, exit);
@@ -77,8 +77,8 @@ class CompareIT {
         Path json = dir.resolve("compare.json");
 
         int exit = LoadTool.commandLine().execute("compare", "--a", server, "--b", "echo no server here; exit 3", "--rounds", "1",
-                "--server-logs", dir.resolve("logs").toString(), "--clients", "20", "--rooms", "5", "--rooms-per-client", "2",
-                "--batches", "20", "--warmup-batches", "0", "--rate", "500", "--ramp-up", "2000", "--json", json.toString());
+                "--server-logs", dir.resolve("logs").toString(), "--clients", "10", "--rooms", "5", "--rooms-per-client", "2",
+                "--batches", "10", "--warmup-batches", "0", "--rate", "500", "--ramp-up", "2000", "--json", json.toString());
 
         assertEquals(1, exit);
         JsonNode root = Summary.JSON.readTree(json.toFile());

@@ -47,7 +47,7 @@ class LossyServerIT {
             }
         }));
 
-        RunResult result = new ChatBenchmark(TestScenarios.scenario(server.uri(), Scenario.WEBSOCKET, 100, 100), "lossy", null, 2,
+        RunResult result = new ChatBenchmark(TestScenarios.scenario(server.uri(), Scenario.WEBSOCKET, 100, 60), "lossy", null, 2,
                 TestScenarios.QUIET, false).run();
 
         Counts counts = result.counts();
@@ -74,7 +74,7 @@ class LossyServerIT {
             count.accept(bayeux);
         });
 
-        RunResult result = new ChatBenchmark(TestScenarios.scenario(server.uri(), Scenario.WEBSOCKET, 100, 100), "vetoed", null, 2,
+        RunResult result = new ChatBenchmark(TestScenarios.scenario(server.uri(), Scenario.WEBSOCKET, 100, 60), "vetoed", null, 2,
                 TestScenarios.QUIET, false).run();
 
         Counts counts = result.counts();
