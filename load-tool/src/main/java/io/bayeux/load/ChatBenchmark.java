@@ -77,6 +77,7 @@ public final class ChatBenchmark {
     private volatile long lastArrival;
     private volatile String phase = "connect";
     private volatile boolean measuring;
+    private String drainOutcome = "complete";
 
     private Ledger ledger;
     private BayeuxClient[] clients;
@@ -148,7 +149,7 @@ public final class ChatBenchmark {
                     cutter.cancel(false);
                 }
                 phase = "drain";
-                drain();
+                drainOutcome = drain();
                 long end = Math.max(lastArrival, measure.lastPublish);
                 double seconds = Math.max(1e-9, (end - measure.start) / 1e9);
                 long deliveries = measuredDeliveries.sum();
@@ -169,7 +170,7 @@ public final class ChatBenchmark {
             synchronized (measured) {
                 total = measured.copy();
             }
-            return new RunResult(label, describe(scenario), startedAt.toString(), connect, counts, rates, latency(total),
+            return new RunResult(label, describe(scenario), startedAt.toString(), drainOutcome, connect, counts, rates, latency(total),
                     percentiles(total), List.copyOf(timeline()), toolFigures, serverFigures);
         } finally {
             sampler.shutdownNow();
@@ -337,15 +338,19 @@ public final class ChatBenchmark {
     }
 
     /** After the last batch: waits until everything expected arrived, or nothing arrived for a while. */
-    private void drain() throws InterruptedException {
-        waitForArrivals(scenario.drainTimeout());
+    private String drain() {
+        return waitForArrivals(scenario.drainTimeout());
     }
 
-    private void waitForArrivals(Duration timeout) {
+    /** @return {@code complete}, {@code quiet} (nothing arrived for a while) or {@code timeout} (still arriving) */
+    private String waitForArrivals(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         long lastCount = arrivals.sum();
         long lastChange = System.nanoTime();
-        while (distinctLive.sum() < expectedLive.get() && System.nanoTime() < deadline) {
+        while (distinctLive.sum() < expectedLive.get()) {
+            if (System.nanoTime() >= deadline) {
+                return "timeout";
+            }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
             long count = arrivals.sum();
             if (count != lastCount) {
@@ -353,9 +358,10 @@ public final class ChatBenchmark {
                 lastChange = System.nanoTime();
             } else if (System.nanoTime() - lastChange > QUIET.toNanos() && connectedCount() == clients.length) {
                 // Nothing for a while and nobody reconnecting: what is missing is not coming.
-                return;
+                return "quiet";
             }
         }
+        return "complete";
     }
 
     private void cut(Random random) {

@@ -49,7 +49,9 @@ final class HtmlReport {
                 .append("</head><body>\n<h1>").append(esc(title)).append("</h1>\n");
         RunResult first = runs.get(0);
         html.append("<p>Started ").append(esc(first.startedAt())).append(". A <em>delivery</em> is one message arriving at one client:"
-                + " delivered msg/s counts deliveries; published msg/s counts the messages the publishers sent.</p>\n");
+                + " delivered msg/s counts deliveries; published msg/s counts the messages the publishers sent."
+                + " Drain: how the wait after the last batch ended (complete; quiet: what is missing is lost;"
+                + " timeout: messages were still arriving, so some counted as lost were only late).</p>\n");
         if (comparison != null) {
             html.append("<p>A: <code>").append(esc(comparison.a())).append("</code><br>B: <code>").append(esc(comparison.b()))
                     .append("</code><br>").append(comparison.rounds()).append(" rounds, order ").append(esc(String.join(" ", comparison.order())))
@@ -81,7 +83,7 @@ final class HtmlReport {
         }
         html.append("<h2>Runs</h2>\n<table><tr><th>run</th><th>published msg/s</th><th>delivered msg/s</th><th>expected</th><th>received</th>"
                 + "<th>lost</th><th>duplicated</th><th>p50</th><th>p99</th><th>p99.9</th><th>max</th><th>tool CPU %</th><th>server CPU µs/delivery</th>"
-                + "<th>server RSS</th><th>heap after GC</th></tr>\n");
+                + "<th>server RSS</th><th>heap after GC</th><th>drain</th></tr>\n");
         for (RunResult r : runs) {
             Counts c = r.counts();
             html.append("<tr><td>").append(esc(r.label())).append("</td><td>").append(Format.number(r.rates().publishedPerSecond()))
@@ -95,7 +97,8 @@ final class HtmlReport {
                     .append("</td><td>").append(String.format(Locale.ROOT, "%.0f", r.tool().cpuPercentOfOneCore()))
                     .append("</td><td>").append(r.server().cpuMicrosPerDelivery() == null ? "-" : String.format(Locale.ROOT, "%.2f", r.server().cpuMicrosPerDelivery()))
                     .append("</td><td>").append(Format.bytes(r.server().rssBytes()))
-                    .append("</td><td>").append(Format.bytes(r.server().heapAfterGcBytes())).append("</td></tr>\n");
+                    .append("</td><td>").append(Format.bytes(r.server().heapAfterGcBytes()))
+                    .append("</td><td").append("timeout".equals(r.drain()) ? " class=\"bad\"" : "").append(">").append(esc(r.drain())).append("</td></tr>\n");
         }
         html.append("</table>\n");
         html.append("<h2>Latency distribution</h2>\n").append(image(latencyChart(runs, comparison), "latency percentile plot")).append('\n');

@@ -12,6 +12,10 @@ import java.util.Map;
  * @param label       what was run (the server's name in a comparison)
  * @param scenario    the parameters
  * @param startedAt   ISO-8601 time of the start
+ * @param drain       how the wait after the last batch ended: {@code complete} (everything expected
+ *                    arrived), {@code quiet} (nothing arrived for 5 s with every client connected: what
+ *                    is missing is lost) or {@code timeout} ({@code --drain-timeout} passed while
+ *                    messages were still arriving: "lost" then includes messages that were only late)
  * @param connect     how the clients connected
  * @param counts      the exact account: expected, received, lost, duplicated...
  * @param rates       offered and achieved rates over the measured phase
@@ -21,7 +25,7 @@ import java.util.Map;
  * @param tool        the load tool's own cost
  * @param server      the server's figures, where they could be read
  */
-public record RunResult(String label, Map<String, Object> scenario, String startedAt, Connect connect,
+public record RunResult(String label, Map<String, Object> scenario, String startedAt, String drain, Connect connect,
                         Counts counts, Rates rates, Latency latency, List<double[]> percentiles,
                         List<Sample> timeline, Tool tool, Server server) {
 

@@ -34,7 +34,8 @@ final class Summary {
                     Math.round(r.rates().deliveredPerSecond()), r.rates().expectedDeliveriesPerMessage()));
             row(out, "expected", String.format(Locale.ROOT, "%,d", c.expected()));
             row(out, "received", String.format(Locale.ROOT, "%,d", c.received()));
-            row(out, "lost", String.format(Locale.ROOT, "%,d%s", c.lost(), c.lost() != 0 ? "   <-- LOST MESSAGES" : ""));
+            row(out, "lost", String.format(Locale.ROOT, "%,d%s%s", c.lost(), c.lost() != 0 ? "   <-- LOST MESSAGES" : "",
+                    "timeout".equals(r.drain()) ? " (the drain timed out while messages were still arriving: some were late, not lost)" : ""));
             row(out, "duplicated", String.format(Locale.ROOT, "%,d%s", c.duplicated(), c.duplicated() != 0 ? "   <-- DUPLICATES" : ""));
             if (c.unexpected() != 0 || c.lateFailed() != 0) {
                 row(out, "unexpected", String.format(Locale.ROOT, "%,d (late after a failed publish: %,d)", c.unexpected(), c.lateFailed()));

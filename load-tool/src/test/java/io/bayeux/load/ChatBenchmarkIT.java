@@ -32,6 +32,7 @@ class ChatBenchmarkIT {
         RunResult result = new ChatBenchmark(scenario, "test", ProcessHandle.current().pid(), 2, TestScenarios.QUIET, false).run();
 
         Counts counts = result.counts();
+        assertEquals("complete", result.drain());
         assertEquals(200, result.connect().connected());
         assertEquals(105 * 5, counts.published(), "warm-up and measured batches of 5");
         assertEquals(count.published.get(), counts.published(), "what the server saw published");
