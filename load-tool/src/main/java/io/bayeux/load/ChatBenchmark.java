@@ -71,6 +71,7 @@ public final class ChatBenchmark {
     private final AtomicLong measuredPublished = new AtomicLong();
     private final LongAdder subscribed = new LongAdder();
     private final LongAdder subscribeFailures = new LongAdder();
+    private final LongAdder handshakes = new LongAdder();
     private final AtomicInteger cuts = new AtomicInteger();
     private final java.util.concurrent.atomic.AtomicReference<String> firstSubscribeError = new java.util.concurrent.atomic.AtomicReference<>();
     private final List<RunResult.Sample> timeline = new ArrayList<>();
@@ -165,7 +166,8 @@ public final class ChatBenchmark {
                 out.println();
             }
             Counts counts = ledger.counts();
-            RunResult.Connect connect = new RunResult.Connect(scenario.clients(), connectedCount(), subscribeFailures.sum(), connectSeconds, cuts.get());
+            RunResult.Connect connect = new RunResult.Connect(scenario.clients(), connectedCount(), subscribeFailures.sum(), connectSeconds, cuts.get(),
+                    Math.max(0, handshakes.sum() - clients.length));
             Histogram total;
             synchronized (measured) {
                 total = measured.copy();
@@ -199,6 +201,12 @@ public final class ChatBenchmark {
             if (scenario.ack()) {
                 client.addExtension(new AckExtension());
             }
+            // Every successful handshake after a client's first means its session was lost and made anew.
+            client.getChannel(io.bayeux.api.Channel.META_HANDSHAKE).addListener((ClientSessionChannel.MessageListener) (channel, reply) -> {
+                if (reply.isSuccessful()) {
+                    handshakes.increment();
+                }
+            });
             client.handshake();
             int receiver = c;
             ClientSessionChannel.MessageListener listener = (channel, message) -> delivered(receiver, message);

@@ -29,8 +29,11 @@ public record RunResult(String label, Map<String, Object> scenario, String start
                         Counts counts, Rates rates, Latency latency, List<double[]> percentiles,
                         List<Sample> timeline, Tool tool, Server server) {
 
-    /** Clients, how long it took to connect and subscribe them, and how many connections {@code --cut-every} cut. */
-    public record Connect(int clients, int connected, long subscribeFailures, double seconds, int cuts) {
+    /**
+     * Clients, how long it took to connect and subscribe them, how many connections {@code --cut-every}
+     * cut, and how many times a client had to handshake again (its session was gone).
+     */
+    public record Connect(int clients, int connected, long subscribeFailures, double seconds, int cuts, long rehandshakes) {
     }
 
     /**

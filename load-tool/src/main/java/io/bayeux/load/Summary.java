@@ -24,7 +24,8 @@ final class Summary {
                 Format.number(r.rates().offeredPublishedPerSecond()));
         row(out, "connected", r.connect().connected() + "/" + r.connect().clients() + " in " + Format.number(r.connect().seconds()) + " s"
                 + (r.connect().subscribeFailures() > 0 ? ", " + r.connect().subscribeFailures() + " subscriptions refused" : "")
-                + (r.connect().cuts() > 0 ? ", " + r.connect().cuts() + " connections cut" : ""));
+                + (r.connect().cuts() > 0 ? ", " + r.connect().cuts() + " connections cut" : "")
+                + (r.connect().rehandshakes() > 0 ? ", " + r.connect().rehandshakes() + " handshakes again" : ""));
         Counts c = r.counts();
         if (!Boolean.TRUE.equals(s.get("idle"))) {
             row(out, "published", String.format(Locale.ROOT, "%,d msg/s over %.1f s measured (%,d messages in all%s)",
