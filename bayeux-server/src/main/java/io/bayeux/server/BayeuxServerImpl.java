@@ -355,7 +355,8 @@ public final class BayeuxServerImpl implements BayeuxServer {
         }
         message.remove(Message.CLIENT_ID_FIELD);
         message.remove(Message.ID_FIELD);
-        if (channel.isLazy()) {
+        // Lazy when marked so, or when any channel it is published to is lazy, wildcards included.
+        if (channel.isLazy() || anyLazy(wilds)) {
             message.setLazy(true);
         }
         if (!extensions.outgoing(from, null, message)) {
@@ -363,7 +364,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
         }
         ServerMessageImpl frozen = message instanceof ServerMessageImpl impl ? impl : copyOf(message);
         frozen.freeze();
-        long lazyTimeout = frozen.isLazy() ? channel.effectiveLazyTimeout() : -1;
+        long lazyTimeout = frozen.isLazy() ? lazyTimeout(channel, wilds) : -1;
         boolean toPublisher = channel.isBroadcastToPublisher();
         int populated = channel.subscribers().isEmpty() ? 0 : 1;
         for (ServerChannelImpl wild : wilds) {
@@ -393,6 +394,46 @@ public final class BayeuxServerImpl implements BayeuxServer {
             }
         }
         return true;
+    }
+
+    private static boolean anyLazy(ServerChannelImpl[] channels) {
+        for (ServerChannelImpl channel : channels) {
+            if (channel != null && channel.isLazy()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * How long a lazy message may wait: the shortest lazy timeout set on the channel or on a
+     * lazy wildcard channel that matches it, never more than {@code maxLazyTimeout}.
+     */
+    long lazyTimeout(ServerChannelImpl channel, ServerChannelImpl[] wilds) {
+        long timeout = config.maxLazyTimeout().toMillis();
+        if (channel != null && channel.getLazyTimeout() > 0) {
+            timeout = Math.min(timeout, channel.getLazyTimeout());
+        }
+        for (ServerChannelImpl wild : wilds) {
+            if (wild != null && wild.isLazy() && wild.getLazyTimeout() > 0) {
+                timeout = Math.min(timeout, wild.getLazyTimeout());
+            }
+        }
+        return timeout;
+    }
+
+    /** The lazy timeout of a message on {@code channelName}, from that channel and its wildcard channels. */
+    private long lazyTimeout(String channelName) {
+        if (channelName == null || !ChannelId.isValid(channelName)) {
+            return config.maxLazyTimeout().toMillis();
+        }
+        ChannelId channelId = ChannelId.of(channelName);
+        List<String> wildIds = channelId.getWildIds();
+        ServerChannelImpl[] wilds = new ServerChannelImpl[wildIds.size()];
+        for (int i = 0; i < wilds.length; i++) {
+            wilds[i] = channels.get(wildIds.get(i));
+        }
+        return lazyTimeout(channels.get(channelName), wilds);
     }
 
     private static ServerChannelImpl firstPopulated(ServerChannelImpl[] channels) {
@@ -432,7 +473,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
         }
         ServerMessageImpl frozen = message instanceof ServerMessageImpl impl ? impl : copyOf(message);
         frozen.freeze();
-        return to.deliverShared(from, frozen, -1);
+        return to.deliverShared(from, frozen, frozen.isLazy() ? lazyTimeout(frozen.getChannel()) : -1);
     }
 
     private static ServerMessageImpl copyOf(ServerMessage message) {

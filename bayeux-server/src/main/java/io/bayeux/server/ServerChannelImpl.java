@@ -108,12 +108,6 @@ final class ServerChannelImpl implements ServerChannel {
         }
     }
 
-    /** How long a lazy message of this channel may wait: its lazy timeout, at most the server's max. */
-    long effectiveLazyTimeout() {
-        long max = server.config().maxLazyTimeout().toMillis();
-        return lazyTimeout > 0 ? Math.min(lazyTimeout, max) : max;
-    }
-
     @Override
     public boolean isPersistent() {
         return persistent;

@@ -314,6 +314,98 @@ class ChannelTest {
         assertTrue(drain(bob).isEmpty(), "nothing is sent twice when the lazy timeout would have expired");
     }
 
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void lazyWildcardChannelMakesTheMessagesOfEveryMatchingChannelLazy(boolean push) {
+        start();
+        server.createChannelIfAbsent("/chat/**", channel -> channel.setLazy(true));
+        server.createChannelIfAbsent("/chat/room");
+        assertFalse(server.getChannel("/chat/room").isLazy());
+        TestClient alice = new TestClient(server, push).connected();
+        TestClient bob = new TestClient(server, push).connected();
+        assertEquals(true, bob.subscribe("/chat/room").get("successful"));
+        var held = bob.connect();
+
+        assertEquals(true, alice.publish("/chat/room", "zzz").get("successful"));
+        scheduler.advance(MAX_LAZY_TIMEOUT - 1);
+        assertFalse(held.isDone(), "a lazy /chat/** makes /chat/room messages lazy");
+        assertTrue(bob.pushed.isEmpty());
+
+        scheduler.advance(1);
+        List<Map<String, Object>> received = push ? List.of(bob.nextPushed()) : Deliveries.onlyDeliveries(held.join());
+        assertEquals(List.of("zzz"), data(received));
+    }
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void lazyTimeoutOfAWildcardChannelBoundsTheWaitOfItsMatchingChannels(boolean push) {
+        start();
+        server.createChannelIfAbsent("/lazy/**", channel -> channel.setLazyTimeout(1200));
+        server.createChannelIfAbsent("/lazy/room", channel -> channel.setLazyTimeout(3000));
+        TestClient alice = new TestClient(server, push).connected();
+        TestClient bob = new TestClient(server, push).connected();
+        bob.subscribe("/lazy/room");
+        var held = bob.connect();
+        alice.publish("/lazy/room", "zzz");
+        scheduler.advance(1199);
+        assertFalse(held.isDone());
+        assertTrue(bob.pushed.isEmpty());
+        scheduler.advance(1);
+        List<Map<String, Object>> received = push ? List.of(bob.nextPushed()) : Deliveries.onlyDeliveries(held.join());
+        assertEquals(List.of("zzz"), data(received));
+    }
+
+    @Test
+    void lazyTimeoutLongerThanTheMaxLazyTimeoutIsCappedByIt() {
+        start(builder -> builder.maxLazyTimeout(java.time.Duration.ofMillis(2000)));
+        server.createChannelIfAbsent("/lazy", channel -> channel.setLazyTimeout(60_000));
+        assertLazyDeliveryAfter(false, 2000);
+    }
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void privateDeliveryOfALazyMessageWaitsThenANonLazyOneTakesItAlongInOrder(boolean push) {
+        start();
+        TestClient bob = new TestClient(server, push).connected();
+        var held = bob.connect();
+        ServerSession session = server.getSession(bob.clientId());
+
+        ServerMessage.Mutable lazy = server.newMessage();
+        lazy.setChannel("/private");
+        lazy.setData("lazy");
+        lazy.setLazy(true);
+        session.deliver(null, lazy, io.bayeux.api.Promise.noop());
+        scheduler.advance(MAX_LAZY_TIMEOUT - 1);
+        assertFalse(held.isDone(), "a lazy message delivered to a session waits");
+        assertTrue(bob.pushed.isEmpty());
+
+        session.deliver(null, "/private", "eager", io.bayeux.api.Promise.noop());
+        List<Map<String, Object>> received = push ? drain(bob) : Deliveries.onlyDeliveries(held.join());
+        assertEquals(List.of("lazy", "eager"), data(received));
+        scheduler.advance(MAX_LAZY_TIMEOUT);
+        assertTrue(drain(bob).isEmpty(), "nothing is sent twice");
+    }
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void privateDeliveryOfALazyMessageIsBoundByTheLazyTimeoutOfItsChannel(boolean push) {
+        start();
+        server.createChannelIfAbsent("/private/**", channel -> channel.setLazyTimeout(700));
+        TestClient bob = new TestClient(server, push).connected();
+        var held = bob.connect();
+        ServerMessage.Mutable lazy = server.newMessage();
+        lazy.setChannel("/private/bob");
+        lazy.setData("lazy");
+        lazy.setLazy(true);
+        server.getSession(bob.clientId()).deliver(null, lazy, io.bayeux.api.Promise.noop());
+        scheduler.advance(699);
+        assertFalse(held.isDone());
+        assertTrue(bob.pushed.isEmpty());
+        scheduler.advance(1);
+        List<Map<String, Object>> received = push ? List.of(bob.nextPushed()) : Deliveries.onlyDeliveries(held.join());
+        assertEquals(List.of("lazy"), data(received));
+    }
+
     // --- listeners
 
     @ParameterizedTest(name = "push={0}")
