@@ -17,6 +17,11 @@ final class ChannelRegistry {
         return channels.putIfAbsent(channel.getId(), channel);
     }
 
+    /** Adds a channel, replacing any other of that name. */
+    void put(ServerChannelImpl channel) {
+        channels.put(channel.getId(), channel);
+    }
+
     boolean remove(ServerChannelImpl channel) {
         return channels.remove(channel.getId(), channel);
     }

@@ -66,7 +66,7 @@ final class Sweeper {
         }
         for (ServerChannelImpl channel : List.copyOf(server.channels())) {
             if (channel.sweep()) {
-                server.removeChannel(channel);
+                server.channelSwept(channel);
             }
         }
     }
