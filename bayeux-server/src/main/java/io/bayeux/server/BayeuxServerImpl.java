@@ -216,7 +216,8 @@ public final class BayeuxServerImpl implements BayeuxServer {
             return;
         }
         if (session == null || !session.isHandshook()) {
-            exchange.error("402::session_unknown");
+            String reason = session == null ? sessions.takeReason(message.getClientId()) : null;
+            exchange.error(reason != null ? reason : "402::session_unknown");
             Advice.handshake(exchange.reply);
             exchange.session = null;
             return;
@@ -733,18 +734,37 @@ public final class BayeuxServerImpl implements BayeuxServer {
      * it not to reconnect) and tells the remove and session listeners.
      */
     boolean removeSession(ServerSessionImpl session, ServerMessage message, boolean timeout) {
+        return removeSession(session, message, timeout, null);
+    }
+
+    /**
+     * Removes a session, as {@link #removeSession(ServerSessionImpl, ServerMessage, boolean)}; with
+     * an {@code error}, the client is told it: in the held connect's reply (advising a new
+     * handshake), or, when none is held, in the reply to its next message.
+     */
+    boolean removeSession(ServerSessionImpl session, ServerMessage message, boolean timeout, String error) {
         PendingBatch held = session.takeHeldConnect();
         if (!session.markRemoved()) {
             return false;
         }
         sessions.remove(session);
+        boolean told = false;
         if (held != null) {
             for (Exchange exchange : held.exchanges) {
                 if (exchange.connect) {
-                    Advice.none(exchange.reply);
+                    if (error != null) {
+                        exchange.error(error);
+                        Advice.handshake(exchange.reply);
+                        told = true;
+                    } else {
+                        Advice.none(exchange.reply);
+                    }
                 }
             }
             held.resume();
+        }
+        if (error != null && !told) {
+            sessions.rememberReason(session.getId(), error);
         }
         for (ServerChannelImpl channel : List.copyOf(session.subscriptions())) {
             channel.unsubscribe(session, message);

@@ -122,21 +122,36 @@ final class ConnectionImpl implements Connection {
 
     private void complete(ServerSessionImpl session, List<Exchange> exchanges, boolean connect, Consumer<List<ServerMessage>> responder) {
         boolean handshake = !exchanges.isEmpty() && Channel.META_HANDSHAKE.equals(exchanges.get(0).message.getChannel());
+        // The replies pass the extensions first: the queue's DeQueueListeners see them as sent.
+        List<ServerMessage> replies = new ArrayList<>(exchanges.size());
+        List<ServerMessage.Mutable> mutableReplies = new ArrayList<>(exchanges.size());
+        boolean connectReplyDropped = false;
+        for (Exchange exchange : exchanges) {
+            ServerMessage reply = server.extensionChain().reply(exchange);
+            replies.add(reply);
+            if (reply instanceof ServerMessage.Mutable mutable) {
+                mutableReplies.add(mutable);
+            }
+            connectReplyDropped |= reply == null && exchange.connect;
+        }
         // A pushing endpoint gets queued messages from the session's flusher, its one writer,
-        // unless they may only ride in connect replies.
+        // unless they may only ride in connect replies; then they stay queued when an
+        // extension deleted the connect reply they would ride with (the acknowledgement of a
+        // batch travels in that reply: messages without it would come again as duplicates).
         boolean metaConnectOnly = session != null && session.isMetaConnectDeliveryOnly();
         boolean carryQueue = session != null && session.isConnected() && !handshake
-                && (endpoint.canPush() ? connect && metaConnectOnly : connect || !metaConnectOnly);
-        List<ServerMessage> queued = carryQueue ? session.takeQueue() : List.of();
+                && (endpoint.canPush() ? connect && metaConnectOnly : connect || !metaConnectOnly)
+                && !(metaConnectOnly && connectReplyDropped);
+        List<ServerMessage> queued = carryQueue ? session.takeQueue(mutableReplies) : List.of();
         List<ServerMessage> out = new ArrayList<>(exchanges.size() + queued.size());
         int first = 0;
         if (handshake) {
-            addReply(out, exchanges.get(0));
+            addReply(out, replies.get(0));
             first = 1;
         }
         out.addAll(queued);
         for (int i = first; i < exchanges.size(); i++) {
-            addReply(out, exchanges.get(i));
+            addReply(out, replies.get(i));
         }
         try {
             responder.accept(out);
@@ -148,8 +163,7 @@ final class ConnectionImpl implements Connection {
         }
     }
 
-    private void addReply(List<ServerMessage> out, Exchange exchange) {
-        ServerMessage reply = server.extensionChain().reply(exchange);
+    private static void addReply(List<ServerMessage> out, ServerMessage reply) {
         if (reply != null) {
             out.add(reply);
         }

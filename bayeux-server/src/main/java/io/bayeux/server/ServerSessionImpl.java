@@ -14,6 +14,7 @@ import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -146,6 +147,11 @@ public final class ServerSessionImpl implements ServerSession {
      */
     @Override
     public void disconnect() {
+        sendDisconnect();
+        server.removeSession(this, null, false);
+    }
+
+    private void sendDisconnect() {
         if (isHandshook()) {
             ServerMessage.Mutable message = server.newMessage();
             message.setChannel(Channel.META_DISCONNECT);
@@ -153,7 +159,19 @@ public final class ServerSessionImpl implements ServerSession {
             message.setClientId(id);
             server.deliverPrivately(null, this, message);
         }
-        server.removeSession(this, null, false);
+    }
+
+    /**
+     * Removes the session from the server side because of {@code error}, a Bayeux error such
+     * as {@code "409::queue_full"}, that its client is told (instead of the {@code /meta/disconnect}
+     * that {@link #disconnect()} sends): in the reply to its held
+     * {@code /meta/connect}, or else in the reply to its next message (for a while: the
+     * reasons of the last {@value SessionRegistry#MAX_REASONS} such removals are kept), with
+     * the advice to handshake again.
+     */
+    public void disconnect(String error) {
+        Objects.requireNonNull(error, "error");
+        server.removeSession(this, null, false, error);
     }
 
     // --- listeners and extensions
@@ -484,11 +502,13 @@ public final class ServerSessionImpl implements ServerSession {
     /**
      * Takes every queued message, after the {@link DeQueueListener}s (run under the lock) had
      * their say.
+     *
+     * @param replies the replies the messages go out with (a connect reply when they ride with one), possibly none
      */
-    List<ServerMessage> takeQueue() {
+    List<ServerMessage> takeQueue(List<ServerMessage.Mutable> replies) {
         lock.lock();
         try {
-            return queue.take();
+            return queue.take(replies);
         } finally {
             lock.unlock();
         }

@@ -118,11 +118,15 @@ final class SessionQueue {
         due |= !queue.isEmpty();
     }
 
-    /** Takes every queued message, after the {@link DeQueueListener}s had their say. */
-    List<ServerMessage> take() {
+    /**
+     * Takes every queued message, after the {@link DeQueueListener}s had their say.
+     *
+     * @param replies the replies the messages go out with, possibly none
+     */
+    List<ServerMessage> take(List<ServerMessage.Mutable> replies) {
         for (DeQueueListener listener : deQueueListeners) {
             try {
-                listener.deQueue(session, queue);
+                listener.deQueue(session, queue, replies);
             } catch (RuntimeException x) {
                 LOG.warn("DeQueue listener {} of {} failed", listener, session, x);
             }

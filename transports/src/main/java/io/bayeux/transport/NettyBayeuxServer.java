@@ -2,6 +2,8 @@ package io.bayeux.transport;
 
 import io.bayeux.server.BayeuxServerConfig;
 import io.bayeux.server.BayeuxServerImpl;
+import io.bayeux.server.ServerSessionImpl;
+import io.bayeux.server.ext.AcknowledgedMessagesExtension;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
@@ -229,7 +231,11 @@ public final class NettyBayeuxServer {
         return "NettyBayeuxServer[" + config.host + ":" + config.port + config.path + "]";
     }
 
-    /** Sets each session's queue bound and applies the overflow policy. */
+    /**
+     * Applies the overflow policy to each session's queue. A session with acknowledged delivery
+     * is never dropped from: its overflow disconnects it, whatever the policy, so that no
+     * message is lost silently: its client is told {@value #QUEUE_FULL} and handshakes afresh.
+     */
     private record QueuePolicy(QueueOverflow overflow, ExecutorService executor) implements BayeuxServer.SessionListener {
         @Override
         public void sessionAdded(ServerSession session, ServerMessage message) {
@@ -237,7 +243,7 @@ public final class NettyBayeuxServer {
                 return;
             }
             AtomicBoolean disconnecting = new AtomicBoolean();
-            session.addListener((ServerSession.QueueMaxedListener) (s, queue, sender, m) -> switch (overflow) {
+            session.addListener((ServerSession.QueueMaxedListener) (s, queue, sender, m) -> switch (policyOf(s)) {
                 case DROP_OLDEST -> {
                     queue.poll();
                     yield true;
@@ -247,7 +253,7 @@ public final class NettyBayeuxServer {
                     // Under the session lock: remove it from another thread, once, whatever overflows meanwhile.
                     if (disconnecting.compareAndSet(false, true)) {
                         try {
-                            executor.execute(s::disconnect);
+                            executor.execute(() -> disconnect(s));
                         } catch (RejectedExecutionException x) {
                             LOG.warn("Cannot disconnect {}, whose queue is full: executor overloaded; the next overflow tries again", s);
                             disconnecting.set(false);
@@ -258,10 +264,26 @@ public final class NettyBayeuxServer {
             });
         }
 
+        private QueueOverflow policyOf(ServerSession session) {
+            return AcknowledgedMessagesExtension.sessionExtension(session) != null ? QueueOverflow.DISCONNECT : overflow;
+        }
+
+        /** An acknowledging client is told why (a /meta/disconnect could not get past its full queue); others get the /meta/disconnect. */
+        private static void disconnect(ServerSession session) {
+            if (session instanceof ServerSessionImpl impl && AcknowledgedMessagesExtension.sessionExtension(session) != null) {
+                impl.disconnect(QUEUE_FULL);
+            } else {
+                session.disconnect();
+            }
+        }
+
         @Override
         public void sessionRemoved(ServerSession session, ServerMessage message, boolean timeout) {
         }
     }
+
+    /** The error the client of an acknowledging session sees when its queue overflowed and the session was removed. */
+    public static final String QUEUE_FULL = "409::queue_full";
 
     /**
      * Builds a {@link NettyBayeuxServer}. Defaults: host {@code 127.0.0.1}, port 8080, path

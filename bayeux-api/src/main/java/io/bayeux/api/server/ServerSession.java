@@ -112,6 +112,16 @@ public interface ServerSession extends Session {
      */
     @FunctionalInterface
     interface DeQueueListener extends ServerSessionListener {
+        /**
+         * The queue is taken to go out with {@code replies}: the replies of the batch that
+         * carries it (already through the extensions; a {@code /meta/connect} reply among
+         * them when the queue rides with one), or none when it is pushed on its own. The
+         * listener may change the replies too. Defaults to {@link #deQueue(ServerSession, Queue)}.
+         */
+        default void deQueue(ServerSession session, Queue<ServerMessage> queue, List<ServerMessage.Mutable> replies) {
+            deQueue(session, queue);
+        }
+
         void deQueue(ServerSession session, Queue<ServerMessage> queue);
     }
 
