@@ -29,6 +29,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -48,6 +52,10 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private final BayeuxServerConfig config;
     private final Scheduler scheduler;
     private final boolean ownScheduler;
+    /** Where timer work runs: never on the scheduler's thread. */
+    private final Executor timerExecutor;
+    /** The executor this server made, and shuts down, or null. */
+    private final ExecutorService ownExecutor;
     private final JsonCodec codec;
     private final ChannelRegistry channels = new ChannelRegistry();
     /** The channels being initialized by createChannelIfAbsent, by name. */
@@ -67,9 +75,20 @@ public final class BayeuxServerImpl implements BayeuxServer {
     }
 
     public BayeuxServerImpl(BayeuxServerConfig config) {
+        this(config, null);
+    }
+
+    /**
+     * A server whose timer work runs on {@code executor} (the transport's application
+     * executor) unless the config names one; with neither, on virtual threads of its own.
+     */
+    public BayeuxServerImpl(BayeuxServerConfig config, Executor executor) {
         this.config = Objects.requireNonNull(config, "config");
         this.ownScheduler = config.scheduler() == null;
         this.scheduler = ownScheduler ? Scheduler.newSystemScheduler("bayeux-scheduler") : config.scheduler();
+        Executor chosen = config.executor() != null ? config.executor() : executor;
+        this.ownExecutor = chosen == null ? Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("bayeux-timer-", 0).factory()) : null;
+        this.timerExecutor = chosen != null ? chosen : ownExecutor;
         this.codec = config.jsonCodec();
         this.metaHandlers = Map.of(
                 Channel.META_HANDSHAKE, new HandshakeHandler(this),
@@ -101,6 +120,28 @@ public final class BayeuxServerImpl implements BayeuxServer {
         if (ownScheduler) {
             scheduler.shutdown();
         }
+        if (ownExecutor != null) {
+            ownExecutor.shutdown();
+        }
+    }
+
+    /**
+     * Runs the work a timer started on the executor, so that a slow application listener
+     * holds up nothing else the scheduler has to start. When the executor refuses it
+     * (overloaded or stopped), it runs in place: late beats lost.
+     */
+    void runTimerWork(Runnable work) {
+        try {
+            timerExecutor.execute(work);
+        } catch (RejectedExecutionException x) {
+            LOG.warn("Executor {} refused timer work, running it on the scheduler's thread", timerExecutor);
+            work.run();
+        }
+    }
+
+    /** Schedules {@code work} to run on the executor after {@code delayMillis}. */
+    Scheduler.Cancellable scheduleWork(Runnable work, long delayMillis) {
+        return scheduler.schedule(() -> runTimerWork(work), delayMillis);
     }
 
     public BayeuxServerConfig config() {

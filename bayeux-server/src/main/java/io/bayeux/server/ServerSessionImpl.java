@@ -442,16 +442,19 @@ public final class ServerSessionImpl implements ServerSession {
     private void scheduleLazy(long lazyTimeout) {
         lock.lock();
         try {
-            queue.scheduleLazy(server.scheduler(), lazyTimeout, this::lazyTimeoutExpired);
+            queue.scheduleLazy(server, lazyTimeout, this::lazyTimeoutExpired);
         } finally {
             lock.unlock();
         }
     }
 
-    private void lazyTimeoutExpired() {
+    /** On the executor: the lazy timer armed as {@code generation} fired. */
+    private void lazyTimeoutExpired(long generation) {
         lock.lock();
         try {
-            queue.lazyExpired();
+            if (!queue.lazyExpired(generation)) {
+                return;
+            }
         } finally {
             lock.unlock();
         }
@@ -603,7 +606,7 @@ public final class ServerSessionImpl implements ServerSession {
         if (previous != null) {
             previous.resume();
         }
-        pending.timer(server.scheduler().schedule(pending::resume, timeoutMillis));
+        pending.timer(server.scheduleWork(pending::resume, timeoutMillis));
         return true;
     }
 

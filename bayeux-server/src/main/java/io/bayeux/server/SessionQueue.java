@@ -29,6 +29,8 @@ final class SessionQueue {
     private boolean due;
     private Scheduler.Cancellable lazyTimer;
     private long lazyDeadline;
+    /** Numbers the lazy timers: one that fires after it was replaced or cancelled is ignored. */
+    private long lazyGeneration;
 
     SessionQueue(ServerSessionImpl session) {
         this.session = session;
@@ -99,9 +101,12 @@ final class SessionQueue {
         return add;
     }
 
-    /** Arms the lazy timer to fire {@code timeout} ms from now, unless it fires earlier already. */
-    void scheduleLazy(Scheduler scheduler, long timeout, Runnable expired) {
-        long deadline = scheduler.now() + timeout;
+    /**
+     * Arms the lazy timer to fire {@code timeout} ms from now, unless it fires earlier already;
+     * {@code expired} is then run on the server's executor with the timer's generation.
+     */
+    void scheduleLazy(BayeuxServerImpl server, long timeout, java.util.function.LongConsumer expired) {
+        long deadline = server.scheduler().now() + timeout;
         if (lazyTimer != null && lazyDeadline <= deadline) {
             return;
         }
@@ -109,13 +114,23 @@ final class SessionQueue {
             lazyTimer.cancel();
         }
         lazyDeadline = deadline;
-        lazyTimer = scheduler.schedule(expired, timeout);
+        long generation = ++lazyGeneration;
+        lazyTimer = server.scheduleWork(() -> expired.accept(generation), timeout);
     }
 
-    /** The lazy timer fired: what waits is due from now on, so a later connect is not held. */
-    void lazyExpired() {
+    /**
+     * The lazy timer {@code generation} fired: what waits is due from now on, so a later
+     * connect is not held.
+     *
+     * @return false when that timer had been replaced or cancelled meanwhile
+     */
+    boolean lazyExpired(long generation) {
+        if (lazyTimer == null || generation != lazyGeneration) {
+            return false;
+        }
         lazyTimer = null;
         due |= !queue.isEmpty();
+        return true;
     }
 
     /**

@@ -85,7 +85,6 @@ public final class NettyBayeuxServer {
     private NettyBayeuxServer(Builder builder) {
         this.config = builder;
         BayeuxServerConfig bayeuxConfig = builder.bayeuxConfig != null ? builder.bayeuxConfig : defaultBayeuxConfig(builder);
-        this.bayeux = new BayeuxServerImpl(bayeuxConfig);
         if (builder.executor != null) {
             this.executor = builder.executor;
             this.ownExecutor = false;
@@ -96,6 +95,8 @@ public final class NettyBayeuxServer {
             this.executor = newBoundedExecutor();
             this.ownExecutor = true;
         }
+        // Timers decide when; what they start (expiry listeners, held connect replies, lazy flushes) runs here.
+        this.bayeux = new BayeuxServerImpl(bayeuxConfig, executor);
         bayeux.addListener(new QueuePolicy(builder.queueOverflow, executor));
         for (Consumer<BayeuxServer> service : builder.services) {
             service.accept(bayeux);
