@@ -760,6 +760,9 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     void addSession(ServerSessionImpl session, ServerMessage message) {
         sessions.add(session);
+        for (ServerSession.AddedListener listener : session.addedListeners()) {
+            safely(listener, () -> listener.added(session, message));
+        }
         for (SessionListener listener : sessionListeners) {
             safely(listener, () -> listener.sessionAdded(session, message));
         }

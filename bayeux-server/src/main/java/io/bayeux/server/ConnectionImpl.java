@@ -104,6 +104,7 @@ final class ConnectionImpl implements Connection {
         releaseBrowser(held);
         pending.remove(held);
         held.session.released(held);
+        held.session.resumed(held.connectMessage(), held.wasTimedOut());
         complete(held.session, held.exchanges, true, held.responder);
     }
 

@@ -41,7 +41,9 @@ public final class ServerSessionImpl implements ServerSession {
     private final Flusher flusher = new Flusher(this);
     private final Map<String, Object> attributes = new ConcurrentHashMap<>();
     private final List<Extension> extensions = new CopyOnWriteArrayList<>();
+    private final List<AddedListener> addedListeners = new CopyOnWriteArrayList<>();
     private final List<RemoveListener> removeListeners = new CopyOnWriteArrayList<>();
+    private final List<HeartBeatListener> heartBeatListeners = new CopyOnWriteArrayList<>();
     private final List<MessageListener> messageListeners = new CopyOnWriteArrayList<>();
     private final Set<ServerChannelImpl> subscriptions = ConcurrentHashMap.newKeySet();
     private final AtomicInteger batchDepth = new AtomicInteger();
@@ -198,8 +200,16 @@ public final class ServerSessionImpl implements ServerSession {
     @Override
     public void addListener(ServerSessionListener listener) {
         boolean known = false;
+        if (listener instanceof AddedListener l) {
+            addedListeners.add(l);
+            known = true;
+        }
         if (listener instanceof RemoveListener l) {
             removeListeners.add(l);
+            known = true;
+        }
+        if (listener instanceof HeartBeatListener l) {
+            heartBeatListeners.add(l);
             known = true;
         }
         if (listener instanceof MessageListener l) {
@@ -214,13 +224,33 @@ public final class ServerSessionImpl implements ServerSession {
 
     @Override
     public void removeListener(ServerSessionListener listener) {
+        addedListeners.remove(listener);
         removeListeners.remove(listener);
+        heartBeatListeners.remove(listener);
         messageListeners.remove(listener);
         queue.removeListener(listener);
     }
 
     List<RemoveListener> removeListeners() {
         return removeListeners;
+    }
+
+    List<AddedListener> addedListeners() {
+        return addedListeners;
+    }
+
+    /** A connect of this session is held for {@code timeout} ms. */
+    void suspended(ServerMessage connect, long timeout) {
+        for (HeartBeatListener listener : heartBeatListeners) {
+            server.safely(listener, () -> listener.onSuspended(this, connect, timeout));
+        }
+    }
+
+    /** A held connect of this session is answered; {@code timeout}: because its hold expired. */
+    void resumed(ServerMessage connect, boolean timeout) {
+        for (HeartBeatListener listener : heartBeatListeners) {
+            server.safely(listener, () -> listener.onResumed(this, connect, timeout));
+        }
     }
 
     @Override
@@ -606,7 +636,8 @@ public final class ServerSessionImpl implements ServerSession {
         if (previous != null) {
             previous.resume();
         }
-        pending.timer(server.scheduleWork(pending::resume, timeoutMillis));
+        pending.timer(server.scheduleWork(pending::timedOut, timeoutMillis));
+        suspended(pending.connectMessage(), timeoutMillis);
         return true;
     }
 

@@ -24,6 +24,7 @@ final class SessionQueue {
     private final ServerSessionImpl session;
     private final List<DeQueueListener> deQueueListeners = new CopyOnWriteArrayList<>();
     private final List<QueueMaxedListener> queueMaxedListeners = new CopyOnWriteArrayList<>();
+    private final List<ServerSession.QueueListener> queueListeners = new CopyOnWriteArrayList<>();
     private final ArrayDeque<ServerMessage> queue = new ArrayDeque<>();
     /** Whether a queued message is due now: it is not lazy, or the lazy timeout expired. */
     private boolean due;
@@ -47,12 +48,17 @@ final class SessionQueue {
             queueMaxedListeners.add(l);
             known = true;
         }
+        if (listener instanceof ServerSession.QueueListener l) {
+            queueListeners.add(l);
+            known = true;
+        }
         return known;
     }
 
     void removeListener(ServerSession.ServerSessionListener listener) {
         deQueueListeners.remove(listener);
         queueMaxedListeners.remove(listener);
+        queueListeners.remove(listener);
     }
 
     int size() {
@@ -80,6 +86,13 @@ final class SessionQueue {
         }
         queue.add(message);
         due |= !lazy;
+        for (ServerSession.QueueListener listener : queueListeners) {
+            try {
+                listener.queued(sender, message);
+            } catch (RuntimeException x) {
+                LOG.warn("Queue listener {} of {} failed", listener, session, x);
+            }
+        }
         return true;
     }
 

@@ -20,7 +20,11 @@ public interface ServerSession extends Session {
 
     List<Extension> getExtensions();
 
-    /** Adds a {@link RemoveListener}, {@link MessageListener}, {@link DeQueueListener}, {@link QueueMaxedListener}. */
+    /**
+     * Adds an {@link AddedListener}, {@link RemoveListener}, {@link MessageListener},
+     * {@link QueueListener}, {@link DeQueueListener}, {@link QueueMaxedListener} or
+     * {@link HeartBeatListener} (one object may be several).
+     */
     void addListener(ServerSessionListener listener);
 
     void removeListener(ServerSessionListener listener);
@@ -89,6 +93,17 @@ public interface ServerSession extends Session {
     interface ServerSessionListener extends Bayeux.BayeuxListener {
     }
 
+    /**
+     * Told when the session is added to the server, after its handshake succeeded: add it
+     * before then (from an extension's {@code rcvMeta} of the handshake, or a
+     * {@link SecurityPolicy}). Runs before the server's {@code SessionListener}s.
+     */
+    @FunctionalInterface
+    interface AddedListener extends ServerSessionListener {
+        /** @param message the handshake message */
+        void added(ServerSession session, ServerMessage message);
+    }
+
     /** Told when the session is removed. */
     @FunctionalInterface
     interface RemoveListener extends ServerSessionListener {
@@ -103,6 +118,31 @@ public interface ServerSession extends Session {
     @FunctionalInterface
     interface MessageListener extends ServerSessionListener {
         boolean onMessage(ServerSession session, ServerSession sender, ServerMessage message);
+    }
+
+    /**
+     * Told of each message added to the queue. Runs with the session lock held: it must not
+     * block or call back into the session.
+     */
+    @FunctionalInterface
+    interface QueueListener extends ServerSessionListener {
+        /** @param sender the sending session, or {@code null} */
+        void queued(ServerSession sender, ServerMessage message);
+    }
+
+    /**
+     * Told when a {@code /meta/connect} of the session is held (suspended) and when it is
+     * answered (resumed). Runs on the thread that handles or answers the connect, never under
+     * a lock.
+     */
+    interface HeartBeatListener extends ServerSessionListener {
+        /** @param timeout how long, in ms, the connect is held unless something answers it earlier */
+        default void onSuspended(ServerSession session, ServerMessage message, long timeout) {
+        }
+
+        /** @param timeout whether the connect was held for its whole timeout */
+        default void onResumed(ServerSession session, ServerMessage message, boolean timeout) {
+        }
     }
 
     /**
