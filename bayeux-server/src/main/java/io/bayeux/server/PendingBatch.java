@@ -20,7 +20,7 @@ final class PendingBatch implements Scheduler.Cancellable {
     final String browserId;
     private final AtomicBoolean done = new AtomicBoolean();
     private volatile Scheduler.Cancellable timer;
-    /** Whether the hold ran to its timeout; written before {@link #resume()} by the timer. */
+    /** Whether the hold ran to its timeout; written by the timer that completes the batch, before it does. */
     private volatile boolean timedOut;
 
     PendingBatch(ConnectionImpl connection, ServerSessionImpl session, List<Exchange> exchanges, Consumer<List<ServerMessage>> responder, String browserId) {
@@ -56,10 +56,10 @@ final class PendingBatch implements Scheduler.Cancellable {
 
     /** The hold expired: completes the batch. */
     void timedOut() {
-        if (!done.get()) {
+        if (markDone()) {
             timedOut = true;
+            connection.completeHeld(this);
         }
-        resume();
     }
 
     boolean wasTimedOut() {

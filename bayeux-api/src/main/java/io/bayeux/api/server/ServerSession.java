@@ -133,7 +133,8 @@ public interface ServerSession extends Session {
     /**
      * Told when a {@code /meta/connect} of the session is held (suspended) and when it is
      * answered (resumed). Runs on the thread that handles or answers the connect, never under
-     * a lock.
+     * a lock; a connect answered by a message the instant it was held may be told resumed
+     * just before suspended.
      */
     interface HeartBeatListener extends ServerSessionListener {
         /** @param timeout how long, in ms, the connect is held unless something answers it earlier */
