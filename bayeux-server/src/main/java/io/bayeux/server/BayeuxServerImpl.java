@@ -26,14 +26,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The transport-independent Bayeux server: it takes batches of messages from transports
@@ -58,8 +55,6 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private final ExecutorService ownExecutor;
     private final JsonCodec codec;
     private final ChannelRegistry channels = new ChannelRegistry();
-    /** The channels being initialized by createChannelIfAbsent, by name. */
-    private final Map<String, Creation> creations = new ConcurrentHashMap<>();
     private final SessionRegistry sessions = new SessionRegistry();
     private final ExtensionChain extensions = new ExtensionChain(this);
     private final List<SessionListener> sessionListeners = new CopyOnWriteArrayList<>();
@@ -637,7 +632,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
      * Creates a channel unless it exists. The initializers (after the {@link ChannelListener}s'
      * {@code configureChannel}) run exactly once, on the channel that wins, before anyone can
      * see it: concurrent callers for the same name wait for that initialization (at most
-     * {@value #CREATION_WAIT_SECONDS} s), lookups see no channel until it is complete. An
+     * {@value ChannelRegistry#CREATION_WAIT_SECONDS} s), lookups see no channel until it is complete. An
      * initializer may call this again for the channel it initializes: it gets that channel.
      * Finding an existing channel resets its idle count, so the sweeper keeps it a while longer.
      */
@@ -646,69 +641,20 @@ public final class BayeuxServerImpl implements BayeuxServer {
         if (channelName == null) {
             throw new IllegalArgumentException("Invalid channel name: null");
         }
-        while (true) {
-            ServerChannelImpl existing = channels.get(channelName);
-            if (existing != null) {
-                if (existing.touch()) {
-                    return new MarkedReference<>(existing, false);
-                }
-                continue; // swept this instant: it is out of the registry now
-            }
-            ChannelId channelId = ChannelId.of(channelName);
-            Creation mine = new Creation();
-            Creation other = creations.putIfAbsent(channelName, mine);
-            if (other != null) {
-                if (other.creator == Thread.currentThread()) {
-                    return new MarkedReference<>(other.channel, false);
-                }
-                other.await(channelName);
-                continue;
-            }
-            ServerChannelImpl channel;
-            try {
-                existing = channels.get(channelName);
-                if (existing != null) {
-                    continue; // created between our look-up and our claim; the loop touches it
-                }
-                channel = new ServerChannelImpl(this, channelId);
-                mine.channel = channel;
-                for (ChannelListener listener : channelListeners) {
-                    safely(listener, () -> listener.configureChannel(channel));
-                }
-                for (ConfigurableServerChannel.Initializer initializer : initializers) {
-                    safely(initializer, () -> initializer.configureChannel(channel));
-                }
-                channels.put(channel);
-            } finally {
-                creations.remove(channelName, mine);
-                mine.done.countDown();
-            }
+        ChannelRegistry.Created result = channels.createIfAbsent(channelName, id -> new ServerChannelImpl(this, id), channel -> {
             for (ChannelListener listener : channelListeners) {
-                safely(listener, () -> listener.channelAdded(channel));
+                safely(listener, () -> listener.configureChannel(channel));
             }
-            return new MarkedReference<>(channel, true);
-        }
-    }
-
-    private static final int CREATION_WAIT_SECONDS = 30;
-
-    /** A channel being initialized: the thread that does it, and a latch for the others. */
-    private static final class Creation {
-        final Thread creator = Thread.currentThread();
-        final CountDownLatch done = new CountDownLatch(1);
-        volatile ServerChannelImpl channel;
-
-        void await(String channelName) {
-            try {
-                if (!done.await(CREATION_WAIT_SECONDS, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("Channel " + channelName + " still initializing after "
-                            + CREATION_WAIT_SECONDS + " s in " + creator);
-                }
-            } catch (InterruptedException x) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("Interrupted while waiting for the initialization of " + channelName, x);
+            for (ConfigurableServerChannel.Initializer initializer : initializers) {
+                safely(initializer, () -> initializer.configureChannel(channel));
+            }
+        });
+        if (result.created()) {
+            for (ChannelListener listener : channelListeners) {
+                safely(listener, () -> listener.channelAdded(result.channel()));
             }
         }
+        return new MarkedReference<>(result.channel(), result.created());
     }
 
     /** Takes a swept channel out of the registry; called under its lifecycle lock. */
