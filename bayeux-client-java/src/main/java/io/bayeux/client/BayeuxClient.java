@@ -128,6 +128,14 @@ public final class BayeuxClient extends AbstractClientSession {
         return cookies.get(name);
     }
 
+    /**
+     * Sets a cookie sent from now on with every request and WebSocket upgrade, as if the server
+     * had set it (an authentication token, for example).
+     */
+    public void putCookie(String name, String value) {
+        cookies.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
+    }
+
     @Override
     public synchronized String getId() {
         return clientId;

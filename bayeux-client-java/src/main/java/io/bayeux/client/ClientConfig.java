@@ -6,7 +6,11 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The settings of a {@link BayeuxClient} and its transports: an immutable value made by
@@ -19,6 +23,10 @@ public final class ClientConfig {
     public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(30);
     public static final int DEFAULT_MAX_MESSAGE_SIZE = 1024 * 1024;
     public static final int DEFAULT_MAX_PENDING = 10_000;
+    /** Headers the transports write themselves, which {@link Builder#header} refuses. */
+    private static final Set<String> MANAGED_HEADERS = Set.of("host", "content-length", "content-type", "transfer-encoding",
+            "connection", "upgrade", "cookie", "sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions",
+            "sec-websocket-protocol");
 
     private final EventLoopGroup eventLoopGroup;
     private final SslContext sslContext;
@@ -29,6 +37,7 @@ public final class ClientConfig {
     private final int maxMessageSize;
     private final int maxPending;
     private final JsonCodec jsonCodec;
+    private final Map<String, String> headers;
 
     private ClientConfig(Builder builder) {
         this.eventLoopGroup = builder.eventLoopGroup;
@@ -40,6 +49,7 @@ public final class ClientConfig {
         this.maxMessageSize = builder.maxMessageSize;
         this.maxPending = builder.maxPending;
         this.jsonCodec = builder.jsonCodec != null ? builder.jsonCodec : new JacksonJsonCodec();
+        this.headers = Map.copyOf(builder.headers);
     }
 
     public static Builder builder() {
@@ -90,6 +100,11 @@ public final class ClientConfig {
         return jsonCodec;
     }
 
+    /** Extra headers sent with every long-polling request and every WebSocket upgrade; none by default. */
+    public Map<String, String> headers() {
+        return headers;
+    }
+
     public static final class Builder {
         private EventLoopGroup eventLoopGroup;
         private SslContext sslContext;
@@ -100,6 +115,7 @@ public final class ClientConfig {
         private int maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
         private int maxPending = DEFAULT_MAX_PENDING;
         private JsonCodec jsonCodec;
+        private final Map<String, String> headers = new LinkedHashMap<>();
 
         private Builder() {
         }
@@ -152,6 +168,24 @@ public final class ClientConfig {
 
         public Builder jsonCodec(JsonCodec jsonCodec) {
             this.jsonCodec = Objects.requireNonNull(jsonCodec, "jsonCodec");
+            return this;
+        }
+
+        /**
+         * Sends a header with every long-polling request and every WebSocket upgrade, e.g.
+         * {@code header("Authorization", "Bearer " + token)} for a server whose security policy
+         * reads it. Setting a name again replaces its value. Headers the transports manage
+         * (Host, Content-Type, Connection, Upgrade, Sec-WebSocket-*, ...) are refused, and so is
+         * Cookie: use {@link BayeuxClient#putCookie}.
+         */
+        public Builder header(String name, String value) {
+            if (name == null || !name.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+") || MANAGED_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
+                throw new IllegalArgumentException("Not a header this client may set: " + name);
+            }
+            if (value == null || value.indexOf('\r') >= 0 || value.indexOf('\n') >= 0) {
+                throw new IllegalArgumentException("Invalid value for header " + name + ": " + value);
+            }
+            headers.put(name, value);
             return this;
         }
 

@@ -1,10 +1,12 @@
 package io.bayeux.server;
 
+import io.bayeux.api.Bayeux;
 import io.bayeux.api.Channel;
 import io.bayeux.api.ChannelId;
 import io.bayeux.api.Message;
 import io.bayeux.api.Session;
 import io.bayeux.api.server.Authorizer;
+import io.bayeux.api.server.BayeuxContext;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ConfigurableServerChannel;
 import io.bayeux.api.server.LocalSession;
@@ -27,6 +29,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 
 /**
  * The transport-independent Bayeux server: it takes batches of messages from transports
@@ -56,6 +59,8 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private final Sweeper sweeper;
     private final BrowserHolds browserHolds = new BrowserHolds();
     private volatile SecurityPolicy securityPolicy = new DefaultSecurityPolicy();
+    /** The context of the message being handled on each thread: one per server, so two servers in a JVM never mix. */
+    private final ThreadLocal<BayeuxContext> currentContext = new ThreadLocal<>();
 
     public BayeuxServerImpl() {
         this(BayeuxServerConfig.defaults());
@@ -159,17 +164,55 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     // --- handling one message
 
-    /** Runs one incoming message through validation, extensions and its handler. Never throws. */
+    /**
+     * Runs one incoming message through validation, extensions and its handler, with the
+     * endpoint's {@link BayeuxContext} on the message, its reply and the current thread. Never throws.
+     */
     Exchange handle(ConnectionImpl connection, ServerMessage.Mutable message) {
+        BayeuxContext context = connection.endpoint().bayeuxContext();
+        if (context != null && message instanceof ServerMessageImpl impl) {
+            impl.setBayeuxContext(context);
+        }
         ServerMessage.Mutable reply = newReply(message);
         Exchange exchange = new Exchange(connection, message, reply);
+        BayeuxContext outer = currentContext.get();
+        currentContext.set(context);
         try {
             handle(exchange);
         } catch (RuntimeException x) {
             LOG.warn("Failed to handle {}", message, x);
             exchange.error("500::server_error");
+        } finally {
+            restoreContext(outer);
         }
         return exchange;
+    }
+
+    private void restoreContext(BayeuxContext outer) {
+        if (outer == null) {
+            currentContext.remove();
+        } else {
+            currentContext.set(outer);
+        }
+    }
+
+    /** Runs {@code call} with {@code context} as the {@linkplain #getContext() current context}. */
+    <T> T withContext(BayeuxContext context, Supplier<T> call) {
+        if (context == null) {
+            return call.get();
+        }
+        BayeuxContext outer = currentContext.get();
+        currentContext.set(context);
+        try {
+            return call.get();
+        } finally {
+            restoreContext(outer);
+        }
+    }
+
+    @Override
+    public BayeuxContext getContext() {
+        return currentContext.get();
     }
 
     private void handle(Exchange exchange) {
@@ -189,6 +232,10 @@ public final class BayeuxServerImpl implements BayeuxServer {
             return;
         }
         boolean handshake = Channel.META_HANDSHAKE.equals(channelName);
+        if (!isTransportAllowed(exchange.connection)) {
+            refuseTransport(exchange, handshake);
+            return;
+        }
         ServerSessionImpl session;
         if (handshake) {
             LocalSessionImpl local = exchange.connection.localSession();
@@ -230,6 +277,28 @@ public final class BayeuxServerImpl implements BayeuxServer {
             }
         } else {
             handlePublish(exchange, channelId);
+        }
+    }
+
+    /** Whether a message may arrive over this connection's transport: local sessions always may. */
+    private boolean isTransportAllowed(ConnectionImpl connection) {
+        return connection.localSession() != null || config.allowedTransports().contains(connection.endpoint().transportName());
+    }
+
+    /**
+     * Refuses a message that came over a transport the configuration does not allow, before any
+     * session, extension or listener sees it. A handshake is told the transports it may use and
+     * not to retry (the same request would fail again); any other message is told to handshake,
+     * which lets a client renegotiate its transport.
+     */
+    private void refuseTransport(Exchange exchange, boolean handshake) {
+        exchange.error("403:" + exchange.connection.endpoint().transportName() + ":transport_not_allowed");
+        if (handshake) {
+            exchange.reply.put(Message.VERSION_FIELD, Bayeux.VERSION);
+            exchange.reply.put(Message.SUPPORTED_CONNECTION_TYPES_FIELD, config.allowedTransports());
+            Advice.none(exchange.reply);
+        } else {
+            Advice.handshake(exchange.reply);
         }
     }
 
@@ -301,6 +370,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private ServerMessage.Mutable newReply(ServerMessage.Mutable message) {
         ServerMessageImpl reply = new ServerMessageImpl();
         reply.setAssociated(message);
+        reply.setBayeuxContext(message.getBayeuxContext());
         Object channel = message.get(Message.CHANNEL_FIELD);
         if (channel instanceof String name) {
             reply.setChannel(name);
@@ -439,6 +509,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
         ServerMessageImpl copy = new ServerMessageImpl(message);
         copy.setAssociated(message.getAssociated());
         copy.setLazy(message.isLazy());
+        copy.setBayeuxContext(message.getBayeuxContext());
         return copy;
     }
 

@@ -149,7 +149,8 @@ final class ConnectionImpl implements Connection {
     }
 
     private void addReply(List<ServerMessage> out, Exchange exchange) {
-        ServerMessage reply = server.extensionChain().reply(exchange);
+        // Reply extensions may run later, on another thread: they still see the request's context.
+        ServerMessage reply = server.withContext(exchange.message.getBayeuxContext(), () -> server.extensionChain().reply(exchange));
         if (reply != null) {
             out.add(reply);
         }

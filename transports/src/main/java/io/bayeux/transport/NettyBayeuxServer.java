@@ -427,7 +427,13 @@ public final class NettyBayeuxServer {
             return this;
         }
 
-        /** The protocol settings (timeouts, transports, codec); the max queue set here then wins over {@link #maxQueue}. */
+        /**
+         * The protocol settings (timeouts, transports, codec); the max queue set here then wins over
+         * {@link #maxQueue}. Its {@code allowedTransports} are the only ones served: an upgrade when
+         * {@code websocket} is not among them is refused as with {@link #websocket websocket(false)},
+         * and messages over long-polling or callback-polling when those are not get
+         * {@code 403:<transport>:transport_not_allowed}.
+         */
         public Builder bayeuxConfig(BayeuxServerConfig bayeuxConfig) {
             this.bayeuxConfig = Objects.requireNonNull(bayeuxConfig, "bayeuxConfig");
             return this;

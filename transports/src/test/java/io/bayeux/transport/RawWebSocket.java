@@ -88,6 +88,10 @@ final class RawWebSocket implements AutoCloseable {
         http.write(frame.toByteArray());
     }
 
+    java.net.Socket socket() {
+        return http.socket();
+    }
+
     void sendText(String text) throws IOException {
         send(TEXT, text.getBytes(StandardCharsets.UTF_8));
     }

@@ -125,6 +125,7 @@ public final class WebSocketTransport implements ClientTransport {
     /** Under the lock. */
     private void open() {
         HttpHeaders headers = new DefaultHttpHeaders();
+        config.headers().forEach(headers::set);
         String cookie = cookies.header();
         if (cookie != null) {
             headers.set(HttpHeaderNames.COOKIE, cookie);

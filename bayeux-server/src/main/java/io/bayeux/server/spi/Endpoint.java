@@ -1,6 +1,7 @@
 package io.bayeux.server.spi;
 
 import io.bayeux.api.Promise;
+import io.bayeux.api.server.BayeuxContext;
 import io.bayeux.api.server.ServerMessage;
 
 import java.net.InetSocketAddress;
@@ -57,6 +58,15 @@ public interface Endpoint {
 
     /** The address of the peer, or {@code null}. */
     default InetSocketAddress remoteAddress() {
+        return null;
+    }
+
+    /**
+     * What the network tells about the request this endpoint answers (long-polling) or the
+     * upgrade that opened it (WebSocket), or {@code null}. Every message that arrives through
+     * the endpoint carries it ({@code ServerMessage.getBayeuxContext()}).
+     */
+    default BayeuxContext bayeuxContext() {
         return null;
     }
 }

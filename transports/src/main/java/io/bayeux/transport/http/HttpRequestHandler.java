@@ -89,9 +89,9 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         String endpoint = config.path();
         boolean bayeuxPath = path.equals(endpoint) || path.startsWith(endpoint.endsWith("/") ? endpoint : endpoint + "/");
         if (bayeuxPath) {
-            if (WebSocketUpgrade.isUpgrade(request) && !config.websocket()) {
-                HttpErrors.sendAndClose(ctx, HttpResponseStatus.BAD_REQUEST,
-                        "WebSocket is not available on " + endpoint + "; use long-polling");
+            if (WebSocketUpgrade.isUpgrade(request) && (!config.websocket() || !bayeux.getAllowedTransports().contains(WebSocketUpgrade.WEBSOCKET))) {
+                HttpErrors.sendAndClose(ctx, HttpResponseStatus.BAD_REQUEST, "WebSocket is not available on " + endpoint
+                        + "; allowed transports: " + String.join(", ", bayeux.getAllowedTransports()));
             } else if (WebSocketUpgrade.isUpgrade(request)) {
                 WebSocketUpgrade.upgrade(ctx, request, bayeux, config, executor, this);
             } else if (request.method().equals(HttpMethod.POST)) {
@@ -140,7 +140,8 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         }
         Exchange exchange = new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie(request),
                 request.headers().get(HttpHeaderNames.USER_AGENT), null);
-        dispatch(ctx, request, () -> handle(exchange, body, LONG_POLLING));
+        RequestContext context = new RequestContext(ctx.channel(), request, config.path(), LONG_POLLING);
+        dispatch(ctx, request, () -> handle(exchange, body, context));
     }
 
     private void callbackPoll(ChannelHandlerContext ctx, FullHttpRequest request, QueryStringDecoder uri) {
@@ -152,7 +153,8 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         byte[] body = uri.parameters().get("message").get(0).getBytes(StandardCharsets.UTF_8);
         Exchange exchange = new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie(request),
                 request.headers().get(HttpHeaderNames.USER_AGENT), callback);
-        dispatch(ctx, request, () -> handle(exchange, body, CALLBACK_POLLING));
+        RequestContext context = new RequestContext(ctx.channel(), request, config.path(), CALLBACK_POLLING);
+        dispatch(ctx, request, () -> handle(exchange, body, context));
     }
 
     private static String first(QueryStringDecoder uri, String... names) {
@@ -166,7 +168,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     }
 
     /** On the executor: parse, hand the batch to the core, answer when it replies. */
-    private void handle(Exchange exchange, byte[] body, String transport) {
+    private void handle(Exchange exchange, byte[] body, RequestContext context) {
         List<ServerMessage.Mutable> batch;
         try {
             batch = bayeux.decode(body);
@@ -181,7 +183,8 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         InetSocketAddress remote = exchange.ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
         // A session made by a request without the cookie belongs to the cookie this response sets.
         String sessionBrowser = exchange.browserId != null ? exchange.browserId : exchange.newBrowserId;
-        Connection connection = bayeux.newConnection(new HttpEndpoint(transport, exchange.browserId, sessionBrowser, exchange.userAgent, remote));
+        Connection connection = bayeux.newConnection(new HttpEndpoint(context.getTransportName(), exchange.browserId, sessionBrowser,
+                exchange.userAgent, remote, context));
         Scheduler.Cancellable cancellable = connection.handle(batch, exchange::reply);
         if (!exchange.done) {
             inFlight = cancellable;

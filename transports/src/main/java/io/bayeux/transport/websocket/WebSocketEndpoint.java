@@ -1,6 +1,7 @@
 package io.bayeux.transport.websocket;
 
 import io.bayeux.api.Promise;
+import io.bayeux.api.server.BayeuxContext;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.common.json.JsonCodec;
 import io.bayeux.server.BayeuxServerImpl;
@@ -29,9 +30,11 @@ final class WebSocketEndpoint implements Endpoint {
     private final String sessionBrowserId;
     private final String userAgent;
     private final InetSocketAddress remoteAddress;
+    /** The upgrade request's: every message on this connection carries it. */
+    private final BayeuxContext bayeuxContext;
 
     WebSocketEndpoint(Channel channel, BayeuxServerImpl bayeux, Executor executor, String browserId, String sessionBrowserId,
-                      String userAgent, InetSocketAddress remoteAddress) {
+                      String userAgent, InetSocketAddress remoteAddress, BayeuxContext bayeuxContext) {
         this.channel = channel;
         this.bayeux = bayeux;
         this.executor = executor;
@@ -39,11 +42,12 @@ final class WebSocketEndpoint implements Endpoint {
         this.sessionBrowserId = sessionBrowserId;
         this.userAgent = userAgent;
         this.remoteAddress = remoteAddress;
+        this.bayeuxContext = bayeuxContext;
     }
 
     @Override
     public String transportName() {
-        return "websocket";
+        return WebSocketUpgrade.WEBSOCKET;
     }
 
     @Override
@@ -97,6 +101,11 @@ final class WebSocketEndpoint implements Endpoint {
     @Override
     public InetSocketAddress remoteAddress() {
         return remoteAddress;
+    }
+
+    @Override
+    public BayeuxContext bayeuxContext() {
+        return bayeuxContext;
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.bayeux.server.BayeuxServerImpl;
 import io.bayeux.transport.NettyBayeuxServer;
 import io.bayeux.transport.http.HttpErrors;
 import io.bayeux.transport.http.HttpRequestHandler;
+import io.bayeux.transport.http.RequestContext;
 import io.bayeux.transport.http.RequestTimeoutHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
@@ -28,6 +29,8 @@ import java.util.concurrent.Executor;
 public final class WebSocketUpgrade {
     /** The name of the WebSocket frame handler in an upgraded pipeline. */
     public static final String FRAME_HANDLER = WebSocketFrameHandler.NAME;
+    /** The transport's name in {@code allowedTransports} and {@code connectionType}. */
+    public static final String WEBSOCKET = "websocket";
     private WebSocketUpgrade() {
     }
 
@@ -72,8 +75,9 @@ public final class WebSocketUpgrade {
             headers.add(HttpHeaderNames.SET_COOKIE, HttpRequestHandler.browserCookieHeader(sessionBrowserId));
         }
         InetSocketAddress remote = ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
+        RequestContext context = new RequestContext(ctx.channel(), request, config.path(), WEBSOCKET);
         WebSocketFrameHandler frames = new WebSocketFrameHandler(handshaker, bayeux, config, executor,
-                new WebSocketEndpoint(ctx.channel(), bayeux, executor, browserId, sessionBrowserId, request.headers().get(HttpHeaderNames.USER_AGENT), remote));
+                new WebSocketEndpoint(ctx.channel(), bayeux, executor, browserId, sessionBrowserId, request.headers().get(HttpHeaderNames.USER_AGENT), remote, context));
         pipeline.replace(http, WebSocketFrameHandler.NAME, frames);
         pipeline.addBefore(WebSocketFrameHandler.NAME, "wsAggregator", new WebSocketFrameAggregator(config.maxMessageSize()));
         // The handshaker does not validate UTF-8 (only WebSocketServerProtocolHandler adds this):

@@ -1,0 +1,38 @@
+package io.bayeux.client;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ClientConfigTest {
+    @Test
+    void extraHeadersAreKeptAndASecondValueReplacesTheFirst() {
+        ClientConfig config = ClientConfig.builder().header("Authorization", "Bearer a").header("X-App", "chat")
+                .header("Authorization", "Bearer b").build();
+
+        assertEquals(Map.of("Authorization", "Bearer b", "X-App", "chat"), config.headers());
+    }
+
+    @Test
+    void noExtraHeadersByDefault() {
+        assertTrue(ClientConfig.builder().build().headers().isEmpty());
+    }
+
+    @Test
+    void headersTheTransportsManageAreRefused() {
+        for (String name : new String[]{"Host", "cookie", "Content-Length", "Upgrade", "Sec-WebSocket-Key", "Bad Name", ""}) {
+            IllegalArgumentException x = assertThrows(IllegalArgumentException.class, () -> ClientConfig.builder().header(name, "v"));
+            assertTrue(x.getMessage().contains(name), x.getMessage());
+        }
+    }
+
+    @Test
+    void aValueThatWouldSplitTheRequestIsRefused() {
+        assertThrows(IllegalArgumentException.class, () -> ClientConfig.builder().header("X-Evil", "a\r\nHost: other"));
+        assertThrows(IllegalArgumentException.class, () -> ClientConfig.builder().header("X-None", null));
+    }
+}
