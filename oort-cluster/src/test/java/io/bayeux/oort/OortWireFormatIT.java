@@ -44,6 +44,11 @@ class OortWireFormatIT {
 
     /** Joins {@code fake} to {@code node} as CometD does; returns the fake node's session id there. */
     static String join(OortTesting.Node node, FakeCometDNode fake, List<String> observed) throws Exception {
+        return join(node, fake, observed, observed);
+    }
+
+    /** Joins, checking that our node subscribes to {@code ours} and letting the fake node subscribe to {@code theirs}. */
+    static String join(OortTesting.Node node, FakeCometDNode fake, List<String> ours, List<String> theirs) throws Exception {
         fake.open(node.url());
         // As CometD 8's OortComet writes its handshake.
         fake.sendRaw("[{\"id\":\"" + fake.newId() + "\",\"version\":\"1.0\",\"minimumVersion\":\"1.0\",\"channel\":\"/meta/handshake\","
@@ -68,7 +73,7 @@ class OortWireFormatIT {
             channels.add(message.get("channel"));
         }
         List<Object> expected = new ArrayList<>(List.of("/meta/subscribe", "/meta/subscribe"));
-        observed.forEach(o -> expected.add("/meta/subscribe"));
+        ours.forEach(o -> expected.add("/meta/subscribe"));
         expected.addAll(List.of("/oort/cloud", "/service/oort"));
         // Subscriptions first (the cloud's, then the observed channels), then the cloud list, then the announcement.
         assertEquals(expected.subList(expected.size() - 2, expected.size()), channels.subList(channels.size() - 2, channels.size()), batch::toString);
@@ -79,7 +84,7 @@ class OortWireFormatIT {
             }
         }
         assertEquals("/oort/cloud", subscriptions.get(0));
-        assertTrue(subscriptions.containsAll(observed), subscriptions::toString);
+        assertTrue(subscriptions.containsAll(ours), subscriptions::toString);
         Map<String, Object> cloud = batch.get(batch.size() - 2);
         assertTrue(((List<?>) cloud.get("data")).contains(node.url()), cloud::toString);
         assertEquals(Map.of("oortId", node.oort().getId(), "oortURL", node.url()), batch.get(batch.size() - 1).get("data"));
@@ -87,7 +92,7 @@ class OortWireFormatIT {
 
         // The fake node's own join batch, as CometD writes it.
         StringBuilder json = new StringBuilder("[{\"id\":\"" + fake.newId() + "\",\"channel\":\"/meta/subscribe\",\"subscription\":\"/oort/cloud\",\"clientId\":\"" + clientId + "\"}");
-        for (String channel : observed) {
+        for (String channel : theirs) {
             json.append(",{\"id\":\"").append(fake.newId()).append("\",\"channel\":\"/meta/subscribe\",\"subscription\":\"").append(channel)
                     .append("\",\"clientId\":\"").append(clientId).append("\"}");
         }
