@@ -770,6 +770,12 @@ public class Oort {
             } else if (now - link.redialAt >= 0) {
                 link.redialAt = 0;
                 LOG.debug("Linking {} to {} again", url, link.comet.getURL());
+                // A new handshake (unlike the client's own re-handshake) does not subscribe again by
+                // itself: forget the old subscriptions (nothing is sent while disconnected), the join batch makes them anew.
+                client.getChannel(OORT_CLOUD_CHANNEL).unsubscribe(subscribed);
+                for (String channel : observed) {
+                    client.getChannel(channel).unsubscribe(subscribed);
+                }
                 try {
                     client.handshake(handshakeFields(link.comet.getURL()), null);
                 } catch (IllegalStateException x) {
