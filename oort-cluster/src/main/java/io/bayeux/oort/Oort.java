@@ -284,7 +284,7 @@ public class Oort {
         }
         oortSession = null;
         known = Set.of();
-        clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        clientGroup.shutdownGracefully(200, 2000, TimeUnit.MILLISECONDS);
         LOG.info("Oort {} stopped", url);
     }
 
