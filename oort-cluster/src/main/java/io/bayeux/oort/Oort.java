@@ -399,6 +399,16 @@ public class Oort {
         return session == null ? null : (String) session.getAttribute(REMOTE_URL_ATTRIBUTE);
     }
 
+    /**
+     * Whether {@code session} is this node's own republisher: the sender of every message that
+     * arrived from another node. Channel listeners see those messages again here; a listener
+     * that already ran on the node of origin and is not idempotent (an escaping filter) skips them.
+     */
+    public boolean isOortSession(ServerSession session) {
+        LocalSession local = oortSession;
+        return session != null && local != null && session == local.getServerSession();
+    }
+
     /** The in-process session that republishes the messages of other nodes here. */
     public LocalSession getOortSession() {
         return oortSession;
