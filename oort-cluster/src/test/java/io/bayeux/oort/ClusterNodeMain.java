@@ -19,6 +19,8 @@ import java.util.concurrent.CountDownLatch;
  * {@code PRESENCE+ <user> <url>}, {@code PRESENCE- <user> <url>}.
  *
  * <pre>ClusterNodeMain PORT SECRET FAILURE_MS [PEER_URL...]</pre>
+ *
+ * <p>{@code -Doort.links=long-polling} makes its links use long-polling only.
  */
 public final class ClusterNodeMain {
     private ClusterNodeMain() {
@@ -27,7 +29,8 @@ public final class ClusterNodeMain {
     public static void main(String[] args) throws InterruptedException {
         int port = Integer.parseInt(args[0]);
         OortConfig config = OortConfig.builder().secret(args[1]).failureTimeout(Duration.ofMillis(Long.parseLong(args[2])))
-                .maxBackoff(Duration.ofSeconds(1)).channel("/chat/**").peers(Arrays.asList(args).subList(3, args.length)).build();
+                .maxBackoff(Duration.ofSeconds(1)).channel("/chat/**").peers(Arrays.asList(args).subList(3, args.length))
+                .clientWebSocket(!"long-polling".equals(System.getProperty("oort.links"))).build();
         NettyBayeuxServer server = NettyBayeuxServer.builder().host("127.0.0.1").port(port).build().start();
         Oort oort = config.newOort(server.bayeux(), server.uri().toString());
         oort.addCometListener(new CometListener() {

@@ -4,6 +4,8 @@ import io.bayeux.api.client.ClientSessionChannel;
 import io.bayeux.client.BayeuxClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -43,7 +45,11 @@ class ClusterProcessesIT {
     }
 
     private NodeProcess start(int port, String... peers) throws Exception {
-        NodeProcess node = NodeProcess.start(port, FAILURE_MILLIS, peers);
+        return start("websocket", port, peers);
+    }
+
+    private NodeProcess start(String links, int port, String... peers) throws Exception {
+        NodeProcess node = NodeProcess.start(links, port, FAILURE_MILLIS, peers);
         closing.add(node);
         return node;
     }
@@ -66,11 +72,12 @@ class ClusterProcessesIT {
         }
     }
 
-    @Test
-    void threeProcessesMeshFromOneSeedEachDeliverOnceInOrderAndFindUsers() throws Exception {
-        NodeProcess a = start(NodeProcess.freePort());
-        NodeProcess b = start(NodeProcess.freePort(), a.url);
-        NodeProcess c = start(NodeProcess.freePort(), b.url);
+    @ParameterizedTest(name = "links over {0}")
+    @ValueSource(strings = {"websocket", "long-polling"})
+    void threeProcessesMeshFromOneSeedEachDeliverOnceInOrderAndFindUsers(String links) throws Exception {
+        NodeProcess a = start(links, NodeProcess.freePort());
+        NodeProcess b = start(links, NodeProcess.freePort(), a.url);
+        NodeProcess c = start(links, NodeProcess.freePort(), b.url);
         awaitMesh(a, b, c);
 
         List<Object> onB = new CopyOnWriteArrayList<>();
@@ -167,6 +174,27 @@ class ClusterProcessesIT {
         sent.add(-1);
         await("the marker on B", () -> onB.contains(-1));
         assertEquals(sent, onB, "B lost or reordered nothing from A while C died and came back");
+    }
+
+    @Test
+    void aFrozenNodeIsNoticedWithoutAnyTcpCloseAndRejoinsWhenItThaws() throws Exception {
+        NodeProcess a = start(NodeProcess.freePort());
+        NodeProcess b = start(NodeProcess.freePort(), a.url);
+        NodeProcess c = start(NodeProcess.freePort(), a.url);
+        awaitMesh(a, b, c);
+        closing.add(() -> c.freeze(false));
+        long frozen = System.nanoTime();
+        c.freeze(true);
+        String left = "LEFT " + c.url + " " + c.id;
+        a.await("A to see C leave", left::equals);
+        b.await("B to see C leave", left::equals);
+        long took = (System.nanoTime() - frozen) / 1_000_000;
+        System.out.printf("frozen node noticed after %d ms (failure timeout %d ms)%n", took, FAILURE_MILLIS);
+        assertTrue(took >= FAILURE_MILLIS / 2, () -> "noticed too early to be the heartbeat: " + took + " ms");
+        assertTrue(took < 3 * FAILURE_MILLIS + 10_000, () -> "took " + took + " ms");
+        c.freeze(false);
+        awaitMesh(a, b, c);
+        c.await("C to see A left while it was frozen", ("LEFT " + a.url + " " + a.id)::equals);
     }
 
     @Test

@@ -50,8 +50,13 @@ final class NodeProcess implements AutoCloseable {
     }
 
     static NodeProcess start(int port, long failureMillis, String... peers) throws Exception {
+        return start("websocket", port, failureMillis, peers);
+    }
+
+    /** A node whose links use {@code links} ("websocket", or "long-polling" only). */
+    static NodeProcess start(String links, int port, long failureMillis, String... peers) throws Exception {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+                "-Xmx128m", "-XX:TieredStopAtLevel=1", "-Doort.links=" + links, "-cp", System.getProperty("java.class.path"),
                 ClusterNodeMain.class.getName(), String.valueOf(port), OortTesting.SECRET, String.valueOf(failureMillis)));
         command.addAll(List.of(peers));
         File log = new File("target", "node-" + port + "-" + System.nanoTime() + ".log");
@@ -92,6 +97,14 @@ final class NodeProcess implements AutoCloseable {
             }
         }
         return set;
+    }
+
+    /** kill -STOP (true) or kill -CONT (false): a frozen node keeps its sockets open and says nothing. */
+    void freeze(boolean frozen) throws Exception {
+        Process kill = new ProcessBuilder("kill", frozen ? "-STOP" : "-CONT", String.valueOf(process.pid())).inheritIO().start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new AssertionError("kill " + (frozen ? "-STOP" : "-CONT") + " failed");
+        }
     }
 
     /** kill -9. */
