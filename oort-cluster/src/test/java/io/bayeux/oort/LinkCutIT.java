@@ -1,6 +1,7 @@
 package io.bayeux.oort;
 
 import io.bayeux.client.BayeuxClient;
+import io.bayeux.oort.seti.Seti;
 import io.bayeux.transport.NettyBayeuxServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -46,7 +47,7 @@ class LinkCutIT {
     }
 
     /** A node whose URL, as the other nodes dial it, goes through a proxy. */
-    private record ProxiedNode(OortTesting.Node node, TcpProxy proxy, BlockingQueue<String> events) {
+    private record ProxiedNode(OortTesting.Node node, TcpProxy proxy, BlockingQueue<String> events, Seti seti) {
         Oort oort() {
             return node.oort();
         }
@@ -81,10 +82,13 @@ class LinkCutIT {
             }
         });
         oort.start();
+        Seti seti = new Seti(oort);
+        seti.start();
         OortTesting.Node node = new OortTesting.Node(server, oort);
         closing.add(node);
+        closing.add(seti::stop);
         closing.add(proxy);
-        return new ProxiedNode(node, proxy, events);
+        return new ProxiedNode(node, proxy, events, seti);
     }
 
     private BayeuxClient client(String url) throws InterruptedException {
@@ -119,6 +123,11 @@ class LinkCutIT {
         ProxiedNode b = node();
         a.oort().observeComet(b.url());
         joinBoth(a, b);
+        BayeuxClient alice = client(a.direct());
+        BayeuxClient bob = client(b.direct());
+        a.seti().associate("alice", a.node().server().bayeux().getSession(alice.getId()));
+        b.seti().associate("bob", b.node().server().bayeux().getSession(bob.getId()));
+        await("users known on both sides", () -> a.seti().isPresent("bob") && b.seti().isPresent("alice"));
 
         long cut = System.nanoTime();
         a.proxy().cut();
@@ -130,10 +139,16 @@ class LinkCutIT {
         assertTrue(onA < bound && onB < bound, () -> onA + " ms, " + onB + " ms");
         assertTrue(a.oort().getKnownComets().isEmpty());
         assertTrue(b.oort().getKnownComets().isEmpty());
+        await("the other side's users removed", () -> !a.seti().isPresent("bob") && !b.seti().isPresent("alice"));
+        // A user arriving during the partition is seen by the other side once it heals.
+        BayeuxClient carol = client(b.direct());
+        b.seti().associate("carol", b.node().server().bayeux().getSession(carol.getId()));
 
         a.proxy().heal();
         b.proxy().heal();
         joinBoth(a, b);
+        await("users re-synced", () -> a.seti().getUserIds().equals(Set.of("alice", "bob", "carol"))
+                && b.seti().getUserIds().equals(Set.of("alice", "bob", "carol")));
         assertDelivery(a, b, "after the partition, A to B");
         assertDelivery(b, a, "after the partition, B to A");
     }
