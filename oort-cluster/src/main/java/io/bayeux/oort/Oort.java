@@ -7,11 +7,8 @@ import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ConfigurableServerChannel;
 import io.bayeux.api.server.LocalSession;
 import io.bayeux.api.server.ServerChannel;
-import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.client.BayeuxClient;
-import io.bayeux.client.ClientConfig;
-import io.bayeux.client.transport.LongPollingTransport;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -24,14 +21,11 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
@@ -88,8 +82,8 @@ public class Oort {
     public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(5);
 
     private static final Logger LOG = LoggerFactory.getLogger(Oort.class);
-    private static final String REMOTE_URL_ATTRIBUTE = Oort.class.getName() + ".remoteURL";
-    private static final String REMOTE_ID_ATTRIBUTE = Oort.class.getName() + ".remoteId";
+    static final String REMOTE_URL_ATTRIBUTE = Oort.class.getName() + ".remoteURL";
+    static final String REMOTE_ID_ATTRIBUTE = Oort.class.getName() + ".remoteId";
     private static final String FILTERED_ATTRIBUTE = Oort.class.getName() + ".filtered";
     private static final List<String> PROTECTED = List.of("/oort/**", "/seti/**", OORT_SERVICE_CHANNEL, OORT_SERVICE_CHANNEL + "/**");
 
@@ -121,10 +115,8 @@ public class Oort {
 
     /** The joined nodes' URLs, a snapshot replaced on the actor. */
     private volatile Set<String> known = Set.of();
-    // Confined to the actor thread.
-    private final Map<String, Link> links = new LinkedHashMap<>();
-    private final Map<String, String> aliases = new HashMap<>();
-    private final Set<String> selfURLs = new LinkedHashSet<>();
+    /** Confined to the actor thread. */
+    private final OortLinks links;
 
     /**
      * @param bayeux the server this node serves
@@ -137,7 +129,7 @@ public class Oort {
         if (uri.getHost() == null || !List.of("http", "https", "ws", "wss").contains(String.valueOf(uri.getScheme()))) {
             throw new IllegalArgumentException("Not an http(s) or ws(s) URL: " + url);
         }
-        selfURLs.add(url);
+        links = new OortLinks(this);
     }
 
     // --- configuration
@@ -223,12 +215,12 @@ public class Oort {
         session.handshake();
         session.getChannel(OORT_CLOUD_CHANNEL).subscribe((channel, message) -> {
             Object data = message.getData();
-            post(() -> cloudReceived(data));
+            post(() -> links.cloudReceived(data));
         });
         oortSession = session;
         running = true;
         long period = Math.max(50, Math.min(500, failureTimeout.toMillis() / 8));
-        actor.scheduleWithFixedDelay(this::checkAll, period, period, TimeUnit.MILLISECONDS);
+        actor.scheduleWithFixedDelay(links::checkAll, period, period, TimeUnit.MILLISECONDS);
         LOG.info("Oort {} started with id {}", url, id);
     }
 
@@ -249,14 +241,7 @@ public class Oort {
         running = false;
         List<BayeuxClient> clients = new ArrayList<>();
         try {
-            onActor(() -> {
-                for (Link link : List.copyOf(links.values())) {
-                    clients.add(link.comet.getClient());
-                    closeLink(link, "stopping");
-                }
-                links.clear();
-                return null;
-            });
+            clients.addAll(onActor(links::closeAll));
         } catch (RuntimeException x) {
             LOG.warn("Failed to close the links of {}", this, x);
         }
@@ -303,13 +288,7 @@ public class Oort {
     public OortComet observeComet(String cometURL) {
         Objects.requireNonNull(cometURL, "cometURL");
         java.net.URI.create(cometURL);
-        return onActor(() -> {
-            Link link = linkFor(cometURL);
-            if (link == null && !selfURLs.contains(cometURL)) {
-                link = newLink(cometURL);
-            }
-            return link == null ? null : link.comet;
-        });
+        return onActor(() -> links.observe(cometURL));
     }
 
     /**
@@ -319,23 +298,12 @@ public class Oort {
      * @return the closed link, or null when there was none
      */
     public OortComet deobserveComet(String cometURL) {
-        return onActor(() -> {
-            Link link = linkFor(cometURL);
-            if (link == null) {
-                return null;
-            }
-            links.remove(link.key);
-            closeLink(link, "deobserved");
-            return link.comet;
-        });
+        return onActor(() -> links.deobserve(cometURL));
     }
 
     /** The link to a node, by any URL it is known by, or null. */
     public OortComet getComet(String cometURL) {
-        return onActor(() -> {
-            Link link = linkFor(cometURL);
-            return link == null ? null : link.comet;
-        });
+        return onActor(() -> links.comet(cometURL));
     }
 
     /** The URLs of the nodes that joined this one (both directions up). */
@@ -345,10 +313,7 @@ public class Oort {
 
     /** The id of the joined node at {@code cometURL}, or null. */
     public String getCometId(String cometURL) {
-        return onActor(() -> {
-            Link link = linkFor(cometURL);
-            return link != null && link.joined ? link.remoteId : null;
-        });
+        return onActor(() -> links.joinedId(cometURL));
     }
 
     public void addCometListener(CometListener listener) {
@@ -372,13 +337,13 @@ public class Oort {
             throw new IllegalArgumentException("Cannot observe a meta or service channel: " + channel);
         }
         if (observed.add(channel) && running) {
-            post(() -> links.values().forEach(link -> subscribeOnce(link.comet.getClient(), channel)));
+            post(() -> links.subscribeAll(channel));
         }
     }
 
     public void deobserveChannel(String channel) {
         if (observed.remove(channel) && running) {
-            post(() -> links.values().forEach(link -> link.comet.getClient().getChannel(channel).unsubscribe(subscribed)));
+            post(() -> links.unsubscribeAll(channel));
         }
     }
 
@@ -488,15 +453,15 @@ public class Oort {
         ServerSession oortServerSession = local == null ? null : local.getServerSession();
         // Never a second hop: what this node republishes from other nodes does not go back out.
         session.addListener((ServerSession.MessageListener) (to, sender, message) -> sender == null || sender != oortServerSession);
-        post(() -> incomingHandshook(session));
+        post(() -> links.incomingHandshook(session));
     }
 
     void incomingRemoved(ServerSession session) {
-        post(() -> incomingGone(session));
+        post(() -> links.incomingGone(session));
     }
 
     void announced(ServerSession from, Map<String, Object> data) {
-        post(() -> remoteAnnounced(from, data));
+        post(() -> links.remoteAnnounced(from, data));
     }
 
     /** An ordinary client subscribed to a wildcard that covers the cloud's channels: it never gets their messages. */
@@ -516,387 +481,42 @@ public class Oort {
         }
     }
 
-    // --- the actor: link state
+    // --- what the links read
 
-    /** One link with another node: this node's comet to it, and its session here. Actor-confined. */
-    private static final class Link {
-        String key;
-        final OortComet comet;
-        String remoteId;
-        ServerSession incoming;
-        String cometSessionId;
-        /** The comet session and incoming session the join batch was sent for, or null. */
-        String batchKey;
-        boolean remoteAnnounced;
-        boolean joined;
-        boolean closed;
-        long redialAt;
-        int redials;
-
-        Link(String key, OortComet comet) {
-            this.key = key;
-            this.comet = comet;
-        }
+    String hashedSecret() {
+        return hashedSecret;
     }
 
-    private Link linkFor(String cometURL) {
-        Link link = links.get(cometURL);
-        if (link == null) {
-            String alias = aliases.get(cometURL);
-            link = alias == null ? null : links.get(alias);
-        }
-        return link;
+    Duration maxBackoff() {
+        return maxBackoff;
     }
 
-    private Link newLink(String cometURL) {
-        ClientConfig config = ClientConfig.builder()
-                .eventLoopGroup(clientGroup)
-                .maxNetworkDelay(Duration.ofMillis(Math.max(100, failureTimeout.toMillis() / 2)))
-                .connectTimeout(failureTimeout.compareTo(ClientConfig.DEFAULT_CONNECT_TIMEOUT) < 0 ? failureTimeout : ClientConfig.DEFAULT_CONNECT_TIMEOUT)
-                .backoffIncrement(Duration.ofMillis(Math.min(1000, maxBackoff.toMillis())))
-                .maxBackoff(maxBackoff)
-                .build();
-        BayeuxClient client = clientWebSocket ? new BayeuxClient(cometURL, config) : new BayeuxClient(cometURL, config, new LongPollingTransport(config));
-        OortComet comet = new OortComet(cometURL, client);
-        Link link = new Link(cometURL, comet);
-        links.put(cometURL, link);
-        client.getChannel("/meta/handshake").addListener((ClientSessionChannel.MessageListener) (channel, message) -> {
-            Map<String, Object> ext = oortExt(message);
-            boolean successful = message.isSuccessful();
-            String clientId = message.getClientId();
-            post(() -> cometHandshook(link, successful, clientId, ext));
-        });
-        client.getChannel("/meta/connect").addListener((ClientSessionChannel.MessageListener) (channel, message) -> {
-            if (message.isSuccessful()) {
-                post(() -> check(link));
-            }
-        });
-        client.getChannel("/**").addListener((ClientSessionChannel.MessageListener) (channel, message) -> received(message));
-        LOG.debug("Linking {} to {}", url, cometURL);
-        client.handshake(handshakeFields(cometURL), null);
-        return link;
+    boolean clientWebSocket() {
+        return clientWebSocket;
     }
 
-    private Map<String, Object> handshakeFields(String cometURL) {
-        Map<String, Object> oort = new LinkedHashMap<>();
-        oort.put(EXT_OORT_URL_FIELD, url);
-        oort.put(EXT_OORT_ID_FIELD, id);
-        oort.put(EXT_OORT_SECRET_FIELD, hashedSecret);
-        oort.put(EXT_COMET_URL_FIELD, cometURL);
-        return Map.of(Message.EXT_FIELD, Map.of(EXT_OORT_FIELD, oort));
+    EventLoopGroup clientGroup() {
+        return clientGroup;
     }
 
-    /** On the comet's I/O thread: a message from the other node. */
-    private void received(Message message) {
-        if (message.isMeta() || message.isPublishReply()) {
-            return;
-        }
-        String channel = message.getChannel();
-        if (OORT_CLOUD_CHANNEL.equals(channel)) {
-            Object data = message.getData();
-            post(() -> cloudReceived(data));
-            return;
-        }
-        if (forwards(channel)) {
-            Object data = message.getData();
-            try {
-                forwarder.execute(() -> republish(channel, data));
-            } catch (RejectedExecutionException x) {
-                LOG.debug("Stopped: not republishing on {}", channel);
-            }
-        }
+    Set<String> observed() {
+        return observed;
     }
 
-    private boolean forwards(String channel) {
-        boolean internal = isInternal(channel);
-        for (String pattern : observed) {
-            if (pattern.equals(channel)) {
-                return true;
-            }
-            if (!internal && ChannelId.of(pattern).isWild() && ChannelId.matches(pattern, channel)) {
-                return true;
-            }
-        }
-        return false;
+    ClientSessionChannel.MessageListener subscribedListener() {
+        return subscribed;
     }
 
-    private void republish(String channel, Object data) {
-        LocalSession session = oortSession;
-        if (session != null && running) {
-            session.getChannel(channel).publish(data);
-        }
+    ExecutorService forwarder() {
+        return forwarder;
     }
 
-    private void cometHandshook(Link link, boolean successful, String clientId, Map<String, Object> ext) {
-        if (link.closed || links.get(link.key) != link) {
-            return;
-        }
-        String remoteId = ext == null ? null : (String) ext.get(EXT_OORT_ID_FIELD);
-        String remoteURL = ext == null ? null : (String) ext.get(EXT_OORT_URL_FIELD);
-        if (!successful) {
-            if (id.equals(remoteId)) {
-                LOG.debug("{} is this node: not linking to it", link.comet.getURL());
-                selfURLs.add(link.comet.getURL());
-                links.remove(link.key);
-                closeLink(link, "self");
-            } else {
-                LOG.debug("Handshake of {} to {} refused", url, link.comet.getURL());
-            }
-            return;
-        }
-        if (remoteURL != null && !remoteURL.equals(link.key)) {
-            Link other = links.get(remoteURL);
-            if (other != null && other != link) {
-                LOG.debug("{} is {}, already linked: closing the duplicate", link.key, remoteURL);
-                aliases.put(link.comet.getURL(), remoteURL);
-                links.remove(link.key);
-                closeLink(link, "duplicate");
-                return;
-            }
-            if (url.equals(remoteURL)) {
-                selfURLs.add(link.comet.getURL());
-                links.remove(link.key);
-                closeLink(link, "self");
-                return;
-            }
-            links.remove(link.key);
-            aliases.put(link.key, remoteURL);
-            link.key = remoteURL;
-            links.put(remoteURL, link);
-        }
-        if (link.remoteId != null && remoteId != null && !link.remoteId.equals(remoteId)) {
-            linkDown(link, "restarted with a new id");
-        } else if (link.joined && link.cometSessionId != null && !link.cometSessionId.equals(clientId)) {
-            linkDown(link, "re-handshook");
-        }
-        if (remoteId != null) {
-            link.remoteId = remoteId;
-        }
-        link.cometSessionId = clientId;
-        link.comet.remote(remoteId, remoteURL);
-        check(link);
+    List<CometListener> cometListeners() {
+        return cometListeners;
     }
 
-    private void incomingHandshook(ServerSession session) {
-        if (!running || !isOort(session)) {
-            return;
-        }
-        String remoteURL = (String) session.getAttribute(REMOTE_URL_ATTRIBUTE);
-        String remoteId = (String) session.getAttribute(REMOTE_ID_ATTRIBUTE);
-        if (!session.isHandshook()) {
-            return;
-        }
-        Link link = linkFor(remoteURL);
-        if (link == null) {
-            if (selfURLs.contains(remoteURL)) {
-                return;
-            }
-            link = newLink(remoteURL);
-        }
-        if (link.remoteId != null && !link.remoteId.equals(remoteId)) {
-            linkDown(link, "restarted with a new id");
-        }
-        link.remoteId = remoteId;
-        if (link.incoming != null && link.incoming != session) {
-            ServerSession old = link.incoming;
-            if (link.joined) {
-                linkDown(link, "linked again");
-            }
-            link.incoming = null;
-            bayeux.removeSession(old);
-        }
-        link.incoming = session;
-        link.remoteAnnounced = false;
-        check(link);
-    }
-
-    private void incomingGone(ServerSession session) {
-        for (Link link : links.values()) {
-            if (link.incoming == session) {
-                link.incoming = null;
-                link.remoteAnnounced = false;
-                if (link.joined) {
-                    linkDown(link, "its session here ended");
-                }
-                return;
-            }
-        }
-    }
-
-    private void remoteAnnounced(ServerSession from, Map<String, Object> data) {
-        String remoteURL = (String) from.getAttribute(REMOTE_URL_ATTRIBUTE);
-        Link link = remoteURL == null ? null : linkFor(remoteURL);
-        if (link == null || link.incoming != from) {
-            LOG.debug("Announcement {} from a session that is no current link: ignored", data);
-            return;
-        }
-        link.remoteAnnounced = true;
-        check(link);
-    }
-
-    private void cloudReceived(Object data) {
-        if (!running || !(data instanceof List<?> urls)) {
-            return;
-        }
-        for (Object candidate : urls) {
-            if (candidate instanceof String cometURL && !selfURLs.contains(cometURL) && linkFor(cometURL) == null) {
-                try {
-                    newLink(cometURL);
-                } catch (IllegalArgumentException x) {
-                    LOG.warn("Ignoring a bad URL in {}: {}", OORT_CLOUD_CHANNEL, cometURL);
-                }
-            }
-        }
-    }
-
-    private void checkAll() {
-        try {
-            for (Link link : List.copyOf(links.values())) {
-                check(link);
-            }
-        } catch (RuntimeException x) {
-            LOG.warn("Link check failed", x);
-        }
-    }
-
-    /** Moves a link forward: down when a direction broke, the join batch once both are up, joined once announced. */
-    private void check(Link link) {
-        if (link.closed || !running) {
-            return;
-        }
-        BayeuxClient client = link.comet.getClient();
-        BayeuxClient.State state = client.getState();
-        boolean connected = state == BayeuxClient.State.CONNECTED;
-        if (link.joined && !connected) {
-            linkDown(link, "link " + state);
-        }
-        if (link.incoming != null && (link.incoming.isHandshook() == false)) {
-            incomingGone(link.incoming);
-        }
-        if (state == BayeuxClient.State.DISCONNECTED) {
-            long now = System.nanoTime();
-            if (link.redialAt == 0) {
-                link.redialAt = now + TimeUnit.MILLISECONDS.toNanos(backoff(link.redials++));
-            } else if (now - link.redialAt >= 0) {
-                link.redialAt = 0;
-                LOG.debug("Linking {} to {} again", url, link.comet.getURL());
-                // A new handshake (unlike the client's own re-handshake) does not subscribe again by
-                // itself: forget the old subscriptions (nothing is sent while disconnected), the join batch makes them anew.
-                client.getChannel(OORT_CLOUD_CHANNEL).unsubscribe(subscribed);
-                for (String channel : observed) {
-                    client.getChannel(channel).unsubscribe(subscribed);
-                }
-                try {
-                    client.handshake(handshakeFields(link.comet.getURL()), null);
-                } catch (IllegalStateException x) {
-                    LOG.debug("Cannot handshake {} yet", client, x);
-                }
-            }
-            return;
-        }
-        if (!connected) {
-            return;
-        }
-        link.redials = 0;
-        ServerSession incoming = link.incoming;
-        if (incoming == null) {
-            return;
-        }
-        String key = client.getId() + "|" + incoming.getId();
-        if (!key.equals(link.batchKey)) {
-            link.batchKey = key;
-            sendJoinBatch(client);
-        }
-        if (link.remoteAnnounced && !link.joined) {
-            link.joined = true;
-            updateKnown();
-            LOG.info("Oort {}: {} joined ({})", url, link.key, link.remoteId);
-            fire(true, link);
-        }
-    }
-
-    private long backoff(int attempts) {
-        return Math.min(maxBackoff.toMillis(), 500L * (attempts + 1));
-    }
-
-    private void sendJoinBatch(BayeuxClient client) {
-        List<String> cloud = new ArrayList<>(new TreeSet<>(known));
-        cloud.add(url);
-        Map<String, Object> announce = new LinkedHashMap<>();
-        announce.put(EXT_OORT_ID_FIELD, id);
-        announce.put(EXT_OORT_URL_FIELD, url);
-        client.batch(() -> {
-            subscribeOnce(client, OORT_CLOUD_CHANNEL);
-            for (String channel : observed) {
-                subscribeOnce(client, channel);
-            }
-            client.getChannel(OORT_CLOUD_CHANNEL).publish(cloud);
-            client.getChannel(OORT_SERVICE_CHANNEL).publish(announce);
-        });
-    }
-
-    private void subscribeOnce(BayeuxClient client, String channel) {
-        ClientSessionChannel clientChannel = client.getChannel(channel);
-        if (!clientChannel.getSubscribers().contains(subscribed)) {
-            clientChannel.subscribe(subscribed);
-        }
-    }
-
-    /** A direction of the link broke: the node leaves, and its session here goes so that it notices too. */
-    private void linkDown(Link link, String reason) {
-        link.batchKey = null;
-        link.remoteAnnounced = false;
-        if (!link.joined) {
-            return;
-        }
-        link.joined = false;
-        updateKnown();
-        LOG.info("Oort {}: {} left ({}): {}", url, link.key, link.remoteId, reason);
-        fire(false, link);
-        ServerSession incoming = link.incoming;
-        if (incoming != null) {
-            link.incoming = null;
-            bayeux.removeSession(incoming);
-        }
-    }
-
-    private void closeLink(Link link, String reason) {
-        linkDown(link, reason);
-        link.closed = true;
-        ServerSession incoming = link.incoming;
-        link.incoming = null;
-        if (incoming != null) {
-            bayeux.removeSession(incoming);
-        }
-        link.comet.getClient().disconnect();
-        if (!"stopping".equals(reason)) {
-            link.comet.getClient().close();
-        }
-    }
-
-    private void updateKnown() {
-        Set<String> joined = new LinkedHashSet<>();
-        for (Link link : links.values()) {
-            if (link.joined) {
-                joined.add(link.key);
-            }
-        }
-        known = Set.copyOf(joined);
-    }
-
-    private void fire(boolean joined, Link link) {
-        CometListener.Event event = new CometListener.Event(this, link.remoteId, link.key);
-        for (CometListener listener : cometListeners) {
-            try {
-                if (joined) {
-                    listener.cometJoined(event);
-                } else {
-                    listener.cometLeft(event);
-                }
-            } catch (RuntimeException x) {
-                LOG.warn("CometListener {} failed on {}", listener, event, x);
-            }
-        }
+    void known(Set<String> joined) {
+        known = joined;
     }
 
     // --- running on the actor
@@ -959,9 +579,5 @@ public class Oort {
     /** The channels an ordinary client may not use, for the hooks. */
     static ConfigurableServerChannel.Initializer persistent() {
         return ConfigurableServerChannel.Initializer.persistent();
-    }
-
-    ServerMessage.Mutable newMessage() {
-        return bayeux.newMessage();
     }
 }
