@@ -37,7 +37,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A node of a cloud of Bayeux servers, speaking CometD's Oort protocol: each node links to
@@ -78,6 +81,10 @@ public class Oort {
     public static final String OORT_SERVICE_CHANNEL = "/service/oort";
     /** The default failure timeout: 10 s. */
     public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofSeconds(10);
+    /** How many messages from other nodes may wait to be republished here: 100,000. */
+    public static final int FORWARD_QUEUE = 100_000;
+    /** The default bound of the queue of another node's session here: 100,000 messages. */
+    public static final int DEFAULT_LINK_MAX_QUEUE = 100_000;
     /** The default longest wait between attempts to re-link: 5 s. */
     public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(5);
 
@@ -102,6 +109,9 @@ public class Oort {
     private volatile Duration failureTimeout = DEFAULT_FAILURE_TIMEOUT;
     private volatile Duration maxBackoff = DEFAULT_MAX_BACKOFF;
     private volatile boolean clientWebSocket = true;
+    private volatile int linkMaxQueue = DEFAULT_LINK_MAX_QUEUE;
+    private final AtomicLong dropped = new AtomicLong();
+    private volatile long droppedLoggedAt;
 
     // Lifecycle, guarded by this.
     private volatile boolean running;
@@ -185,6 +195,22 @@ public class Oort {
         this.maxBackoff = maxBackoff;
     }
 
+    /**
+     * The bound of the queue of another node's session on this one; default 100,000 messages
+     * (a client's usual bound suits a browser, not a node that carries many).
+     */
+    public void setLinkMaxQueue(int linkMaxQueue) {
+        if (linkMaxQueue < 1) {
+            throw new IllegalArgumentException("linkMaxQueue must be positive: " + linkMaxQueue);
+        }
+        this.linkMaxQueue = linkMaxQueue;
+    }
+
+    /** How many messages from other nodes were dropped because this node could not republish them fast enough. */
+    public long getDroppedCount() {
+        return dropped.get();
+    }
+
     /** Whether the links try WebSocket first (the default) or use long-polling only. */
     public void setClientWebSocket(boolean clientWebSocket) {
         this.clientWebSocket = clientWebSocket;
@@ -208,7 +234,9 @@ public class Oort {
             actorThread = thread;
             return thread;
         });
-        forwarder = Executors.newSingleThreadExecutor(task -> daemon(task, name + "-forward"));
+        // Bounded: when this node cannot keep up with what the others send, it drops and says so.
+        forwarder = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(FORWARD_QUEUE),
+                task -> daemon(task, name + "-forward"));
         clientGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         hooks.install();
         LocalSession session = bayeux.newLocalSession("oort");
@@ -437,6 +465,7 @@ public class Oort {
         long failure = failureTimeout.toMillis();
         session.setTimeout(failure / 2);
         session.setMaxInterval(failure);
+        session.setMaxQueue(linkMaxQueue);
         return true;
     }
 
@@ -478,6 +507,15 @@ public class Oort {
                 String name = message.getChannel();
                 return name == null || !isInternal(name);
             });
+        }
+    }
+
+    void republishDropped(String channel) {
+        long count = dropped.incrementAndGet();
+        long now = System.nanoTime();
+        if (now - droppedLoggedAt > TimeUnit.SECONDS.toNanos(1)) {
+            droppedLoggedAt = now;
+            LOG.warn("Oort {}: republishing cannot keep up; dropped a message on {} ({} dropped so far)", url, channel, count);
         }
     }
 

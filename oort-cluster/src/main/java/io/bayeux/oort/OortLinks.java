@@ -177,7 +177,9 @@ final class OortLinks {
             try {
                 oort.forwarder().execute(() -> republish(channel, data));
             } catch (RejectedExecutionException x) {
-                LOG.debug("Stopped: not republishing on {}", channel);
+                if (oort.isRunning()) {
+                    oort.republishDropped(channel);
+                }
             }
         }
     }
