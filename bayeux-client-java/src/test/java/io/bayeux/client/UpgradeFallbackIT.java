@@ -107,6 +107,21 @@ class UpgradeFallbackIT {
     }
 
     @Test
+    void withTheDefaultConfigASwallowedUpgradeFallsBackAfterTheDefaultUpgradeTimeout() throws Exception {
+        server = NettyBayeuxServer.builder().port(0).build().start();
+        proxy = new UpgradeProxy(server.port(), UpgradeProxy.Mode.SWALLOW);
+        client = new BayeuxClient(proxy.uri(server.uri()).toString());
+        long start = System.nanoTime();
+
+        client.handshake();
+
+        awaitConnectedOver(LongPollingTransport.NAME, ClientConfig.DEFAULT_UPGRADE_TIMEOUT.plus(WAIT));
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertTrue(took.compareTo(ClientConfig.DEFAULT_UPGRADE_TIMEOUT) >= 0, () -> "the upgrade was given its time: " + took);
+        assertEquals(1, proxy.upgrades.get(), "one upgrade, then long-polling only");
+    }
+
+    @Test
     void aWebSocketThatWorkedAndDroppedIsTriedAgainAndLongPollingIsUsedWhenTheRetryFails() throws Exception {
         start(UpgradeProxy.Mode.FORWARD);
         Clients.connect(client);
