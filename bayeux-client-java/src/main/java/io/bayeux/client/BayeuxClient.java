@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * re-handshakes when the server forgot the session, and then subscribes again to what the
  * application subscribed.
  *
- * <p>Transport fallback, as CometD's JavaScript client does it: a transport reports itself
+ * <p>Transport fallback, like the JavaScript client's: a transport reports itself
  * {@linkplain ClientTransport.UnusableException unusable} when it never worked (a WebSocket
  * upgrade refused, unanswered within {@link ClientConfig#upgradeTimeout()}, or cut before
  * anything arrived on it); the client then excludes it and sends the same messages again over
