@@ -18,6 +18,7 @@ import java.util.Set;
  */
 public final class ClientConfig {
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    public static final Duration DEFAULT_UPGRADE_TIMEOUT = Duration.ofSeconds(5);
     public static final Duration DEFAULT_MAX_NETWORK_DELAY = Duration.ofSeconds(10);
     public static final Duration DEFAULT_BACKOFF_INCREMENT = Duration.ofSeconds(1);
     public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(30);
@@ -31,6 +32,7 @@ public final class ClientConfig {
     private final EventLoopGroup eventLoopGroup;
     private final SslContext sslContext;
     private final Duration connectTimeout;
+    private final Duration upgradeTimeout;
     private final Duration maxNetworkDelay;
     private final Duration backoffIncrement;
     private final Duration maxBackoff;
@@ -43,6 +45,7 @@ public final class ClientConfig {
         this.eventLoopGroup = builder.eventLoopGroup;
         this.sslContext = builder.sslContext;
         this.connectTimeout = builder.connectTimeout;
+        this.upgradeTimeout = builder.upgradeTimeout;
         this.maxNetworkDelay = builder.maxNetworkDelay;
         this.backoffIncrement = builder.backoffIncrement;
         this.maxBackoff = builder.maxBackoff;
@@ -66,9 +69,18 @@ public final class ClientConfig {
         return sslContext;
     }
 
-    /** How long opening a connection (TCP, TLS, WebSocket upgrade) may take; default 10 s. */
+    /** How long opening a TCP connection may take; default 10 s. */
     public Duration connectTimeout() {
         return connectTimeout;
+    }
+
+    /**
+     * How long the WebSocket upgrade (TLS and the HTTP upgrade, once the TCP connection is open)
+     * may take; default 5 s. An upgrade that does not complete in time, like one refused or cut,
+     * on a WebSocket that has not worked yet makes the client fall back to long-polling.
+     */
+    public Duration upgradeTimeout() {
+        return upgradeTimeout;
     }
 
     /** How much longer than the server's timeout a reply may take before the connection is deemed dead; default 10 s. */
@@ -109,6 +121,7 @@ public final class ClientConfig {
         private EventLoopGroup eventLoopGroup;
         private SslContext sslContext;
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+        private Duration upgradeTimeout = DEFAULT_UPGRADE_TIMEOUT;
         private Duration maxNetworkDelay = DEFAULT_MAX_NETWORK_DELAY;
         private Duration backoffIncrement = DEFAULT_BACKOFF_INCREMENT;
         private Duration maxBackoff = DEFAULT_MAX_BACKOFF;
@@ -132,6 +145,11 @@ public final class ClientConfig {
 
         public Builder connectTimeout(Duration connectTimeout) {
             this.connectTimeout = positive("connectTimeout", connectTimeout);
+            return this;
+        }
+
+        public Builder upgradeTimeout(Duration upgradeTimeout) {
+            this.upgradeTimeout = positive("upgradeTimeout", upgradeTimeout);
             return this;
         }
 

@@ -2,6 +2,7 @@ package io.bayeux.client;
 
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -34,5 +35,26 @@ class ClientConfigTest {
     void aValueThatWouldSplitTheRequestIsRefused() {
         assertThrows(IllegalArgumentException.class, () -> ClientConfig.builder().header("X-Evil", "a\r\nHost: other"));
         assertThrows(IllegalArgumentException.class, () -> ClientConfig.builder().header("X-None", null));
+    }
+
+    @Test
+    void theUpgradeTimeoutDefaultsToFiveSecondsAndIsSeparateFromTheConnectTimeout() {
+        ClientConfig config = ClientConfig.builder().build();
+        assertEquals(Duration.ofSeconds(5), config.upgradeTimeout());
+        assertEquals(ClientConfig.DEFAULT_UPGRADE_TIMEOUT, config.upgradeTimeout());
+        assertEquals(ClientConfig.DEFAULT_CONNECT_TIMEOUT, config.connectTimeout());
+
+        ClientConfig custom = ClientConfig.builder().upgradeTimeout(Duration.ofMillis(1500)).build();
+        assertEquals(Duration.ofMillis(1500), custom.upgradeTimeout());
+        assertEquals(ClientConfig.DEFAULT_CONNECT_TIMEOUT, custom.connectTimeout());
+    }
+
+    @Test
+    void anUpgradeTimeoutThatIsNotPositiveIsRefusedNamingTheValue() {
+        IllegalArgumentException zero = assertThrows(IllegalArgumentException.class,
+                () -> ClientConfig.builder().upgradeTimeout(Duration.ZERO));
+        assertTrue(zero.getMessage().contains("upgradeTimeout") && zero.getMessage().contains("PT0S"), zero.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> ClientConfig.builder().upgradeTimeout(Duration.ofSeconds(-1)));
+        assertThrows(IllegalArgumentException.class, () -> ClientConfig.builder().upgradeTimeout(null));
     }
 }
