@@ -233,11 +233,15 @@ public final class BayeuxServerImpl implements BayeuxServer {
         }
     }
 
-    /** A clientId alone is not enough: it must come from the browser that made the session, when both are known. */
+    /**
+     * A clientId alone is not enough: a session that belongs to a browser is usable only by
+     * connections of that same browser, so a request without its cookie is refused too (as
+     * CometD does). Only sessions that belong to no browser (local sessions, transports that
+     * know no browsers) are usable by clientId alone.
+     */
     private static boolean sameBrowser(ServerSessionImpl session, Endpoint endpoint) {
         String owner = session.browserId();
-        String browser = endpoint.browserId();
-        return owner == null || browser == null || owner.equals(browser);
+        return owner == null || owner.equals(endpoint.browserId());
     }
 
     /** Counts the held long-polling connects of each browser. */

@@ -38,9 +38,11 @@ public interface Endpoint {
     }
 
     /**
-     * The browser this connection comes from, from its {@code BAYEUX_BROWSER} cookie, or
-     * {@code null}. A session made by one browser is refused to another, and a browser may
-     * hold only {@code maxSessionsPerBrowser} long-polling connects at once.
+     * The browser this connection comes from, from its browser cookie ({@code BAYEUX_BROWSER}
+     * by default), or {@code null} when it names none. A session that belongs to a browser
+     * ({@link #sessionBrowserId()} at its handshake) is refused to every connection whose
+     * browser is not that same one, a {@code null} browser included; a browser may hold only
+     * {@code maxSessionsPerBrowser} long-polling connects at once.
      */
     default String browserId() {
         return null;

@@ -25,18 +25,17 @@ final class WebSocketEndpoint implements Endpoint {
     private final Channel channel;
     private final BayeuxServerImpl bayeux;
     private final Executor executor;
+    /** The cookie the upgrade sent, or the one its 101 set: never null. */
     private final String browserId;
-    private final String sessionBrowserId;
     private final String userAgent;
     private final InetSocketAddress remoteAddress;
 
-    WebSocketEndpoint(Channel channel, BayeuxServerImpl bayeux, Executor executor, String browserId, String sessionBrowserId,
+    WebSocketEndpoint(Channel channel, BayeuxServerImpl bayeux, Executor executor, String browserId,
                       String userAgent, InetSocketAddress remoteAddress) {
         this.channel = channel;
         this.bayeux = bayeux;
         this.executor = executor;
         this.browserId = browserId;
-        this.sessionBrowserId = sessionBrowserId;
         this.userAgent = userAgent;
         this.remoteAddress = remoteAddress;
     }
@@ -82,11 +81,6 @@ final class WebSocketEndpoint implements Endpoint {
     @Override
     public String browserId() {
         return browserId;
-    }
-
-    @Override
-    public String sessionBrowserId() {
-        return sessionBrowserId;
     }
 
     @Override
