@@ -70,7 +70,8 @@ export interface WebSocketLike {
 
 export type WebSocketConstructor = new (url: string, ...rest: any[]) => WebSocketLike;
 export type FetchFunction = (url: string, init: { method: string; headers: Record<string, string>; body: string; credentials: string; signal: AbortSignal }) => Promise<{ ok: boolean; status: number; json(): Promise<unknown> }>;
-export type JsonpLoader = (url: string, callbackName: string, signal: AbortSignal) => Promise<Message[]>;
+/** Loads a JSONP script; outside a browser it gets the client's cookie jar, to send and keep cookies as a script element would. */
+export type JsonpLoader = (url: string, callbackName: string, signal: AbortSignal, cookieJar: CookieJar | null) => Promise<Message[]>;
 
 /** The options of `configure`, with their defaults in `DEFAULTS`. */
 export interface Configuration {

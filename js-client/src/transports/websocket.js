@@ -98,9 +98,11 @@ export class WebSocketTransport {
       if (cookie) {
         headers.Cookie = cookie;
       }
-      socket = ctor.fromWs && Object.keys(headers).length
+      // Outside a browser (a cookie jar, or the ws package) the constructor takes ws's options;
+      // a browser's takes protocols there, and sends its own cookies.
+      socket = (ctor.fromWs || jar) && Object.keys(headers).length
         ? new ctor.WebSocket(url, { headers }) : new ctor.WebSocket(url);
-      if (jar && ctor.fromWs && typeof socket.on === 'function') {
+      if (jar && typeof socket.on === 'function') {
         // The upgrade's 101 may set the cookie the session will belong to.
         socket.on('upgrade', (response) => jar.store(url, response.headers['set-cookie']));
       }
