@@ -5,7 +5,7 @@ import {describe, test, afterEach} from "node:test";
 import assert from "node:assert/strict";
 import {WebSocket} from "ws";
 import {BayeuxClient, CookieJar} from "../../../../js-client/src/index.js";
-import {WAIT, within, Inbox, pause} from "./support.mjs";
+import {WAIT, within, Inbox, pause} from "./wait.mjs";
 
 const URL = process.env.COMETD_URL;
 if (!URL) {
