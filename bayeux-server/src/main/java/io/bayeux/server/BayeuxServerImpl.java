@@ -196,7 +196,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
             session = local != null ? local.newServerSession(newId) : new ServerSessionImpl(this, newId, null);
         } else {
             session = message.get(Message.CLIENT_ID_FIELD) instanceof String clientId ? sessions.get(clientId) : null;
-            if (session != null && (session.isRemoved() || !sameBrowser(session, exchange.connection.endpoint()))) {
+            if (session != null && (session.isRemoved() || !sameBrowser(session, exchange.connection))) {
                 session = null;
             }
         }
@@ -235,13 +235,25 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     /**
      * A clientId alone is not enough: a session that belongs to a browser is usable only by
-     * connections of that same browser, so a request without its cookie is refused too (as
-     * CometD does). Only sessions that belong to no browser (local sessions, transports that
-     * know no browsers) are usable by clientId alone.
+     * connections of that same browser (see {@link BrowserBinding}), so a request without its
+     * cookie is refused too, as CometD does. Only sessions that belong to no browser (local
+     * sessions, transports that know no browsers) are usable by clientId alone.
      */
-    private static boolean sameBrowser(ServerSessionImpl session, Endpoint endpoint) {
-        String owner = session.browserId();
-        return owner == null || owner.equals(endpoint.browserId());
+    private boolean sameBrowser(ServerSessionImpl session, ConnectionImpl connection) {
+        BrowserBinding browser = session.browser();
+        if (browser == null) {
+            return true;
+        }
+        Endpoint endpoint = connection.endpoint();
+        boolean mayAdopt = endpoint.adoptsSessions();
+        if (!browser.admits(endpoint.browserId(), connection.browserAlias(), mayAdopt, connection.openedAt(), scheduler().now())) {
+            return false;
+        }
+        if (mayAdopt) {
+            // This connection now speaks for the owner's browser: the session's client re-handshakes on it with that cookie.
+            connection.browserAlias(browser.owner());
+        }
+        return true;
     }
 
     /** Counts the held long-polling connects of each browser. */

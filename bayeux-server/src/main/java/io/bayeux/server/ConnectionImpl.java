@@ -29,12 +29,21 @@ final class ConnectionImpl implements Connection {
     private final LocalSessionImpl localSession;
     private final Set<PendingBatch> pending = ConcurrentHashMap.newKeySet();
     private final Set<ServerSessionImpl> bound = ConcurrentHashMap.newKeySet();
+    private final long openedAt;
     private volatile boolean closed;
+    /** The browser this connection also speaks for, having adopted one of its sessions (see BrowserBinding), or null. */
+    private volatile String browserAlias;
 
     ConnectionImpl(BayeuxServerImpl server, Endpoint endpoint, LocalSessionImpl localSession) {
         this.server = server;
         this.endpoint = endpoint;
         this.localSession = localSession;
+        this.openedAt = server.scheduler().now();
+    }
+
+    /** Scheduler time when the connection was made. */
+    long openedAt() {
+        return openedAt;
     }
 
     /** The local session this in-memory connection belongs to, or null for a network connection. */
@@ -45,6 +54,16 @@ final class ConnectionImpl implements Connection {
     @Override
     public Endpoint endpoint() {
         return endpoint;
+    }
+
+    String browserAlias() {
+        return browserAlias;
+    }
+
+    void browserAlias(String browserId) {
+        if (browserAlias == null) {
+            browserAlias = browserId;
+        }
     }
 
     @Override

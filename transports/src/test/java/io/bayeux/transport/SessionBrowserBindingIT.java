@@ -152,6 +152,36 @@ class SessionBrowserBindingIT {
         }
     }
 
+    @Test
+    void aCookieLessWebSocketOpenedBeforeTheHandshakeAdoptsTheSessionOnceAsFayesClientNeeds() throws Exception {
+        // Faye opens its WebSocket in parallel with its long-polling handshake: the socket has no cookie.
+        try (RawWebSocket early = RawWebSocket.open(server.port(), "/cometd")) {
+            HttpResponse<String> handshake = post(handshakeJson("long-polling"), null);
+            String clientId = (String) reply(parse(handshake.body()), "/meta/handshake").get("clientId");
+            String cookie = setCookie(handshake.headers().allValues("Set-Cookie"));
+            assertEquals(true, reply(postJson(subscribeJson(clientId, "/news"), cookie), "/meta/subscribe").get("successful"));
+
+            String connect = "[{\"channel\":\"/meta/connect\",\"connectionType\":\"websocket\",\"advice\":{\"timeout\":0},\"id\":\"5\",\"clientId\":\"" + clientId + "\"}]";
+            early.sendText(connect);
+            assertEquals(true, replyOn(early, "/meta/connect").get("successful"), "the early socket adopts the session");
+
+            assertRefused(reply(webSocket(null, connect), "/meta/connect"));
+            assertRefused(reply(webSocket(OTHER_BROWSER, connect), "/meta/connect"));
+            assertRefused(reply(postJson(connectJson(clientId), null), "/meta/connect"));
+            assertEquals(Set.of("/news"), channelIds(server.bayeux().getSession(clientId)));
+        }
+    }
+
+    @Test
+    void aCookieLessWebSocketOpenedAfterTheOwnerUsedItsCookieCannotAdopt() throws Exception {
+        HttpResponse<String> handshake = post(handshakeJson("long-polling"), null);
+        String clientId = (String) reply(parse(handshake.body()), "/meta/handshake").get("clientId");
+        String cookie = setCookie(handshake.headers().allValues("Set-Cookie"));
+        assertEquals(true, reply(postJson(connectJson(clientId), cookie), "/meta/connect").get("successful"));
+        String connect = "[{\"channel\":\"/meta/connect\",\"connectionType\":\"websocket\",\"advice\":{\"timeout\":0},\"id\":\"5\",\"clientId\":\"" + clientId + "\"}]";
+        assertRefused(reply(webSocket(null, connect), "/meta/connect"));
+    }
+
     // --- the attacker
 
     private List<Map<String, Object>> attack(Transport transport, String cookie, String json) throws Exception {

@@ -57,6 +57,16 @@ public interface Endpoint {
         return browserId();
     }
 
+    /**
+     * Whether this connection came without a browser cookie and may adopt, once and within
+     * seconds of its handshake, a session whose handshake reply set its cookie; {@code false} by
+     * default. A WebSocket upgrade without a cookie says yes: Faye's client opens its WebSocket
+     * in parallel with its long-polling handshake, before it has the cookie.
+     */
+    default boolean adoptsSessions() {
+        return false;
+    }
+
     /** The address of the peer, or {@code null}. */
     default InetSocketAddress remoteAddress() {
         return null;

@@ -27,15 +27,18 @@ final class WebSocketEndpoint implements Endpoint {
     private final Executor executor;
     /** The cookie the upgrade sent, or the one its 101 set: never null. */
     private final String browserId;
+    /** Whether the upgrade carried no cookie (browserId is the one its 101 set). */
+    private final boolean cookieLess;
     private final String userAgent;
     private final InetSocketAddress remoteAddress;
 
-    WebSocketEndpoint(Channel channel, BayeuxServerImpl bayeux, Executor executor, String browserId,
+    WebSocketEndpoint(Channel channel, BayeuxServerImpl bayeux, Executor executor, String browserId, boolean cookieLess,
                       String userAgent, InetSocketAddress remoteAddress) {
         this.channel = channel;
         this.bayeux = bayeux;
         this.executor = executor;
         this.browserId = browserId;
+        this.cookieLess = cookieLess;
         this.userAgent = userAgent;
         this.remoteAddress = remoteAddress;
     }
@@ -81,6 +84,11 @@ final class WebSocketEndpoint implements Endpoint {
     @Override
     public String browserId() {
         return browserId;
+    }
+
+    @Override
+    public boolean adoptsSessions() {
+        return cookieLess;
     }
 
     @Override

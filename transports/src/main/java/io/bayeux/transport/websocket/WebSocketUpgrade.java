@@ -68,14 +68,15 @@ public final class WebSocketUpgrade {
         // still uses its session on this connection, but on no other.
         BrowserCookie cookie = http.browserCookie();
         String browserId = cookie.read(request.headers());
+        boolean cookieLess = browserId == null;
         HttpHeaders headers = new DefaultHttpHeaders();
-        if (browserId == null) {
+        if (cookieLess) {
             browserId = cookie.newId();
             headers.add(HttpHeaderNames.SET_COOKIE, cookie.setCookie(browserId, HttpRequestHandler.isSecure(ctx)));
         }
         InetSocketAddress remote = ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
         WebSocketFrameHandler frames = new WebSocketFrameHandler(handshaker, bayeux, config, executor,
-                new WebSocketEndpoint(ctx.channel(), bayeux, executor, browserId, request.headers().get(HttpHeaderNames.USER_AGENT), remote));
+                new WebSocketEndpoint(ctx.channel(), bayeux, executor, browserId, cookieLess, request.headers().get(HttpHeaderNames.USER_AGENT), remote));
         pipeline.replace(http, WebSocketFrameHandler.NAME, frames);
         pipeline.addBefore(WebSocketFrameHandler.NAME, "wsAggregator", new WebSocketFrameAggregator(config.maxMessageSize()));
         // The handshaker does not validate UTF-8 (only WebSocketServerProtocolHandler adds this):
