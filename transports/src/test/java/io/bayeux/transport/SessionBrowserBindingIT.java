@@ -131,7 +131,7 @@ class SessionBrowserBindingIT {
     @Test
     void aWebSocketSessionWithoutCookiesWorksOnItsConnectionAndNowhereElse() throws Exception {
         try (RawWebSocket victim = RawWebSocket.open(server.port(), "/cometd")) {
-            assertNotNull(setCookie(victim.upgradeHeaders().getOrDefault("set-cookie", List.of())), "the 101 sets the browser cookie");
+            assertEquals(null, setCookie(victim.upgradeHeaders().getOrDefault("set-cookie", List.of())), "the connection's browser is private");
             victim.sendText(handshakeJson("websocket"));
             String clientId = (String) replyOn(victim, "/meta/handshake").get("clientId");
             victim.sendText("[{\"channel\":\"/meta/connect\",\"connectionType\":\"websocket\",\"advice\":{\"timeout\":0},\"id\":\"2\",\"clientId\":\"" + clientId + "\"}]");
