@@ -24,6 +24,7 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -116,6 +117,21 @@ public final class BayeuxServerImpl implements BayeuxServer {
     }
 
     // --- the transport side
+
+    /**
+     * The browser ids of the open connections that {@linkplain Endpoint#adoptsSessions() adopt
+     * sessions} (WebSockets upgraded without a cookie, whose 101 set this one), with when each
+     * opened: a request that carries such an id comes from that connection's client.
+     */
+    private final Map<String, Long> adoptingBrowsers = new ConcurrentHashMap<>();
+
+    void adoptingConnectionOpened(String browserId, long openedAt) {
+        adoptingBrowsers.put(browserId, openedAt);
+    }
+
+    void adoptingConnectionClosed(String browserId, long openedAt) {
+        adoptingBrowsers.remove(browserId, openedAt);
+    }
 
     /** Makes the core's side of a new network connection. */
     public Connection newConnection(Endpoint endpoint) {
@@ -245,11 +261,15 @@ public final class BayeuxServerImpl implements BayeuxServer {
             return true;
         }
         Endpoint endpoint = connection.endpoint();
-        boolean mayAdopt = endpoint.adoptsSessions();
-        if (!browser.admits(endpoint.browserId(), connection.browserAlias(), mayAdopt, connection.openedAt(), scheduler().now())) {
+        String browserId = endpoint.browserId();
+        boolean adopting = endpoint.adoptsSessions();
+        // A request with the cookie that an adopting connection's 101 set speaks for that connection:
+        // Faye's client keeps that cookie and may send it over long-polling before it uses the socket.
+        Long openedAt = adopting ? Long.valueOf(connection.openedAt()) : browserId == null ? null : adoptingBrowsers.get(browserId);
+        if (!browser.admits(browserId, connection.browserAlias(), openedAt != null, openedAt == null ? Long.MAX_VALUE : openedAt, scheduler().now())) {
             return false;
         }
-        if (mayAdopt) {
+        if (adopting) {
             // This connection now speaks for the owner's browser: the session's client re-handshakes on it with that cookie.
             connection.browserAlias(browser.owner());
         }

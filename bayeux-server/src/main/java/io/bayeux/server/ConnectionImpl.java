@@ -39,6 +39,9 @@ final class ConnectionImpl implements Connection {
         this.endpoint = endpoint;
         this.localSession = localSession;
         this.openedAt = server.scheduler().now();
+        if (endpoint.adoptsSessions() && endpoint.browserId() != null) {
+            server.adoptingConnectionOpened(endpoint.browserId(), openedAt);
+        }
     }
 
     /** Scheduler time when the connection was made. */
@@ -185,6 +188,9 @@ final class ConnectionImpl implements Connection {
     @Override
     public void close() {
         closed = true;
+        if (endpoint.adoptsSessions() && endpoint.browserId() != null) {
+            server.adoptingConnectionClosed(endpoint.browserId(), openedAt);
+        }
         for (PendingBatch held : List.copyOf(pending)) {
             held.cancel();
         }

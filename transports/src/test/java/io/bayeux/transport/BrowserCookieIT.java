@@ -31,8 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The browser cookie's options: its name, {@code SameSite} (default {@code Lax}), {@code Secure}
- * over TLS, always {@code HttpOnly} for {@code Path=/}, on the long-polling responses. A WebSocket
- * upgrade's 101 sets no cookie: a connection without one has a private browser id.
+ * over TLS, always {@code HttpOnly} for {@code Path=/}; the same on the long-polling responses
+ * and on the WebSocket upgrade's 101.
  */
 class BrowserCookieIT {
     private static final JacksonJsonCodec JSON = new JacksonJsonCodec();
@@ -60,8 +60,7 @@ class BrowserCookieIT {
     @Test
     void byDefaultTheCookieIsBayeuxBrowserHttpOnlyLaxForTheWholeSiteAndNotSecure() throws Exception {
         start(NettyBayeuxServer.builder());
-        assertEquals(List.of(), upgradeCookies(false), "the 101 sets no cookie");
-        for (String cookie : List.of(longPollingCookie())) {
+        for (String cookie : List.of(longPollingCookie(), upgradeCookie(false))) {
             List<String> attributes = attributes(cookie);
             assertTrue(cookie.matches("BAYEUX_BROWSER=[0-9a-f]{32};.*"), cookie);
             assertTrue(attributes.contains("path=/"), cookie);
@@ -75,6 +74,7 @@ class BrowserCookieIT {
     void sameSiteIsConfigurable() throws Exception {
         start(NettyBayeuxServer.builder().browserCookieSameSite(SameSite.STRICT));
         assertTrue(attributes(longPollingCookie()).contains("samesite=strict"));
+        assertTrue(attributes(upgradeCookie(false)).contains("samesite=strict"));
         server.stop();
         http.shutdownNow();
         start(NettyBayeuxServer.builder().browserCookieSameSite(SameSite.NONE).tls(TlsConfig.selfSigned()));
@@ -86,10 +86,11 @@ class BrowserCookieIT {
     void overTlsTheCookieIsSecureOnBothTransports() throws Exception {
         start(NettyBayeuxServer.builder().tls(TlsConfig.selfSigned()));
         assertEquals("https", server.uri().getScheme());
-        List<String> attributes = attributes(longPollingCookie());
-        assertTrue(attributes.contains("secure"), attributes.toString());
-        assertTrue(attributes.contains("httponly") && attributes.contains("samesite=lax"), attributes.toString());
-        assertEquals(List.of(), upgradeCookies(true), "the wss upgrade works and sets no cookie");
+        for (String cookie : List.of(longPollingCookie(), upgradeCookie(true))) {
+            List<String> attributes = attributes(cookie);
+            assertTrue(attributes.contains("secure"), cookie);
+            assertTrue(attributes.contains("httponly") && attributes.contains("samesite=lax"), cookie);
+        }
     }
 
     @Test
@@ -129,8 +130,8 @@ class BrowserCookieIT {
         return cookies.get(0);
     }
 
-    /** Upgrades a new connection (over TLS when asked) without a cookie and returns the Set-Cookie headers of its 101. */
-    private List<String> upgradeCookies(boolean tls) throws Exception {
+    /** Upgrades a new connection (over TLS when asked) and returns the Set-Cookie of its 101. */
+    private String upgradeCookie(boolean tls) throws Exception {
         Socket socket;
         if (tls) {
             SSLContext trustAll = SSLContext.getInstance("TLS");
@@ -152,7 +153,9 @@ class BrowserCookieIT {
             InputStream in = socket.getInputStream();
             String status = RawHttp.readLine(in);
             assertTrue(status.contains(" 101 "), status);
-            return RawHttp.readHeaders(in).getOrDefault("set-cookie", List.of());
+            List<String> cookies = RawHttp.readHeaders(in).getOrDefault("set-cookie", List.of());
+            assertEquals(1, cookies.size(), cookies.toString());
+            return cookies.get(0);
         } catch (IOException x) {
             throw new AssertionError("Upgrade failed", x);
         }

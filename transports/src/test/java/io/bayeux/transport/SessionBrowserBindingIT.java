@@ -131,7 +131,7 @@ class SessionBrowserBindingIT {
     @Test
     void aWebSocketSessionWithoutCookiesWorksOnItsConnectionAndNowhereElse() throws Exception {
         try (RawWebSocket victim = RawWebSocket.open(server.port(), "/cometd")) {
-            assertEquals(null, setCookie(victim.upgradeHeaders().getOrDefault("set-cookie", List.of())), "the connection's browser is private");
+            assertNotNull(setCookie(victim.upgradeHeaders().getOrDefault("set-cookie", List.of())), "the 101 sets the browser cookie");
             victim.sendText(handshakeJson("websocket"));
             String clientId = (String) replyOn(victim, "/meta/handshake").get("clientId");
             victim.sendText("[{\"channel\":\"/meta/connect\",\"connectionType\":\"websocket\",\"advice\":{\"timeout\":0},\"id\":\"2\",\"clientId\":\"" + clientId + "\"}]");
@@ -156,10 +156,15 @@ class SessionBrowserBindingIT {
     void aCookieLessWebSocketOpenedBeforeTheHandshakeAdoptsTheSessionOnceAsFayesClientNeeds() throws Exception {
         // Faye opens its WebSocket in parallel with its long-polling handshake: the socket has no cookie.
         try (RawWebSocket early = RawWebSocket.open(server.port(), "/cometd")) {
+            String earlyCookie = setCookie(early.upgradeHeaders().getOrDefault("set-cookie", List.of()));
+            assertNotNull(earlyCookie, "the 101 sets a cookie");
             HttpResponse<String> handshake = post(handshakeJson("long-polling"), null);
             String clientId = (String) reply(parse(handshake.body()), "/meta/handshake").get("clientId");
             String cookie = setCookie(handshake.headers().allValues("Set-Cookie"));
-            assertEquals(true, reply(postJson(subscribeJson(clientId, "/news"), cookie), "/meta/subscribe").get("successful"));
+            assertEquals(true, reply(postJson(connectJson(clientId), cookie), "/meta/connect").get("successful"), "the owner's cookie");
+            // Faye keeps whichever Set-Cookie came last: the 101's may replace the handshake's.
+            assertEquals(true, reply(postJson(subscribeJson(clientId, "/news"), earlyCookie), "/meta/subscribe").get("successful"),
+                    "the early socket's cookie speaks for that socket");
 
             String connect = "[{\"channel\":\"/meta/connect\",\"connectionType\":\"websocket\",\"advice\":{\"timeout\":0},\"id\":\"5\",\"clientId\":\"" + clientId + "\"}]";
             early.sendText(connect);

@@ -11,9 +11,9 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Over WebSocket, a session handshaken on a connection whose upgrade carried no cookie belongs to
- * that connection's private browser id: it keeps working on its own connection, while another
- * browser's cookie, or another connection without a cookie, cannot use its clientId.
+ * Over WebSocket, a session handshaken without a cookie belongs to the BAYEUX_BROWSER cookie the
+ * upgrade response set: it keeps working on its own connection, while another browser's cookie,
+ * or another connection without a cookie, cannot use its clientId.
  */
 class WebSocketBrowserIT {
     private static final JacksonJsonCodec JSON = new JacksonJsonCodec();

@@ -25,9 +25,9 @@ final class WebSocketEndpoint implements Endpoint {
     private final Channel channel;
     private final BayeuxServerImpl bayeux;
     private final Executor executor;
-    /** The cookie the upgrade sent, or a private id of this connection: never null. */
+    /** The cookie the upgrade sent, or the one its 101 set: never null. */
     private final String browserId;
-    /** Whether the upgrade carried no cookie (browserId is private to this connection). */
+    /** Whether the upgrade carried no cookie (browserId is the one its 101 set). */
     private final boolean cookieLess;
     private final String userAgent;
     private final InetSocketAddress remoteAddress;

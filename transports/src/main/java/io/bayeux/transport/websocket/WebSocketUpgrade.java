@@ -2,6 +2,7 @@ package io.bayeux.transport.websocket;
 
 import io.bayeux.server.BayeuxServerImpl;
 import io.bayeux.transport.NettyBayeuxServer;
+import io.bayeux.transport.http.BrowserCookie;
 import io.bayeux.transport.http.HttpErrors;
 import io.bayeux.transport.http.HttpRequestHandler;
 import io.bayeux.transport.http.RequestTimeoutHandler;
@@ -62,17 +63,19 @@ public final class WebSocketUpgrade {
             WebSocketServerHandshakerFactory.sendUnsupportedVersionResponse(ctx.channel());
             return;
         }
-        // The connection's browser is the one of the cookie the upgrade sent. Without one, it is
-        // a private id that the 101 does not set as a cookie: sessions handshaken here work on
-        // this connection and on no other, and Faye's client, which opens its socket before its
-        // handshake reply gives it the cookie, would otherwise keep the 101's cookie instead of
-        // its session's. Such a connection may adopt a session made over HTTP (BrowserBinding).
-        String browserId = http.browserCookie().read(request.headers());
+        // The connection's browser is the one of the cookie the upgrade sent, or of the one its
+        // 101 sets: sessions handshaken here belong to it (a reloaded page brings the cookie back),
+        // and a client that keeps no cookies still uses its session on this connection, but on no
+        // other. A connection upgraded without a cookie may adopt a session made over HTTP
+        // (Faye's client opens its socket before its handshake reply gives it the cookie).
+        BrowserCookie cookie = http.browserCookie();
+        String browserId = cookie.read(request.headers());
         boolean cookieLess = browserId == null;
-        if (cookieLess) {
-            browserId = http.browserCookie().newId();
-        }
         HttpHeaders headers = new DefaultHttpHeaders();
+        if (cookieLess) {
+            browserId = cookie.newId();
+            headers.add(HttpHeaderNames.SET_COOKIE, cookie.setCookie(browserId, HttpRequestHandler.isSecure(ctx)));
+        }
         InetSocketAddress remote = ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
         WebSocketFrameHandler frames = new WebSocketFrameHandler(handshaker, bayeux, config, executor,
                 new WebSocketEndpoint(ctx.channel(), bayeux, executor, browserId, cookieLess, request.headers().get(HttpHeaderNames.USER_AGENT), remote));
