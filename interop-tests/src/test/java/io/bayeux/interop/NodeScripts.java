@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
@@ -45,7 +46,7 @@ final class NodeScripts {
             assertEquals(0, install.exitCode(), () -> "npm ci failed in " + folder + ":\n" + install.tail());
         }
         // --test-force-exit: Faye's client sometimes keeps a handle open after its disconnect, which would hold the run until its timeout.
-        List<String> command = new java.util.ArrayList<>(List.of("node", "--test", "--test-force-exit", "--test-reporter=spec"));
+        List<String> command = new ArrayList<>(List.of("node", "--test", "--test-force-exit", "--test-reporter=spec"));
         command.addAll(arguments);
         Result tests = run(command, folder, environment, NODE_TEST_TIMEOUT);
         assertEquals(0, tests.exitCode(), () -> String.join(" ", command) + " failed with " + environment + ":\n" + tests.tail());

@@ -20,8 +20,10 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -162,7 +164,7 @@ class BrowserCookieIT {
     }
 
     private static List<String> attributes(String setCookie) {
-        return java.util.Arrays.stream(setCookie.split(";")).skip(1).map(a -> a.trim().toLowerCase(java.util.Locale.ROOT)).toList();
+        return Arrays.stream(setCookie.split(";")).skip(1).map(a -> a.trim().toLowerCase(Locale.ROOT)).toList();
     }
 
     private HttpResponse<String> post(String body, String cookie) throws Exception {

@@ -18,6 +18,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -233,7 +234,7 @@ class SessionBrowserBindingIT {
     // --- helpers
 
     private static Set<String> channelIds(ServerSession session) {
-        Set<String> ids = new java.util.HashSet<>();
+        Set<String> ids = new HashSet<>();
         session.getSubscriptions().forEach(channel -> ids.add(channel.getId()));
         return ids;
     }
