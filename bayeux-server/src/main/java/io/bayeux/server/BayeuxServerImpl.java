@@ -26,6 +26,7 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -121,6 +122,21 @@ public final class BayeuxServerImpl implements BayeuxServer {
     }
 
     // --- the transport side
+
+    /**
+     * The browser ids of the open connections that {@linkplain Endpoint#adoptsSessions() adopt
+     * sessions} (WebSockets upgraded without a cookie, whose 101 set this one), with when each
+     * opened: a request that carries such an id comes from that connection's client.
+     */
+    private final Map<String, Long> adoptingBrowsers = new ConcurrentHashMap<>();
+
+    void adoptingConnectionOpened(String browserId, long openedAt) {
+        adoptingBrowsers.put(browserId, openedAt);
+    }
+
+    void adoptingConnectionClosed(String browserId, long openedAt) {
+        adoptingBrowsers.remove(browserId, openedAt);
+    }
 
     /** Makes the core's side of a new network connection. */
     public Connection newConnection(Endpoint endpoint) {
@@ -243,7 +259,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
             session = local != null ? local.newServerSession(newId) : new ServerSessionImpl(this, newId, null);
         } else {
             session = message.get(Message.CLIENT_ID_FIELD) instanceof String clientId ? sessions.get(clientId) : null;
-            if (session != null && (session.isRemoved() || !sameBrowser(session, exchange.connection.endpoint()))) {
+            if (session != null && (session.isRemoved() || !sameBrowser(session, exchange.connection))) {
                 session = null;
             }
         }
@@ -302,11 +318,31 @@ public final class BayeuxServerImpl implements BayeuxServer {
         }
     }
 
-    /** A clientId alone is not enough: it must come from the browser that made the session, when both are known. */
-    private static boolean sameBrowser(ServerSessionImpl session, Endpoint endpoint) {
-        String owner = session.browserId();
-        String browser = endpoint.browserId();
-        return owner == null || browser == null || owner.equals(browser);
+    /**
+     * A clientId alone is not enough: a session that belongs to a browser is usable only by
+     * connections of that same browser (see {@link BrowserBinding}), so a request without its
+     * cookie is refused too, as CometD does. Only sessions that belong to no browser (local
+     * sessions, transports that know no browsers) are usable by clientId alone.
+     */
+    private boolean sameBrowser(ServerSessionImpl session, ConnectionImpl connection) {
+        BrowserBinding browser = session.browser();
+        if (browser == null) {
+            return true;
+        }
+        Endpoint endpoint = connection.endpoint();
+        String browserId = endpoint.browserId();
+        boolean adopting = endpoint.adoptsSessions();
+        // A request with the cookie that an adopting connection's 101 set speaks for that connection:
+        // Faye's client keeps that cookie and may send it over long-polling before it uses the socket.
+        Long openedAt = adopting ? Long.valueOf(connection.openedAt()) : browserId == null ? null : adoptingBrowsers.get(browserId);
+        if (!browser.admits(browserId, connection.browserAlias(), openedAt != null, openedAt == null ? Long.MAX_VALUE : openedAt, scheduler().now())) {
+            return false;
+        }
+        if (adopting) {
+            // This connection now speaks for the owner's browser: the session's client re-handshakes on it with that cookie.
+            connection.browserAlias(browser.owner());
+        }
+        return true;
     }
 
     /** Counts the held long-polling connects of each browser. */

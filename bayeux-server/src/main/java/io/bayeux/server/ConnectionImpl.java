@@ -29,12 +29,24 @@ final class ConnectionImpl implements Connection {
     private final LocalSessionImpl localSession;
     private final Set<PendingBatch> pending = ConcurrentHashMap.newKeySet();
     private final Set<ServerSessionImpl> bound = ConcurrentHashMap.newKeySet();
+    private final long openedAt;
     private volatile boolean closed;
+    /** The browser this connection also speaks for, having adopted one of its sessions (see BrowserBinding), or null. */
+    private volatile String browserAlias;
 
     ConnectionImpl(BayeuxServerImpl server, Endpoint endpoint, LocalSessionImpl localSession) {
         this.server = server;
         this.endpoint = endpoint;
         this.localSession = localSession;
+        this.openedAt = server.scheduler().now();
+        if (endpoint.adoptsSessions() && endpoint.browserId() != null) {
+            server.adoptingConnectionOpened(endpoint.browserId(), openedAt);
+        }
+    }
+
+    /** Scheduler time when the connection was made. */
+    long openedAt() {
+        return openedAt;
     }
 
     /** The local session this in-memory connection belongs to, or null for a network connection. */
@@ -45,6 +57,16 @@ final class ConnectionImpl implements Connection {
     @Override
     public Endpoint endpoint() {
         return endpoint;
+    }
+
+    String browserAlias() {
+        return browserAlias;
+    }
+
+    void browserAlias(String browserId) {
+        if (browserAlias == null) {
+            browserAlias = browserId;
+        }
     }
 
     @Override
@@ -167,6 +189,9 @@ final class ConnectionImpl implements Connection {
     @Override
     public void close() {
         closed = true;
+        if (endpoint.adoptsSessions() && endpoint.browserId() != null) {
+            server.adoptingConnectionClosed(endpoint.browserId(), openedAt);
+        }
         for (PendingBatch held : List.copyOf(pending)) {
             held.cancel();
         }

@@ -5,6 +5,7 @@ import io.bayeux.server.BayeuxServerImpl;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
+import io.bayeux.transport.http.BrowserCookie;
 import io.bayeux.transport.http.HttpRequestHandler;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -137,6 +138,9 @@ public final class NettyBayeuxServer {
             throw new IllegalStateException("Already started: " + this);
         }
         SslContext ssl = config.tls == null ? null : config.tls.newSslContext();
+        if (ssl == null && config.browserCookieSameSite == SameSite.NONE) {
+            LOG.warn("The {} cookie has SameSite=None without TLS: browsers drop it, and long-polling sessions fail", config.browserCookieName);
+        }
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         bossGroup = new MultiThreadIoEventLoopGroup(1, io);
@@ -288,6 +292,8 @@ public final class NettyBayeuxServer {
         private boolean handshakePerConnection;
         private boolean websocketCompression;
         private boolean websocket = true;
+        private String browserCookieName = BrowserCookie.DEFAULT_NAME;
+        private SameSite browserCookieSameSite = SameSite.LAX;
         private int ioThreads;
         private BayeuxServerConfig bayeuxConfig;
         private final List<Consumer<BayeuxServer>> services = new ArrayList<>();
@@ -412,6 +418,26 @@ public final class NettyBayeuxServer {
             return this;
         }
 
+        /**
+         * The name of the cookie that tells browsers apart and binds each session to the
+         * browser that made it; {@code BAYEUX_BROWSER} by default, as in CometD. The cookie is
+         * always {@code HttpOnly}, for {@code Path=/}, and {@code Secure} when served over TLS.
+         */
+        public Builder browserCookieName(String name) {
+            this.browserCookieName = BrowserCookie.requireValidName(name);
+            return this;
+        }
+
+        /**
+         * The {@code SameSite} attribute of the browser cookie; {@link SameSite#LAX} by default.
+         * {@link SameSite#NONE} (pages from another origin) needs TLS: browsers drop a
+         * {@code SameSite=None} cookie that is not {@code Secure}.
+         */
+        public Builder browserCookieSameSite(SameSite sameSite) {
+            this.browserCookieSameSite = Objects.requireNonNull(sameSite, "sameSite");
+            return this;
+        }
+
         /** Offers permessage-deflate to WebSocket clients; off by default. */
         public Builder websocketCompression(boolean websocketCompression) {
             this.websocketCompression = websocketCompression;
@@ -491,6 +517,14 @@ public final class NettyBayeuxServer {
 
         public boolean websocket() {
             return websocket;
+        }
+
+        public String browserCookieName() {
+            return browserCookieName;
+        }
+
+        public SameSite browserCookieSameSite() {
+            return browserCookieSameSite;
         }
 
         private static Duration positive(String name, Duration value) {
