@@ -1,10 +1,12 @@
 package io.bayeux.server;
 
+import io.bayeux.api.Bayeux;
 import io.bayeux.api.Channel;
 import io.bayeux.api.ChannelId;
 import io.bayeux.api.Message;
 import io.bayeux.api.Session;
 import io.bayeux.api.server.Authorizer;
+import io.bayeux.api.server.BayeuxContext;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ConfigurableServerChannel;
 import io.bayeux.api.server.LocalSession;
@@ -24,6 +26,7 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -31,6 +34,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Supplier;
 
 /**
  * The transport-independent Bayeux server: it takes batches of messages from transports
@@ -64,6 +68,8 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private final Sweeper sweeper;
     private final BrowserHolds browserHolds = new BrowserHolds();
     private volatile SecurityPolicy securityPolicy = new DefaultSecurityPolicy();
+    /** The context of the message being handled on each thread: one per server, so two servers in a JVM never mix. */
+    private final ThreadLocal<BayeuxContext> currentContext = new ThreadLocal<>();
 
     public BayeuxServerImpl() {
         this(BayeuxServerConfig.defaults());
@@ -158,6 +164,21 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     // --- the transport side
 
+    /**
+     * The browser ids of the open connections that {@linkplain Endpoint#adoptsSessions() adopt
+     * sessions} (WebSockets upgraded without a cookie, whose 101 set this one), with when each
+     * opened: a request that carries such an id comes from that connection's client.
+     */
+    private final Map<String, Long> adoptingBrowsers = new ConcurrentHashMap<>();
+
+    void adoptingConnectionOpened(String browserId, long openedAt) {
+        adoptingBrowsers.put(browserId, openedAt);
+    }
+
+    void adoptingConnectionClosed(String browserId, long openedAt) {
+        adoptingBrowsers.remove(browserId, openedAt);
+    }
+
     /** Makes the core's side of a new network connection. */
     public Connection newConnection(Endpoint endpoint) {
         return new ConnectionImpl(this, Objects.requireNonNull(endpoint, "endpoint"), null);
@@ -200,17 +221,55 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     // --- handling one message
 
-    /** Runs one incoming message through validation, extensions and its handler. Never throws. */
+    /**
+     * Runs one incoming message through validation, extensions and its handler, with the
+     * endpoint's {@link BayeuxContext} on the message, its reply and the current thread. Never throws.
+     */
     Exchange handle(ConnectionImpl connection, ServerMessage.Mutable message) {
+        BayeuxContext context = connection.endpoint().bayeuxContext();
+        if (context != null && message instanceof ServerMessageImpl impl) {
+            impl.setBayeuxContext(context);
+        }
         ServerMessage.Mutable reply = newReply(message);
         Exchange exchange = new Exchange(connection, message, reply);
+        BayeuxContext outer = currentContext.get();
+        currentContext.set(context);
         try {
             handle(exchange);
         } catch (RuntimeException x) {
             LOG.warn("Failed to handle {}", message, x);
             exchange.error("500::server_error");
+        } finally {
+            restoreContext(outer);
         }
         return exchange;
+    }
+
+    private void restoreContext(BayeuxContext outer) {
+        if (outer == null) {
+            currentContext.remove();
+        } else {
+            currentContext.set(outer);
+        }
+    }
+
+    /** Runs {@code call} with {@code context} as the {@linkplain #getContext() current context}. */
+    <T> T withContext(BayeuxContext context, Supplier<T> call) {
+        if (context == null) {
+            return call.get();
+        }
+        BayeuxContext outer = currentContext.get();
+        currentContext.set(context);
+        try {
+            return call.get();
+        } finally {
+            restoreContext(outer);
+        }
+    }
+
+    @Override
+    public BayeuxContext getContext() {
+        return currentContext.get();
     }
 
     private void handle(Exchange exchange) {
@@ -230,6 +289,10 @@ public final class BayeuxServerImpl implements BayeuxServer {
             return;
         }
         boolean handshake = Channel.META_HANDSHAKE.equals(channelName);
+        if (!isTransportAllowed(exchange.connection)) {
+            refuseTransport(exchange, handshake);
+            return;
+        }
         ServerSessionImpl session;
         if (handshake) {
             LocalSessionImpl local = exchange.connection.localSession();
@@ -237,7 +300,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
             session = local != null ? local.newServerSession(newId) : new ServerSessionImpl(this, newId, null);
         } else {
             session = message.get(Message.CLIENT_ID_FIELD) instanceof String clientId ? sessions.get(clientId) : null;
-            if (session != null && (session.isRemoved() || !sameBrowser(session, exchange.connection.endpoint()))) {
+            if (session != null && (session.isRemoved() || !sameBrowser(session, exchange.connection))) {
                 session = null;
             }
         }
@@ -275,11 +338,53 @@ public final class BayeuxServerImpl implements BayeuxServer {
         }
     }
 
-    /** A clientId alone is not enough: it must come from the browser that made the session, when both are known. */
-    private static boolean sameBrowser(ServerSessionImpl session, Endpoint endpoint) {
-        String owner = session.browserId();
-        String browser = endpoint.browserId();
-        return owner == null || browser == null || owner.equals(browser);
+    /** Whether a message may arrive over this connection's transport: local sessions always may. */
+    private boolean isTransportAllowed(ConnectionImpl connection) {
+        return connection.localSession() != null || config.allowedTransports().contains(connection.endpoint().transportName());
+    }
+
+    /**
+     * Refuses a message that came over a transport the configuration does not allow, before any
+     * session, extension or listener sees it. A handshake is told the transports it may use and
+     * not to retry (the same request would fail again); any other message is told to handshake,
+     * which lets a client renegotiate its transport.
+     */
+    private void refuseTransport(Exchange exchange, boolean handshake) {
+        exchange.error("403:" + exchange.connection.endpoint().transportName() + ":transport_not_allowed");
+        if (handshake) {
+            exchange.reply.put(Message.VERSION_FIELD, Bayeux.VERSION);
+            exchange.reply.put(Message.SUPPORTED_CONNECTION_TYPES_FIELD, config.allowedTransports());
+            Advice.none(exchange.reply);
+        } else {
+            Advice.handshake(exchange.reply);
+        }
+    }
+
+    /**
+     * A clientId alone is not enough: a session that belongs to a browser is usable only by
+     * connections of that same browser (see {@link BrowserBinding}), so a request without its
+     * cookie is refused too, as CometD does. Only sessions that belong to no browser (local
+     * sessions, transports that know no browsers) are usable by clientId alone.
+     */
+    private boolean sameBrowser(ServerSessionImpl session, ConnectionImpl connection) {
+        BrowserBinding browser = session.browser();
+        if (browser == null) {
+            return true;
+        }
+        Endpoint endpoint = connection.endpoint();
+        String browserId = endpoint.browserId();
+        boolean adopting = endpoint.adoptsSessions();
+        // A request with the cookie that an adopting connection's 101 set speaks for that connection:
+        // Faye's client keeps that cookie and may send it over long-polling before it uses the socket.
+        Long openedAt = adopting ? Long.valueOf(connection.openedAt()) : browserId == null ? null : adoptingBrowsers.get(browserId);
+        if (!browser.admits(browserId, connection.browserAlias(), openedAt != null, openedAt == null ? Long.MAX_VALUE : openedAt, scheduler().now())) {
+            return false;
+        }
+        if (adopting) {
+            // This connection now speaks for the owner's browser: the session's client re-handshakes on it with that cookie.
+            connection.browserAlias(browser.owner());
+        }
+        return true;
     }
 
     /** Counts the held long-polling connects of each browser. */
@@ -343,6 +448,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private ServerMessage.Mutable newReply(ServerMessage.Mutable message) {
         ServerMessageImpl reply = new ServerMessageImpl();
         reply.setAssociated(message);
+        reply.setBayeuxContext(message.getBayeuxContext());
         Object channel = message.get(Message.CHANNEL_FIELD);
         if (channel instanceof String name) {
             reply.setChannel(name);
@@ -522,6 +628,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
         ServerMessageImpl copy = new ServerMessageImpl(message);
         copy.setAssociated(message.getAssociated());
         copy.setLazy(message.isLazy());
+        copy.setBayeuxContext(message.getBayeuxContext());
         return copy;
     }
 

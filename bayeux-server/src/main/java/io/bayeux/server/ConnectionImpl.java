@@ -29,12 +29,24 @@ final class ConnectionImpl implements Connection {
     private final LocalSessionImpl localSession;
     private final Set<PendingBatch> pending = ConcurrentHashMap.newKeySet();
     private final Set<ServerSessionImpl> bound = ConcurrentHashMap.newKeySet();
+    private final long openedAt;
     private volatile boolean closed;
+    /** The browser this connection also speaks for, having adopted one of its sessions (see BrowserBinding), or null. */
+    private volatile String browserAlias;
 
     ConnectionImpl(BayeuxServerImpl server, Endpoint endpoint, LocalSessionImpl localSession) {
         this.server = server;
         this.endpoint = endpoint;
         this.localSession = localSession;
+        this.openedAt = server.scheduler().now();
+        if (endpoint.adoptsSessions() && endpoint.browserId() != null) {
+            server.adoptingConnectionOpened(endpoint.browserId(), openedAt);
+        }
+    }
+
+    /** Scheduler time when the connection was made. */
+    long openedAt() {
+        return openedAt;
     }
 
     /** The local session this in-memory connection belongs to, or null for a network connection. */
@@ -45,6 +57,16 @@ final class ConnectionImpl implements Connection {
     @Override
     public Endpoint endpoint() {
         return endpoint;
+    }
+
+    String browserAlias() {
+        return browserAlias;
+    }
+
+    void browserAlias(String browserId) {
+        if (browserAlias == null) {
+            browserAlias = browserId;
+        }
     }
 
     @Override
@@ -128,7 +150,8 @@ final class ConnectionImpl implements Connection {
         List<ServerMessage.Mutable> mutableReplies = new ArrayList<>(exchanges.size());
         boolean connectReplyDropped = false;
         for (Exchange exchange : exchanges) {
-            ServerMessage reply = server.extensionChain().reply(exchange);
+            // Reply extensions may run later, on another thread: they still see the request's context.
+            ServerMessage reply = server.withContext(exchange.message.getBayeuxContext(), () -> server.extensionChain().reply(exchange));
             replies.add(reply);
             if (reply instanceof ServerMessage.Mutable mutable) {
                 mutableReplies.add(mutable);
@@ -181,6 +204,9 @@ final class ConnectionImpl implements Connection {
     @Override
     public void close() {
         closed = true;
+        if (endpoint.adoptsSessions() && endpoint.browserId() != null) {
+            server.adoptingConnectionClosed(endpoint.browserId(), openedAt);
+        }
         for (PendingBatch held : List.copyOf(pending)) {
             held.cancel();
         }

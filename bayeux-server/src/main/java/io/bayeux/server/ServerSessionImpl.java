@@ -59,7 +59,8 @@ public final class ServerSessionImpl implements ServerSession {
 
     private volatile State state = State.NEW;
     private volatile String userAgent;
-    private volatile String browserId;
+    /** The browser the session belongs to, or null when it belongs to none. */
+    private volatile BrowserBinding browser;
     private volatile String transportName;
     private volatile long interval = -1;
     private volatile long timeout = -1;
@@ -102,7 +103,7 @@ public final class ServerSessionImpl implements ServerSession {
     /** Called once the handshake succeeded. */
     void handshaken(Endpoint endpoint) {
         userAgent = endpoint.userAgent();
-        browserId = endpoint.sessionBrowserId();
+        browser = BrowserBinding.of(endpoint, server.scheduler().now());
         transportName = endpoint.transportName();
         lock.lock();
         try {
@@ -298,9 +299,9 @@ public final class ServerSessionImpl implements ServerSession {
         return userAgent;
     }
 
-    /** The browser that made the session, or null. */
-    String browserId() {
-        return browserId;
+    /** The browser the session belongs to, or null when any connection that names it may use it. */
+    BrowserBinding browser() {
+        return browser;
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.bayeux.server.ext.AcknowledgedMessagesExtension;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
+import io.bayeux.transport.http.BrowserCookie;
 import io.bayeux.transport.http.HttpRequestHandler;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -140,6 +141,9 @@ public final class NettyBayeuxServer {
             throw new IllegalStateException("Already started: " + this);
         }
         SslContext ssl = config.tls == null ? null : config.tls.newSslContext();
+        if (ssl == null && config.browserCookieSameSite == SameSite.NONE) {
+            LOG.warn("The {} cookie has SameSite=None without TLS: browsers drop it, and long-polling sessions fail", config.browserCookieName);
+        }
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         bossGroup = new MultiThreadIoEventLoopGroup(1, io);
@@ -311,6 +315,8 @@ public final class NettyBayeuxServer {
         private boolean handshakePerConnection;
         private boolean websocketCompression;
         private boolean websocket = true;
+        private String browserCookieName = BrowserCookie.DEFAULT_NAME;
+        private SameSite browserCookieSameSite = SameSite.LAX;
         private int ioThreads;
         private BayeuxServerConfig bayeuxConfig;
         private final List<Consumer<BayeuxServer>> services = new ArrayList<>();
@@ -435,6 +441,26 @@ public final class NettyBayeuxServer {
             return this;
         }
 
+        /**
+         * The name of the cookie that tells browsers apart and binds each session to the
+         * browser that made it; {@code BAYEUX_BROWSER} by default, as in CometD. The cookie is
+         * always {@code HttpOnly}, for {@code Path=/}, and {@code Secure} when served over TLS.
+         */
+        public Builder browserCookieName(String name) {
+            this.browserCookieName = BrowserCookie.requireValidName(name);
+            return this;
+        }
+
+        /**
+         * The {@code SameSite} attribute of the browser cookie; {@link SameSite#LAX} by default.
+         * {@link SameSite#NONE} (pages from another origin) needs TLS: browsers drop a
+         * {@code SameSite=None} cookie that is not {@code Secure}.
+         */
+        public Builder browserCookieSameSite(SameSite sameSite) {
+            this.browserCookieSameSite = Objects.requireNonNull(sameSite, "sameSite");
+            return this;
+        }
+
         /** Offers permessage-deflate to WebSocket clients; off by default. */
         public Builder websocketCompression(boolean websocketCompression) {
             this.websocketCompression = websocketCompression;
@@ -450,7 +476,13 @@ public final class NettyBayeuxServer {
             return this;
         }
 
-        /** The protocol settings (timeouts, transports, codec); the max queue set here then wins over {@link #maxQueue}. */
+        /**
+         * The protocol settings (timeouts, transports, codec); the max queue set here then wins over
+         * {@link #maxQueue}. Its {@code allowedTransports} are the only ones served: an upgrade when
+         * {@code websocket} is not among them is refused as with {@link #websocket websocket(false)},
+         * and messages over long-polling or callback-polling when those are not get
+         * {@code 403:<transport>:transport_not_allowed}.
+         */
         public Builder bayeuxConfig(BayeuxServerConfig bayeuxConfig) {
             this.bayeuxConfig = Objects.requireNonNull(bayeuxConfig, "bayeuxConfig");
             return this;
@@ -508,6 +540,14 @@ public final class NettyBayeuxServer {
 
         public boolean websocket() {
             return websocket;
+        }
+
+        public String browserCookieName() {
+            return browserCookieName;
+        }
+
+        public SameSite browserCookieSameSite() {
+            return browserCookieSameSite;
         }
 
         private static Duration positive(String name, Duration value) {
