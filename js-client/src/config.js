@@ -26,6 +26,10 @@ export function mergeConfig(current, update) {
   if (typeof next.connectTimeout !== 'number' || next.connectTimeout < 0) {
     throw new TypeError(`Invalid connectTimeout: ${JSON.stringify(next.connectTimeout)}`);
   }
+  const jar = next.cookieJar;
+  if (jar !== undefined && jar !== null && !(typeof jar === 'object' && typeof jar.header === 'function' && typeof jar.store === 'function')) {
+    throw new TypeError(`Invalid cookieJar: ${jar}; must be a CookieJar (header and store functions) or null`);
+  }
   requireLogLevel(next.logLevel);
   if (!Array.isArray(next.transports) || next.transports.some((t) => typeof t !== 'string')) {
     throw new TypeError(`Invalid transports: ${JSON.stringify(next.transports)}`);

@@ -33,6 +33,12 @@ export const DEFAULTS = Object.freeze({
   advice: Object.freeze({ timeout: 60000, interval: 0, reconnect: 'retry', maxInterval: 0 }),
   /** A WebSocket constructor; defaults to the global one, else the `ws` package in Node. */
   WebSocket: undefined,
+  /**
+   * Where the client keeps the cookies servers set (they bind a session to its browser
+   * cookie): by default a `CookieJar` per client where no browser keeps cookies (Node), none in
+   * a browser, which keeps them itself. A `CookieJar` to share or inspect one; `null` for none.
+   */
+  cookieJar: undefined,
   /** A fetch function; defaults to the global one. */
   fetch: undefined,
   /** Callback-polling: `(url, callbackName) => Promise<messages>`; defaults to a script element. */

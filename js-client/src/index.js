@@ -10,3 +10,4 @@ export { TimesyncExtension } from './extensions/timesync.js';
 export { TimestampExtension } from './extensions/timestamp.js';
 export { ReloadExtension } from './extensions/reload.js';
 export { promises } from './promises.js';
+export { CookieJar } from './cookies.js';

@@ -1,6 +1,7 @@
 import { BAYEUX_VERSION } from './defaults.js';
 import { isMeta } from './channel.js';
 import { Outbox } from './outbox.js';
+import { CookieJar, hasBrowserCookieStore } from './cookies.js';
 
 const HANDSHAKE = '/meta/handshake';
 const CONNECT = '/meta/connect';
@@ -46,6 +47,7 @@ export class Session {
   #batch = [];
   #handshakeProps = {};
   #handshakeCallback = null;
+  #ownJar = undefined;   // created on first use, null in a browser
   #disconnectCallback = null;
 
   /** The object transports get in `registered(name, host)`. */
@@ -69,9 +71,22 @@ export class Session {
         setTimeout: (fn, ms) => (config().timers || globalThis).setTimeout(fn, ms),
         clearTimeout: (t) => (config().timers || globalThis).clearTimeout(t),
       },
+      cookies: () => this.#cookieJar(),
       receive: (messages) => this.receive(messages),
       failure: (messages, failure) => this.#failure(messages, failure),
     });
+  }
+
+  /** The jar the transports keep cookies in: the `cookieJar` option, else our own where no browser keeps them, else null. */
+  #cookieJar() {
+    const option = this.#config().cookieJar;
+    if (option !== undefined) {
+      return option;
+    }
+    if (this.#ownJar === undefined) {
+      this.#ownJar = hasBrowserCookieStore() ? null : new CookieJar();
+    }
+    return this.#ownJar;
   }
 
   get status() {

@@ -13,10 +13,13 @@ after(async () => { await server.kill(); });
 
 const requests = [];
 
-/** Loads a JSONP script the way a script element would, minus the browser. */
-async function jsonpLoader(url, callbackName, signal) {
+/** Loads a JSONP script the way a script element would, minus the browser: with the cookies. */
+async function jsonpLoader(url, callbackName, signal, cookieJar) {
   requests.push(url);
-  const response = await fetch(url, { signal });
+  assert.ok(cookieJar, 'outside a browser the loader gets the client\'s cookie jar');
+  const cookie = cookieJar.header(url);
+  const response = await fetch(url, { signal, headers: cookie ? { cookie } : {} });
+  cookieJar.store(url, response.headers.getSetCookie());
   if (!response.ok) {
     throw { reason: `HTTP ${response.status}`, httpCode: response.status };
   }

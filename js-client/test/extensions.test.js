@@ -4,7 +4,7 @@ import { describe, it, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startDemo } from './support/demo-server.js';
 import { TRANSPORTS, newClient, connect, subscribe, stop, recorder, callback, waitFor, sleep, browserFetch, tappedWebSocket } from './support/util.js';
-import { AckExtension, ReloadExtension } from '../src/index.js';
+import { AckExtension, ReloadExtension, CookieJar } from '../src/index.js';
 
 let server;
 before(async () => { server = await startDemo(); });
@@ -104,7 +104,8 @@ for (const transport of TRANSPORTS) {
     it('a reloaded page resumes its session without a handshake and gets what was published meanwhile', async () => {
       const storage = fakeSessionStorage();
       const channel = `/chat/${transport}-reload`;
-      const page1 = client();
+      const cookieJar = new CookieJar(); // the browser's cookies outlive the page
+      const page1 = client({ cookieJar });
       page1.registerExtension('reload', new ReloadExtension({ storage }));
       page1.registerExtension('ack', new AckExtension());
       await connect(page1);
@@ -121,7 +122,7 @@ for (const transport of TRANSPORTS) {
 
       await callback((done) => bob.publish(channel, 'while reloading', done));
 
-      const page2 = client();
+      const page2 = client({ cookieJar });
       const wire = [];
       page2.registerExtension('wire', { outgoing: (m) => { wire.push(m.channel); } });
       page2.registerExtension('reload', new ReloadExtension({ storage }));

@@ -70,7 +70,8 @@ export interface WebSocketLike {
 
 export type WebSocketConstructor = new (url: string, ...rest: any[]) => WebSocketLike;
 export type FetchFunction = (url: string, init: { method: string; headers: Record<string, string>; body: string; credentials: string; signal: AbortSignal }) => Promise<{ ok: boolean; status: number; json(): Promise<unknown> }>;
-export type JsonpLoader = (url: string, callbackName: string, signal: AbortSignal) => Promise<Message[]>;
+/** Loads a JSONP script; outside a browser it gets the client's cookie jar, to send and keep cookies as a script element would. */
+export type JsonpLoader = (url: string, callbackName: string, signal: AbortSignal, cookieJar: CookieJar | null) => Promise<Message[]>;
 
 /** The options of `configure`, with their defaults in `DEFAULTS`. */
 export interface Configuration {
@@ -106,13 +107,18 @@ export interface Configuration {
   WebSocket?: WebSocketConstructor;
   /** A fetch function; default the global one. */
   fetch?: FetchFunction;
+  /**
+   * Where the cookies servers set are kept and sent from: by default a CookieJar per client
+   * where no browser keeps cookies (Node), none in a browser; null sends no cookies.
+   */
+  cookieJar?: CookieJar | null;
   /** Callback-polling: how a JSONP script is loaded; default a script element. */
   jsonpLoader?: JsonpLoader;
   /** The timers the client uses; default the global ones. */
   timers?: Timers;
 }
 
-export const DEFAULTS: Readonly<Required<Omit<Configuration, 'url' | 'logger' | 'WebSocket' | 'fetch' | 'jsonpLoader' | 'timers'>>> & Configuration;
+export const DEFAULTS: Readonly<Required<Omit<Configuration, 'url' | 'logger' | 'WebSocket' | 'fetch' | 'jsonpLoader' | 'timers' | 'cookieJar'>>> & Configuration;
 export const BAYEUX_VERSION: string;
 
 /** What `subscribe` and `addListener` return. */
@@ -131,6 +137,8 @@ export interface TransportHost {
   advice(): Advice;
   log: Pick<Console, 'debug' | 'info' | 'warn' | 'error'>;
   timers: Timers;
+  /** The client's cookie jar, or null where the browser keeps cookies. */
+  cookies(): CookieJar | null;
   /** Every message that arrives. */
   receive(messages: Message[]): void;
   /** Messages that were not delivered or got no reply. */
@@ -304,3 +312,28 @@ export interface PromiseClient {
 
 /** Promise-returning versions of the calls that have a reply; failures reject with an Error whose `reply` is the reply. */
 export function promises(client: BayeuxClient): PromiseClient;
+
+/** A cookie kept by a CookieJar. */
+export interface StoredCookie {
+  name: string;
+  value: string;
+  domain: string;
+  hostOnly: boolean;
+  path: string;
+  secure: boolean;
+  httpOnly: boolean;
+  /** When it expires, in ms since the epoch; Infinity for a session cookie. */
+  expires: number;
+  created: number;
+}
+
+/** RFC 6265 cookie storage for environments without a browser cookie store (Node). */
+export class CookieJar {
+  constructor(options?: { maxCookies?: number; now?: () => number });
+  /** Stores the cookies of Set-Cookie header values received from `url`. */
+  store(url: string, setCookies: string | string[] | undefined | null): void;
+  /** The Cookie header for a request to `url`; '' when none applies. */
+  header(url: string): string;
+  cookies(): StoredCookie[];
+  clear(): void;
+}

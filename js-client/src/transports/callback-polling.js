@@ -6,8 +6,9 @@ import { RequestTransport } from './request-transport.js';
  * replies. Only used when listed in the `transports` option; the server must enable it.
  * Batches whose URL would pass maxURILength are sent one message per request.
  *
- * The `jsonpLoader` option `(url, callbackName) => Promise<messages>` replaces the script
- * element (e.g. in Node, or for tests).
+ * The `jsonpLoader` option `(url, callbackName, signal, cookieJar) => Promise<messages>`
+ * replaces the script element (e.g. in Node, or for tests); outside a browser it gets the
+ * client's cookie jar, whose cookies it should send and keep as a script element would.
  */
 export class CallbackPollingTransport extends RequestTransport {
   #prefix = `__bayeux_jsonp_${Math.random().toString(36).slice(2, 10)}_`;
@@ -36,7 +37,7 @@ export class CallbackPollingTransport extends RequestTransport {
     const callback = this.#prefix + ++this.#counter;
     const src = this.#buildUrl(url, messages, callback);
     const loader = this.host.options().jsonpLoader || loadScript;
-    return loader(src, callback, signal);
+    return loader(src, callback, signal, this.host.cookies());
   }
 
   #buildUrl(url, messages, callback) {

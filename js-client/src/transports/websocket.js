@@ -76,9 +76,10 @@ export class WebSocketTransport {
     const options = this.#host.options();
     const placeholder = {};
     this.#socket = placeholder;
+    const jar = this.#host.cookies();
     let ctor;
     try {
-      ctor = await this.#resolveWebSocket(options);
+      ctor = await this.#resolveWebSocket(options, jar !== null);
     } catch (x) {
       if (this.#socket === placeholder) {
         this.#socket = null;
@@ -92,9 +93,19 @@ export class WebSocketTransport {
     const url = options.url.replace(/^http/, 'ws');
     let socket;
     try {
-      const headers = options.requestHeaders;
-      socket = ctor.fromWs && headers && Object.keys(headers).length
+      const headers = { ...options.requestHeaders };
+      const cookie = jar ? jar.header(url) : '';
+      if (cookie) {
+        headers.Cookie = cookie;
+      }
+      // Outside a browser (a cookie jar, or the ws package) the constructor takes ws's options;
+      // a browser's takes protocols there, and sends its own cookies.
+      socket = (ctor.fromWs || jar) && Object.keys(headers).length
         ? new ctor.WebSocket(url, { headers }) : new ctor.WebSocket(url);
+      if (jar && typeof socket.on === 'function') {
+        // The upgrade's 101 may set the cookie the session will belong to.
+        socket.on('upgrade', (response) => jar.store(url, response.headers['set-cookie']));
+      }
     } catch (x) {
       this.#socket = null;
       this.#failAll({ reason: 'WebSocket construction failed', exception: x, fallback: !this.#everOpened });
@@ -137,17 +148,30 @@ export class WebSocketTransport {
     };
   }
 
-  async #resolveWebSocket(options) {
+  /**
+   * The `WebSocket` option, else the global one, else `ws`. Where the client keeps its own
+   * cookies (Node), `ws` comes first when installed: unlike Node's global WebSocket it sends
+   * headers (the cookies) on the upgrade and shows the 101's `Set-Cookie`.
+   */
+  async #resolveWebSocket(options, needsHeaders) {
     if (options.WebSocket) {
       return { WebSocket: options.WebSocket, fromWs: false };
     }
-    if (typeof globalThis.WebSocket === 'function') {
-      return { WebSocket: globalThis.WebSocket, fromWs: false };
+    const global = typeof globalThis.WebSocket === 'function' ? { WebSocket: globalThis.WebSocket, fromWs: false } : null;
+    if (global && !needsHeaders) {
+      return global;
     }
     if (this.#ctor === undefined) {
-      const module = 'ws';
-      const ws = await import(/* webpackIgnore: true */ module);
-      this.#ctor = { WebSocket: ws.WebSocket || ws.default, fromWs: true };
+      try {
+        const module = 'ws';
+        const ws = await import(/* webpackIgnore: true */ module);
+        this.#ctor = { WebSocket: ws.WebSocket || ws.default, fromWs: true };
+      } catch (x) {
+        if (global) {
+          return global;
+        }
+        throw x;
+      }
     }
     return this.#ctor;
   }

@@ -57,6 +57,25 @@ describe('the chat page', () => {
     await alice.screenshot({ path: SCREENSHOT });
   });
 
+  it('shows <b>x</b>, a "quote" and a typed entity literally, while the server escapes only <, > and &', async () => {
+    const alice = await open({ user: 'alice' });
+    const bob = await open({ user: 'bob' });
+    await membersAre(alice, ['alice', 'bob']);
+    await alice.evaluate(() => {
+      window.received = [];
+      window.chat.client.subscribe('/chat/lobby', (m) => window.received.push(m.data.text));
+    });
+
+    const typed = 'a <b>x</b> and a "quote", it\'s &lt; not <';
+    await say(bob, typed);
+    const shown = await lineFrom(alice, 'bob', typed);
+    assert.equal(await shown.$('b'), null, 'the markup is text, not an element');
+    assert.equal(await shown.evaluate((li) => li.lastChild.nodeType), 3, 'the message is one text node');
+    await alice.waitForFunction(() => window.received.length > 0, null, { polling: 20 });
+    assert.deepEqual(await alice.evaluate(() => window.received),
+      ['a &lt;b&gt;x&lt;/b&gt; and a "quote", it\'s &amp;lt; not &lt;'], 'on the wire, quotes are as typed');
+  });
+
   it('moves to another room and back out: the old room hears the leave, the new room the join', async () => {
     const alice = await open({ user: 'alice' });
     const bob = await open({ user: 'bob' });

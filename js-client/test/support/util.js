@@ -102,7 +102,8 @@ export function browserFetch({ jar = new Map(), rewrite } = {}) {
 }
 
 /**
- * A WebSocket constructor over the `ws` package that lets a test see and change what arrives
+ * A WebSocket constructor over the `ws` package (its options and events too, so that cookies
+ * travel) that lets a test see and change what arrives
  * (`filter(text)` returns the text to hand over, or null to drop the frame) and cut every
  * socket it made with `cut()` (a TCP reset: no close frame).
  */
@@ -110,8 +111,8 @@ export async function tappedWebSocket({ filter = (text) => text, sent = [] } = {
   const { WebSocket } = await import('ws');
   const sockets = [];
   class TappedWebSocket {
-    constructor(url) {
-      this.ws = new WebSocket(url);
+    constructor(url, options) {
+      this.ws = new WebSocket(url, options);
       sockets.push(this);
       this.ws.onopen = (e) => this.onopen && this.onopen(e);
       this.ws.onmessage = (e) => {
@@ -122,6 +123,10 @@ export async function tappedWebSocket({ filter = (text) => text, sent = [] } = {
       };
       this.ws.onclose = (e) => this.onclose && this.onclose({ code: e.code, reason: e.reason });
       this.ws.onerror = (e) => this.onerror && this.onerror(e);
+    }
+
+    on(event, listener) {
+      this.ws.on(event, listener);
     }
 
     send(text) {

@@ -8,6 +8,17 @@ import {URL, WAIT, within, Inbox, pause} from "./support.mjs";
 
 const TRANSPORTS = ["websocket", "long-polling"];
 
+/**
+ * The client's connects went over `transport` in the end. Over WebSocket, Faye may send its first
+ * connects by long-polling while the socket it opened with its handshake is not open yet (a busy
+ * machine), then moves to the socket.
+ */
+function assertMovedTo(client, transport) {
+    const types = [...client.connectionTypes];
+    assert.equal(types.at(-1), transport, JSON.stringify(types));
+    assert.ok(types.every(t => t === transport || t === "long-polling"), JSON.stringify(types));
+}
+
 /** Faye's promises are thenables; this bounds one. */
 function settled(what, thenable) {
     return within(what, (resolve, reject) => thenable.then(resolve, reject));
@@ -78,7 +89,7 @@ for (const transport of TRANSPORTS) {
             await pause(200);
             assert.deepEqual(aliceGot.pending, [], "alice is not subscribed to /chat/other");
             for (const client of [alice, bob]) {
-                assert.deepEqual([...client.connectionTypes], [transport]);
+                assertMovedTo(client, transport);
             }
         });
 
@@ -93,7 +104,7 @@ for (const transport of TRANSPORTS) {
                 await settled("the publish reply", client.publish("/service/echo", data));
                 assert.deepEqual(await replies.next("the echo"), data);
             }
-            assert.deepEqual([...client.connectionTypes], [transport]);
+            assertMovedTo(client, transport);
         });
 
         test("a forgotten session makes the client handshake again and resubscribe by itself", async () => {

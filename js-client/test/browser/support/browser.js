@@ -17,7 +17,7 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '
 export function requireChromium() {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`Chromium is missing (${CHROMIUM}); the browser tests need it. Install Debian's package: `
-      + '`apt-get update && apt-get install -y chromium` (as root), or set BAYEUX_CHROMIUM to a Chromium binary. '
+      + '`apt-get update && apt-get install -y chromium` (as root; bin/test does it when run as root), or set BAYEUX_CHROMIUM to a Chromium binary. '
       + '`mvn verify -Djs.browser.skip=true` skips the browser tests.');
   }
 }

@@ -2,8 +2,8 @@
 // Rooms are /chat/<room>; members join and leave through /service/members, which broadcasts
 // each room's member list on /members/<room>. Everything shown goes in through textContent,
 // so markup in a name or a message is displayed, never run. The server escapes markup in chat
-// messages too (<b> arrives as &lt;b&gt;): the page turns the entities back into the
-// characters that were typed before showing them as text.
+// messages too (<, > and & arrive as &lt;, &gt; and &amp;; quotes arrive as typed): the page
+// turns those three entities back into the characters that were typed, then shows them as text.
 //
 // ?transport=long-polling (or websocket) forces a transport. A reload keeps the session: the
 // reload extension resumes the clientId, and the name and room kept in sessionStorage let the
@@ -118,11 +118,11 @@ function note(text) {
   line('system', text);
 }
 
-const ENTITIES = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&amp;': '&' };
+const ENTITIES = { '&lt;': '<', '&gt;': '>', '&amp;': '&' };
 
 /** What was typed, from the server's escaped text (shown with textContent, it stays text). */
 function unescapeMarkup(text) {
-  return String(text).replace(/&(lt|gt|quot|#39|amp);/g, (entity) => ENTITIES[entity]);
+  return String(text).replace(/&(lt|gt|amp);/g, (entity) => ENTITIES[entity]);
 }
 
 function show(data) {

@@ -88,6 +88,59 @@ class ServerAnnotationProcessorTest {
         assertSame(serverSession, service.server);
     }
 
+    interface Clock {
+        long now();
+    }
+
+    record FixedClock(long now) implements Clock {
+    }
+
+    static final class UserStore {
+    }
+
+    @Service("withDependencies")
+    static final class ServiceWithDependencies {
+        @Inject
+        BayeuxServer bayeux;
+        @Inject
+        Clock clock;
+        UserStore users;
+
+        @Inject
+        void users(UserStore users) {
+            this.users = users;
+        }
+    }
+
+    @Test
+    void injectGivesTheObjectsTheApplicationRegisteredWithTheProcessorByType() {
+        FixedClock clock = new FixedClock(42);
+        UserStore users = new UserStore();
+        ServerAnnotationProcessor withInjectables = new ServerAnnotationProcessor(bayeux, users, clock);
+        ServiceWithDependencies service = new ServiceWithDependencies();
+        assertTrue(withInjectables.process(service));
+        assertSame(bayeux, service.bayeux);
+        assertSame(clock, service.clock, "by interface");
+        assertSame(users, service.users, "through a method");
+    }
+
+    @Test
+    void servicesWithInjectablesInstallsThemAtStart() {
+        UserStore users = new UserStore();
+        ServiceWithDependencies service = new ServiceWithDependencies();
+        ServerAnnotationProcessor.servicesWith(List.of(users, new FixedClock(7)), service).accept(bayeux);
+        assertSame(users, service.users);
+        assertEquals(7, service.clock.now());
+    }
+
+    @Test
+    void anInjectThatNothingRegisteredFitsFailsNamingTheFieldAndTheType() {
+        ServiceWithDependencies service = new ServiceWithDependencies();
+        IllegalArgumentException x = assertThrows(IllegalArgumentException.class, () -> processor.process(service));
+        assertTrue(x.getMessage().contains("ServiceWithDependencies.clock") && x.getMessage().contains(Clock.class.getName()), x.getMessage());
+        assertNull(processor.sessionOf(service), "nothing was changed");
+    }
+
     @Service
     static final class UnnamedService {
     }
@@ -421,7 +474,7 @@ class ServerAnnotationProcessorTest {
                 Arguments.of(new ParamWithoutAnnotation(), "onMessage", "@Param String"),
                 Arguments.of(new UnknownParam(), "onMessage", "@Param(\"user\") but channel /chat/{room} has no such parameter"),
                 Arguments.of(new UnknownRemoteCallParam(), "call", "@Param(\"user\") but channel /service/members/{room} has no such parameter"),
-                Arguments.of(new InjectOnString(), "name", "@Inject must be a BayeuxServer"),
+                Arguments.of(new InjectOnString(), "name", "@Inject must be a BayeuxServer or the type of an injectable registered with the processor, not java.lang.String"),
                 Arguments.of(new SessionOnString(), "session", "@Session must be a LocalSession, ClientSession or ServerSession"),
                 Arguments.of(new NotAService(), "", "is not annotated with @Service"));
     }

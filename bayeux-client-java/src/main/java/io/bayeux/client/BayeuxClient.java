@@ -27,10 +27,19 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A Bayeux client for the JVM: server to server, tests, bots, the load tool. It negotiates
- * WebSocket and falls back to long-polling when the upgrade is refused, keeps the
+ * WebSocket and falls back to long-polling when WebSocket cannot be used here, keeps the
  * {@code /meta/connect} loop going, honours the server's advice, reconnects with back-off,
  * re-handshakes when the server forgot the session, and then subscribes again to what the
  * application subscribed.
+ *
+ * <p>Transport fallback, like the JavaScript client's: a transport reports itself
+ * {@linkplain ClientTransport.UnusableException unusable} when it never worked (a WebSocket
+ * upgrade refused, unanswered within {@link ClientConfig#upgradeTimeout()}, or cut before
+ * anything arrived on it); the client then excludes it and sends the same messages again over
+ * the next one, keeping the session. A WebSocket that worked and then dropped is retried, and
+ * excluded if that retry fails before it works. Every handshake — {@link #handshake} by the
+ * application, or a re-handshake because the server forgot the session or the handshake
+ * failed — starts again from the first transport, so WebSocket comes back once it works.
  *
  * <pre>{@code
  * BayeuxClient client = new BayeuxClient("http://localhost:8080/cometd");
@@ -62,13 +71,13 @@ public final class BayeuxClient extends AbstractClientSession {
     private final boolean ownGroup;
     private final CookieJar cookies = new CookieJar();
     private final List<ClientTransport> transports;
-    private final ClientTransport.Listener transportListener = new TransportListener();
 
     // Guarded by this.
     private State state = State.DISCONNECTED;
     private String clientId;
     private ClientTransport transport;
-    private final List<ClientTransport> refused = new ArrayList<>();
+    /** The transports that were unusable since the last handshake began: not tried again until the next one. */
+    private final List<ClientTransport> excluded = new ArrayList<>();
     private Map<String, Object> handshakeFields;
     private long backoff;
     private long interval;
@@ -106,7 +115,7 @@ public final class BayeuxClient extends AbstractClientSession {
         this.group = ownGroup ? new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory()) : config.eventLoopGroup();
         this.transports = List.of(transports);
         for (ClientTransport t : transports) {
-            t.init(this.url, cookies, group, transportListener);
+            t.init(this.url, cookies, group, new TransportListener(t));
         }
     }
 
@@ -126,6 +135,14 @@ public final class BayeuxClient extends AbstractClientSession {
     /** The value of a cookie the server set, or null. */
     public String getCookie(String name) {
         return cookies.get(name);
+    }
+
+    /**
+     * Sets a cookie sent from now on with every request and WebSocket upgrade, as if the server
+     * had set it (an authentication token, for example).
+     */
+    public void putCookie(String name, String value) {
+        cookies.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
     }
 
     @Override
@@ -164,6 +181,7 @@ public final class BayeuxClient extends AbstractClientSession {
             }
             handshakeFields = fields == null ? Map.of() : Map.copyOf(fields);
             moveTo(State.HANDSHAKING);
+            excluded.clear();
             transport = firstTransport();
             backoff = 0;
             clientId = null;
@@ -173,7 +191,7 @@ public final class BayeuxClient extends AbstractClientSession {
 
     private ClientTransport firstTransport() {
         for (ClientTransport t : transports) {
-            if (!refused.contains(t)) {
+            if (!excluded.contains(t)) {
                 return t;
             }
         }
@@ -236,7 +254,7 @@ public final class BayeuxClient extends AbstractClientSession {
     private ClientTransport negotiate(Object serverTypes) {
         if (serverTypes instanceof List<?> types) {
             for (ClientTransport t : transports) {
-                if (!refused.contains(t) && types.contains(t.name())) {
+                if (!excluded.contains(t) && types.contains(t.name())) {
                     return t;
                 }
             }
@@ -245,12 +263,23 @@ public final class BayeuxClient extends AbstractClientSession {
     }
 
     private void rehandshake() {
+        ClientTransport previous;
         synchronized (this) {
             if (state != State.REHANDSHAKING && state != State.HANDSHAKING) {
                 return;
             }
             clientId = null;
             resubscribe = true;
+            // A new session: the transports excluded for the old one get another chance.
+            excluded.clear();
+            previous = transport;
+            transport = firstTransport();
+            if (previous == transport) {
+                previous = null;
+            }
+        }
+        if (previous != null) {
+            previous.abort();
         }
         sendHandshake(null);
     }
@@ -267,12 +296,15 @@ public final class BayeuxClient extends AbstractClientSession {
             }
             connectInFlight = true;
             message.put(Message.CONNECTION_TYPE_FIELD, transport.name());
-            if (first) {
+            // Not connected (the first connect, or after a failure): the server answers at once
+            // instead of holding it, as CometD's clients ask, so the client knows it is back.
+            boolean immediate = first || state != State.CONNECTED;
+            if (immediate) {
                 message.getAdvice(true).put(Message.TIMEOUT_FIELD, 0);
             }
             message.setId(newMessageId());
             connectId = message.getId();
-            delay = (first ? 0 : Math.max(timeout, 0)) + config.maxNetworkDelay().toMillis();
+            delay = (immediate ? 0 : Math.max(timeout, 0)) + config.maxNetworkDelay().toMillis();
             cancel(connectTimer);
             connectTimer = group.next().schedule(() -> connectTimedOut(message.getId()), delay, TimeUnit.MILLISECONDS);
         }
@@ -608,7 +640,7 @@ public final class BayeuxClient extends AbstractClientSession {
         finishTermination();
     }
 
-    private void transportFailed(Throwable failure, List<Message.Mutable> messages) {
+    private void transportFailed(ClientTransport source, Throwable failure, List<Message.Mutable> messages) {
         boolean handshake = false;
         boolean connect = false;
         boolean fallBack = false;
@@ -618,12 +650,22 @@ public final class BayeuxClient extends AbstractClientSession {
             connect |= Channel.META_CONNECT.equals(channel);
         }
         synchronized (this) {
-            if (failure instanceof ClientTransport.UpgradeRefusedException && transport != null && !refused.contains(transport)
-                    && refused.size() < transports.size() - 1) {
-                LOG.debug("{} refused, falling back", transport.name());
-                refused.add(transport);
+            if (failure instanceof ClientTransport.UnusableException && source == transport && !excluded.contains(source)
+                    && excluded.size() < transports.size() - 1 && state != State.DISCONNECTING && state != State.DISCONNECTED) {
+                excluded.add(source);
                 transport = firstTransport();
                 fallBack = true;
+                LOG.info("{} unusable ({}), falling back to {}", source.name(), failure.getMessage(), transport.name());
+                for (Message.Mutable message : messages) {
+                    if (Channel.META_CONNECT.equals(message.getChannel()) && message.getId() != null && message.getId().equals(connectId)) {
+                        // The held connect goes again over the new transport, with a fresh wait for its reply.
+                        message.put(Message.CONNECTION_TYPE_FIELD, transport.name());
+                        cancel(connectTimer);
+                        String id = message.getId();
+                        long delay = Math.max(timeout, 0) + config.maxNetworkDelay().toMillis();
+                        connectTimer = group.next().schedule(() -> connectTimedOut(id), delay, TimeUnit.MILLISECONDS);
+                    }
+                }
             }
             if (messages.isEmpty() && connectInFlight) {
                 // The connection that carried the held connect went away.
@@ -655,7 +697,14 @@ public final class BayeuxClient extends AbstractClientSession {
         }
     }
 
+    /** What one transport reports; knowing which one tells a stale transport's failure from the current one's. */
     private final class TransportListener implements ClientTransport.Listener {
+        private final ClientTransport source;
+
+        TransportListener(ClientTransport source) {
+            this.source = source;
+        }
+
         @Override
         public void onMessages(List<Message.Mutable> messages) {
             LOG.trace("Received {}", messages);
@@ -670,7 +719,7 @@ public final class BayeuxClient extends AbstractClientSession {
 
         @Override
         public void onFailure(Throwable failure, List<Message.Mutable> messages) {
-            transportFailed(failure, messages);
+            transportFailed(source, failure, messages);
         }
     }
 

@@ -6,7 +6,11 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The settings of a {@link BayeuxClient} and its transports: an immutable value made by
@@ -14,32 +18,41 @@ import java.util.Objects;
  */
 public final class ClientConfig {
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    public static final Duration DEFAULT_UPGRADE_TIMEOUT = Duration.ofSeconds(5);
     public static final Duration DEFAULT_MAX_NETWORK_DELAY = Duration.ofSeconds(10);
     public static final Duration DEFAULT_BACKOFF_INCREMENT = Duration.ofSeconds(1);
     public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(30);
     public static final int DEFAULT_MAX_MESSAGE_SIZE = 1024 * 1024;
     public static final int DEFAULT_MAX_PENDING = 10_000;
+    /** Headers the transports write themselves, which {@link Builder#header} refuses. */
+    private static final Set<String> MANAGED_HEADERS = Set.of("host", "content-length", "content-type", "transfer-encoding",
+            "connection", "upgrade", "cookie", "sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions",
+            "sec-websocket-protocol");
 
     private final EventLoopGroup eventLoopGroup;
     private final SslContext sslContext;
     private final Duration connectTimeout;
+    private final Duration upgradeTimeout;
     private final Duration maxNetworkDelay;
     private final Duration backoffIncrement;
     private final Duration maxBackoff;
     private final int maxMessageSize;
     private final int maxPending;
     private final JsonCodec jsonCodec;
+    private final Map<String, String> headers;
 
     private ClientConfig(Builder builder) {
         this.eventLoopGroup = builder.eventLoopGroup;
         this.sslContext = builder.sslContext;
         this.connectTimeout = builder.connectTimeout;
+        this.upgradeTimeout = builder.upgradeTimeout;
         this.maxNetworkDelay = builder.maxNetworkDelay;
         this.backoffIncrement = builder.backoffIncrement;
         this.maxBackoff = builder.maxBackoff;
         this.maxMessageSize = builder.maxMessageSize;
         this.maxPending = builder.maxPending;
         this.jsonCodec = builder.jsonCodec != null ? builder.jsonCodec : new JacksonJsonCodec();
+        this.headers = Map.copyOf(builder.headers);
     }
 
     public static Builder builder() {
@@ -56,9 +69,18 @@ public final class ClientConfig {
         return sslContext;
     }
 
-    /** How long opening a connection (TCP, TLS, WebSocket upgrade) may take; default 10 s. */
+    /** How long opening a TCP connection may take; default 10 s. */
     public Duration connectTimeout() {
         return connectTimeout;
+    }
+
+    /**
+     * How long the WebSocket upgrade (TLS and the HTTP upgrade, once the TCP connection is open)
+     * may take; default 5 s. An upgrade that does not complete in time, like one refused or cut,
+     * on a WebSocket that has not worked yet makes the client fall back to long-polling.
+     */
+    public Duration upgradeTimeout() {
+        return upgradeTimeout;
     }
 
     /** How much longer than the server's timeout a reply may take before the connection is deemed dead; default 10 s. */
@@ -90,16 +112,23 @@ public final class ClientConfig {
         return jsonCodec;
     }
 
+    /** Extra headers sent with every long-polling request and every WebSocket upgrade; none by default. */
+    public Map<String, String> headers() {
+        return headers;
+    }
+
     public static final class Builder {
         private EventLoopGroup eventLoopGroup;
         private SslContext sslContext;
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+        private Duration upgradeTimeout = DEFAULT_UPGRADE_TIMEOUT;
         private Duration maxNetworkDelay = DEFAULT_MAX_NETWORK_DELAY;
         private Duration backoffIncrement = DEFAULT_BACKOFF_INCREMENT;
         private Duration maxBackoff = DEFAULT_MAX_BACKOFF;
         private int maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
         private int maxPending = DEFAULT_MAX_PENDING;
         private JsonCodec jsonCodec;
+        private final Map<String, String> headers = new LinkedHashMap<>();
 
         private Builder() {
         }
@@ -116,6 +145,11 @@ public final class ClientConfig {
 
         public Builder connectTimeout(Duration connectTimeout) {
             this.connectTimeout = positive("connectTimeout", connectTimeout);
+            return this;
+        }
+
+        public Builder upgradeTimeout(Duration upgradeTimeout) {
+            this.upgradeTimeout = positive("upgradeTimeout", upgradeTimeout);
             return this;
         }
 
@@ -152,6 +186,24 @@ public final class ClientConfig {
 
         public Builder jsonCodec(JsonCodec jsonCodec) {
             this.jsonCodec = Objects.requireNonNull(jsonCodec, "jsonCodec");
+            return this;
+        }
+
+        /**
+         * Sends a header with every long-polling request and every WebSocket upgrade, e.g.
+         * {@code header("Authorization", "Bearer " + token)} for a server whose security policy
+         * reads it. Setting a name again replaces its value. Headers the transports manage
+         * (Host, Content-Type, Connection, Upgrade, Sec-WebSocket-*, ...) are refused, and so is
+         * Cookie: use {@link BayeuxClient#putCookie}.
+         */
+        public Builder header(String name, String value) {
+            if (name == null || !name.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+") || MANAGED_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
+                throw new IllegalArgumentException("Not a header this client may set: " + name);
+            }
+            if (value == null || value.indexOf('\r') >= 0 || value.indexOf('\n') >= 0) {
+                throw new IllegalArgumentException("Invalid value for header " + name + ": " + value);
+            }
+            headers.put(name, value);
             return this;
         }
 

@@ -1,7 +1,14 @@
 package io.bayeux.client;
 
+import io.bayeux.api.Message;
 import io.bayeux.api.Promise;
+import io.bayeux.api.client.ClientSessionChannel;
+import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ServerChannel;
+import io.bayeux.api.server.ServerMessage;
+import io.bayeux.api.server.ServerSession;
+import io.bayeux.server.BayeuxServerConfig;
+import io.bayeux.server.ext.AcknowledgedMessagesSessionExtension;
 import io.bayeux.client.ext.AckExtension;
 import io.bayeux.server.ext.AcknowledgedMessagesExtension;
 import io.bayeux.transport.NettyBayeuxServer;
@@ -15,6 +22,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
 import static io.bayeux.client.Clients.subscribe;
@@ -82,5 +90,92 @@ class AcknowledgedDeliveryIT {
         assertEquals(IntStream.range(0, COUNT).boxed().toList(), List.copyOf(received),
                 () -> "arrived " + received.size() + (done ? "" : " (gave up waiting)") + ", distinct " + received.stream().distinct().count());
         assertTrue(client.waitFor(Clients.WAIT, BayeuxClient.State.CONNECTED));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"websocket", "long-polling"})
+    void aConnectReplyDeletedByAnotherExtensionBringsNoDuplicate(String transport) throws Exception {
+        server.stop();
+        server = NettyBayeuxServer.builder().port(0)
+                .bayeuxConfig(BayeuxServerConfig.builder().timeout(Duration.ofSeconds(1)).build())
+                .build().start();
+        server.bayeux().addExtension(new AcknowledgedMessagesExtension());
+        AtomicInteger connectReplies = new AtomicInteger();
+        AtomicInteger deleted = new AtomicInteger();
+        server.bayeux().addExtension(new BayeuxServer.Extension() {
+            @Override
+            public boolean sendMeta(ServerSession to, ServerMessage.Mutable message) {
+                if ("/meta/connect".equals(message.getChannel()) && message.isSuccessful() && to != null && !to.isLocalSession()
+                        && connectReplies.incrementAndGet() % 3 == 0) {
+                    deleted.incrementAndGet();
+                    return false;
+                }
+                return true;
+            }
+        });
+        ClientConfig quick = ClientConfig.builder().maxNetworkDelay(Duration.ofSeconds(1))
+                .backoffIncrement(Duration.ofMillis(50)).maxBackoff(Duration.ofMillis(200)).build();
+        client = Clients.client(server.uri(), quick, Clients.transport(transport, quick));
+        client.addExtension(new AckExtension());
+        Clients.connect(client);
+        List<Integer> received = new CopyOnWriteArrayList<>();
+        subscribe(client, "/acked", (channel, message) -> received.add(((Number) message.getData()).intValue()));
+        AcknowledgedMessagesSessionExtension ack = AcknowledgedMessagesExtension.sessionExtension(server.bayeux().getSession(client.getId()));
+
+        int count = 12;
+        ServerChannel channel = server.bayeux().getChannel("/acked");
+        for (int i = 0; i < count; i++) {
+            channel.publish(null, i, Promise.noop());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+            while (received.size() <= i && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+        }
+        // Once the client acknowledged everything, nothing can come again.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        while ((ack.unacknowledgedCount() > 0 || server.bayeux().getSession(client.getId()).getQueueSize() > 0) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertTrue(deleted.get() > 0, "the test deleted connect replies");
+        assertEquals(0, ack.unacknowledgedCount(), "all acknowledged");
+        assertEquals(IntStream.range(0, count).boxed().toList(), List.copyOf(received), "each message once, in order");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"websocket", "long-polling"})
+    void anAcknowledgedSessionWhoseQueueOverflowsIsDisconnectedWithAReasonInsteadOfLosingMessages(String transport) throws Exception {
+        server.stop();
+        server = NettyBayeuxServer.builder().port(0).maxQueue(10, io.bayeux.transport.QueueOverflow.DROP_OLDEST).build().start();
+        server.bayeux().addExtension(new AcknowledgedMessagesExtension());
+        client = Clients.client(server.uri(), config, Clients.transport(transport, config));
+        client.addExtension(new AckExtension());
+        Clients.connect(client);
+        String firstId = client.getId();
+        List<Object> errors = new CopyOnWriteArrayList<>();
+        client.getChannel("/meta/connect").addListener((ClientSessionChannel.MessageListener) (channel, message) -> {
+            if (!message.isSuccessful()) {
+                errors.add(message.get(Message.ERROR_FIELD));
+            }
+        });
+        List<Integer> received = new CopyOnWriteArrayList<>();
+        subscribe(client, "/acked", (channel, message) -> received.add(((Number) message.getData()).intValue()));
+
+        ServerSession session = server.bayeux().getSession(firstId);
+        ServerChannel channel = server.bayeux().getChannel("/acked");
+        session.startBatch(); // everything is queued before anything can leave: the queue overflows
+        for (int i = 0; i < 50; i++) {
+            channel.publish(null, i, Promise.noop());
+        }
+        session.endBatch();
+
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!errors.contains(NettyBayeuxServer.QUEUE_FULL) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertTrue(errors.contains(NettyBayeuxServer.QUEUE_FULL), () -> "the client is told why; connect errors " + errors + ", received " + received);
+        List<Integer> got = List.copyOf(received);
+        assertEquals(IntStream.range(0, got.size()).boxed().toList(), got, "what arrived has no gap: the rest is what the error tells of");
+        assertTrue(client.waitFor(Clients.WAIT, BayeuxClient.State.CONNECTED));
+        assertTrue(!firstId.equals(client.getId()), "the client started afresh with a new session");
     }
 }

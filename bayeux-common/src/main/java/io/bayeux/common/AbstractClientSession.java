@@ -313,12 +313,16 @@ public abstract class AbstractClientSession implements ClientSession {
         }
     }
 
-    /** A channel of this session. */
+    /**
+     * A channel of this session. Once {@linkplain #release() released} it refuses further use
+     * with an {@link IllegalStateException}; {@code getChannel} then makes a new one.
+     */
     protected class SessionChannel implements ClientSessionChannel {
         private final ChannelId id;
         private final Map<String, Object> attributes = new ConcurrentHashMap<>();
         private final List<ClientSessionChannelListener> listeners = new CopyOnWriteArrayList<>();
         private final List<MessageListener> subscribers = new CopyOnWriteArrayList<>();
+        /** Written under this channel's monitor, with the listeners and subscribers it depends on. */
         private volatile boolean released;
 
         protected SessionChannel(ChannelId id) {
@@ -337,12 +341,22 @@ public abstract class AbstractClientSession implements ClientSession {
 
         @Override
         public void addListener(ClientSessionChannelListener listener) {
-            listeners.add(listener);
+            synchronized (this) {
+                throwIfReleased();
+                listeners.add(listener);
+            }
         }
 
         @Override
         public void removeListener(ClientSessionChannelListener listener) {
+            throwIfReleased();
             listeners.remove(listener);
+        }
+
+        private void throwIfReleased() {
+            if (released) {
+                throw new IllegalStateException("Channel " + id + " has been released: get it again from the session");
+            }
         }
 
         @Override
@@ -364,6 +378,7 @@ public abstract class AbstractClientSession implements ClientSession {
 
         @Override
         public void publish(Message.Mutable message, ClientSession.MessageListener callback) {
+            throwIfReleased();
             if (id.isWild() || id.isMeta()) {
                 throw new IllegalArgumentException("Cannot publish to channel " + id);
             }
@@ -383,6 +398,7 @@ public abstract class AbstractClientSession implements ClientSession {
             }
             boolean first;
             synchronized (this) {
+                throwIfReleased();
                 first = subscribers.isEmpty();
                 subscribers.add(listener);
             }
@@ -418,6 +434,7 @@ public abstract class AbstractClientSession implements ClientSession {
         public boolean unsubscribe(MessageListener listener, ClientSession.MessageListener callback) {
             boolean last;
             synchronized (this) {
+                throwIfReleased();
                 if (!subscribers.remove(listener)) {
                     return false;
                 }
@@ -435,14 +452,21 @@ public abstract class AbstractClientSession implements ClientSession {
 
         @Override
         public void unsubscribe() {
+            throwIfReleased();
             for (MessageListener subscriber : subscribers) {
                 unsubscribe(subscriber);
             }
         }
 
+        /**
+         * Releases the channel when it has no listeners and no subscribers: it leaves the
+         * session, and any further use of it throws {@link IllegalStateException}.
+         *
+         * @return whether it was released now; false when it has listeners or subscribers, or was released already
+         */
         @Override
-        public boolean release() {
-            if (!listeners.isEmpty() || !subscribers.isEmpty()) {
+        public synchronized boolean release() {
+            if (released || !listeners.isEmpty() || !subscribers.isEmpty()) {
                 return false;
             }
             released = channels.remove(id.getId(), this);

@@ -9,6 +9,11 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** How {@link AbstractClientSession#receive} dispatches to listeners and subscribers. */
 class AbstractClientSessionTest {
@@ -76,5 +81,46 @@ class AbstractClientSessionTest {
         assertEquals(List.of("meta/* /meta/connect", "meta/** /meta/connect",
                 "listener foo/* /foo/bar",
                 "listener foo/* /foo/bar", "subscriber foo/* /foo/bar"), seen);
+    }
+
+    @Test
+    void aChannelWithAListenerOrASubscriberIsNotReleased() {
+        Session session = new Session();
+        ClientSessionChannel channel = session.getChannel("/chat");
+        ClientSessionChannel.MessageListener listener = (c, m) -> {
+        };
+        channel.addListener(listener);
+        assertFalse(channel.release(), "it has a listener");
+        assertFalse(channel.isReleased());
+        channel.removeListener(listener);
+        channel.subscribe(listener);
+        assertFalse(channel.release(), "it has a subscriber");
+        assertSame(channel, session.getChannel("/chat"));
+    }
+
+    @Test
+    void aReleasedChannelRefusesFurtherUseAndTheSessionMakesANewOne() {
+        Session session = new Session();
+        ClientSessionChannel channel = session.getChannel("/chat");
+        assertTrue(channel.release());
+        assertTrue(channel.isReleased());
+        assertFalse(channel.release(), "released once");
+        ClientSessionChannel.MessageListener listener = (c, m) -> {
+        };
+        for (Runnable use : List.<Runnable>of(
+                () -> channel.addListener(listener),
+                () -> channel.removeListener(listener),
+                () -> channel.subscribe(listener),
+                () -> channel.unsubscribe(listener),
+                channel::unsubscribe,
+                () -> channel.publish("data"))) {
+            IllegalStateException x = assertThrows(IllegalStateException.class, use::run);
+            assertTrue(x.getMessage().contains("/chat") && x.getMessage().contains("released"), x.getMessage());
+        }
+        ClientSessionChannel fresh = session.getChannel("/chat");
+        assertNotSame(channel, fresh);
+        assertFalse(fresh.isReleased());
+        fresh.addListener(listener);
+        assertEquals(List.of(listener), fresh.getListeners());
     }
 }

@@ -6,6 +6,7 @@ import io.bayeux.common.json.JsonCodec;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 
 /**
  * The configuration of a {@link BayeuxServerImpl}: an immutable value made by {@link #builder()}.
@@ -42,6 +43,7 @@ public final class BayeuxServerConfig {
     private final List<String> allowedTransports;
     private final JsonCodec jsonCodec;
     private final Scheduler scheduler;
+    private final Executor executor;
 
     private BayeuxServerConfig(Builder builder) {
         this.timeout = builder.timeout;
@@ -57,6 +59,7 @@ public final class BayeuxServerConfig {
         this.allowedTransports = List.copyOf(builder.allowedTransports);
         this.jsonCodec = builder.jsonCodec != null ? builder.jsonCodec : new JacksonJsonCodec();
         this.scheduler = builder.scheduler;
+        this.executor = builder.executor;
     }
 
     public static Builder builder() {
@@ -131,6 +134,17 @@ public final class BayeuxServerConfig {
         return scheduler;
     }
 
+    /**
+     * Where the work that timers start runs: session expiry (with the application's
+     * {@code RemoveListener}s and {@code SessionListener}s), channel removal listeners, the
+     * completion of held connects (extensions, encoding, writing) and lazy flushes. The
+     * scheduler only decides when. {@code null}: the executor the server is given by its
+     * transport, else virtual threads owned by the server.
+     */
+    public Executor executor() {
+        return executor;
+    }
+
     @Override
     public String toString() {
         return "BayeuxServerConfig[timeout=" + timeout.toMillis() + "ms, interval=" + interval.toMillis()
@@ -154,6 +168,7 @@ public final class BayeuxServerConfig {
         private List<String> allowedTransports = DEFAULT_ALLOWED_TRANSPORTS;
         private JsonCodec jsonCodec;
         private Scheduler scheduler;
+        private Executor executor;
 
         private Builder() {
         }
@@ -229,6 +244,12 @@ public final class BayeuxServerConfig {
 
         public Builder scheduler(Scheduler scheduler) {
             this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+            return this;
+        }
+
+        /** See {@link BayeuxServerConfig#executor()}; {@code Runnable::run} runs timer work on the scheduler (tests that drive time by hand). */
+        public Builder executor(Executor executor) {
+            this.executor = Objects.requireNonNull(executor, "executor");
             return this;
         }
 

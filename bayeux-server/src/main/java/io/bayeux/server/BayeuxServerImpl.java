@@ -1,10 +1,12 @@
 package io.bayeux.server;
 
+import io.bayeux.api.Bayeux;
 import io.bayeux.api.Channel;
 import io.bayeux.api.ChannelId;
 import io.bayeux.api.Message;
 import io.bayeux.api.Session;
 import io.bayeux.api.server.Authorizer;
+import io.bayeux.api.server.BayeuxContext;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ConfigurableServerChannel;
 import io.bayeux.api.server.LocalSession;
@@ -24,9 +26,15 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Supplier;
 
 /**
  * The transport-independent Bayeux server: it takes batches of messages from transports
@@ -45,6 +53,10 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private final BayeuxServerConfig config;
     private final Scheduler scheduler;
     private final boolean ownScheduler;
+    /** Where timer work runs: never on the scheduler's thread. */
+    private final Executor timerExecutor;
+    /** The executor this server made, and shuts down, or null. */
+    private final ExecutorService ownExecutor;
     private final JsonCodec codec;
     private final ChannelRegistry channels = new ChannelRegistry();
     private final SessionRegistry sessions = new SessionRegistry();
@@ -56,15 +68,28 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private final Sweeper sweeper;
     private final BrowserHolds browserHolds = new BrowserHolds();
     private volatile SecurityPolicy securityPolicy = new DefaultSecurityPolicy();
+    /** The context of the message being handled on each thread: one per server, so two servers in a JVM never mix. */
+    private final ThreadLocal<BayeuxContext> currentContext = new ThreadLocal<>();
 
     public BayeuxServerImpl() {
         this(BayeuxServerConfig.defaults());
     }
 
     public BayeuxServerImpl(BayeuxServerConfig config) {
+        this(config, null);
+    }
+
+    /**
+     * A server whose timer work runs on {@code executor} (the transport's application
+     * executor) unless the config names one; with neither, on virtual threads of its own.
+     */
+    public BayeuxServerImpl(BayeuxServerConfig config, Executor executor) {
         this.config = Objects.requireNonNull(config, "config");
         this.ownScheduler = config.scheduler() == null;
         this.scheduler = ownScheduler ? Scheduler.newSystemScheduler("bayeux-scheduler") : config.scheduler();
+        Executor chosen = config.executor() != null ? config.executor() : executor;
+        this.ownExecutor = chosen == null ? Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("bayeux-timer-", 0).factory()) : null;
+        this.timerExecutor = chosen != null ? chosen : ownExecutor;
         this.codec = config.jsonCodec();
         this.metaHandlers = Map.of(
                 Channel.META_HANDSHAKE, new HandshakeHandler(this),
@@ -96,6 +121,28 @@ public final class BayeuxServerImpl implements BayeuxServer {
         if (ownScheduler) {
             scheduler.shutdown();
         }
+        if (ownExecutor != null) {
+            ownExecutor.shutdown();
+        }
+    }
+
+    /**
+     * Runs the work a timer started on the executor, so that a slow application listener
+     * holds up nothing else the scheduler has to start. When the executor refuses it
+     * (overloaded or stopped), it runs in place: late beats lost.
+     */
+    void runTimerWork(Runnable work) {
+        try {
+            timerExecutor.execute(work);
+        } catch (RejectedExecutionException x) {
+            LOG.warn("Executor {} refused timer work, running it on the scheduler's thread", timerExecutor);
+            work.run();
+        }
+    }
+
+    /** Schedules {@code work} to run on the executor after {@code delayMillis}. */
+    Scheduler.Cancellable scheduleWork(Runnable work, long delayMillis) {
+        return scheduler.schedule(() -> runTimerWork(work), delayMillis);
     }
 
     public BayeuxServerConfig config() {
@@ -116,6 +163,21 @@ public final class BayeuxServerImpl implements BayeuxServer {
     }
 
     // --- the transport side
+
+    /**
+     * The browser ids of the open connections that {@linkplain Endpoint#adoptsSessions() adopt
+     * sessions} (WebSockets upgraded without a cookie, whose 101 set this one), with when each
+     * opened: a request that carries such an id comes from that connection's client.
+     */
+    private final Map<String, Long> adoptingBrowsers = new ConcurrentHashMap<>();
+
+    void adoptingConnectionOpened(String browserId, long openedAt) {
+        adoptingBrowsers.put(browserId, openedAt);
+    }
+
+    void adoptingConnectionClosed(String browserId, long openedAt) {
+        adoptingBrowsers.remove(browserId, openedAt);
+    }
 
     /** Makes the core's side of a new network connection. */
     public Connection newConnection(Endpoint endpoint) {
@@ -159,17 +221,55 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     // --- handling one message
 
-    /** Runs one incoming message through validation, extensions and its handler. Never throws. */
+    /**
+     * Runs one incoming message through validation, extensions and its handler, with the
+     * endpoint's {@link BayeuxContext} on the message, its reply and the current thread. Never throws.
+     */
     Exchange handle(ConnectionImpl connection, ServerMessage.Mutable message) {
+        BayeuxContext context = connection.endpoint().bayeuxContext();
+        if (context != null && message instanceof ServerMessageImpl impl) {
+            impl.setBayeuxContext(context);
+        }
         ServerMessage.Mutable reply = newReply(message);
         Exchange exchange = new Exchange(connection, message, reply);
+        BayeuxContext outer = currentContext.get();
+        currentContext.set(context);
         try {
             handle(exchange);
         } catch (RuntimeException x) {
             LOG.warn("Failed to handle {}", message, x);
             exchange.error("500::server_error");
+        } finally {
+            restoreContext(outer);
         }
         return exchange;
+    }
+
+    private void restoreContext(BayeuxContext outer) {
+        if (outer == null) {
+            currentContext.remove();
+        } else {
+            currentContext.set(outer);
+        }
+    }
+
+    /** Runs {@code call} with {@code context} as the {@linkplain #getContext() current context}. */
+    <T> T withContext(BayeuxContext context, Supplier<T> call) {
+        if (context == null) {
+            return call.get();
+        }
+        BayeuxContext outer = currentContext.get();
+        currentContext.set(context);
+        try {
+            return call.get();
+        } finally {
+            restoreContext(outer);
+        }
+    }
+
+    @Override
+    public BayeuxContext getContext() {
+        return currentContext.get();
     }
 
     private void handle(Exchange exchange) {
@@ -189,6 +289,10 @@ public final class BayeuxServerImpl implements BayeuxServer {
             return;
         }
         boolean handshake = Channel.META_HANDSHAKE.equals(channelName);
+        if (!isTransportAllowed(exchange.connection)) {
+            refuseTransport(exchange, handshake);
+            return;
+        }
         ServerSessionImpl session;
         if (handshake) {
             LocalSessionImpl local = exchange.connection.localSession();
@@ -196,7 +300,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
             session = local != null ? local.newServerSession(newId) : new ServerSessionImpl(this, newId, null);
         } else {
             session = message.get(Message.CLIENT_ID_FIELD) instanceof String clientId ? sessions.get(clientId) : null;
-            if (session != null && (session.isRemoved() || !sameBrowser(session, exchange.connection.endpoint()))) {
+            if (session != null && (session.isRemoved() || !sameBrowser(session, exchange.connection))) {
                 session = null;
             }
         }
@@ -211,7 +315,8 @@ public final class BayeuxServerImpl implements BayeuxServer {
             return;
         }
         if (session == null || !session.isHandshook()) {
-            exchange.error("402::session_unknown");
+            String reason = session == null ? sessions.takeReason(message.getClientId()) : null;
+            exchange.error(reason != null ? reason : "402::session_unknown");
             Advice.handshake(exchange.reply);
             exchange.session = null;
             return;
@@ -233,11 +338,53 @@ public final class BayeuxServerImpl implements BayeuxServer {
         }
     }
 
-    /** A clientId alone is not enough: it must come from the browser that made the session, when both are known. */
-    private static boolean sameBrowser(ServerSessionImpl session, Endpoint endpoint) {
-        String owner = session.browserId();
-        String browser = endpoint.browserId();
-        return owner == null || browser == null || owner.equals(browser);
+    /** Whether a message may arrive over this connection's transport: local sessions always may. */
+    private boolean isTransportAllowed(ConnectionImpl connection) {
+        return connection.localSession() != null || config.allowedTransports().contains(connection.endpoint().transportName());
+    }
+
+    /**
+     * Refuses a message that came over a transport the configuration does not allow, before any
+     * session, extension or listener sees it. A handshake is told the transports it may use and
+     * not to retry (the same request would fail again); any other message is told to handshake,
+     * which lets a client renegotiate its transport.
+     */
+    private void refuseTransport(Exchange exchange, boolean handshake) {
+        exchange.error("403:" + exchange.connection.endpoint().transportName() + ":transport_not_allowed");
+        if (handshake) {
+            exchange.reply.put(Message.VERSION_FIELD, Bayeux.VERSION);
+            exchange.reply.put(Message.SUPPORTED_CONNECTION_TYPES_FIELD, config.allowedTransports());
+            Advice.none(exchange.reply);
+        } else {
+            Advice.handshake(exchange.reply);
+        }
+    }
+
+    /**
+     * A clientId alone is not enough: a session that belongs to a browser is usable only by
+     * connections of that same browser (see {@link BrowserBinding}), so a request without its
+     * cookie is refused too, as CometD does. Only sessions that belong to no browser (local
+     * sessions, transports that know no browsers) are usable by clientId alone.
+     */
+    private boolean sameBrowser(ServerSessionImpl session, ConnectionImpl connection) {
+        BrowserBinding browser = session.browser();
+        if (browser == null) {
+            return true;
+        }
+        Endpoint endpoint = connection.endpoint();
+        String browserId = endpoint.browserId();
+        boolean adopting = endpoint.adoptsSessions();
+        // A request with the cookie that an adopting connection's 101 set speaks for that connection:
+        // Faye's client keeps that cookie and may send it over long-polling before it uses the socket.
+        Long openedAt = adopting ? Long.valueOf(connection.openedAt()) : browserId == null ? null : adoptingBrowsers.get(browserId);
+        if (!browser.admits(browserId, connection.browserAlias(), openedAt != null, openedAt == null ? Long.MAX_VALUE : openedAt, scheduler().now())) {
+            return false;
+        }
+        if (adopting) {
+            // This connection now speaks for the owner's browser: the session's client re-handshakes on it with that cookie.
+            connection.browserAlias(browser.owner());
+        }
+        return true;
     }
 
     /** Counts the held long-polling connects of each browser. */
@@ -301,6 +448,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private ServerMessage.Mutable newReply(ServerMessage.Mutable message) {
         ServerMessageImpl reply = new ServerMessageImpl();
         reply.setAssociated(message);
+        reply.setBayeuxContext(message.getBayeuxContext());
         Object channel = message.get(Message.CHANNEL_FIELD);
         if (channel instanceof String name) {
             reply.setChannel(name);
@@ -355,7 +503,8 @@ public final class BayeuxServerImpl implements BayeuxServer {
         }
         message.remove(Message.CLIENT_ID_FIELD);
         message.remove(Message.ID_FIELD);
-        if (channel.isLazy()) {
+        // Lazy when marked so, or when any channel it is published to is lazy, wildcards included.
+        if (channel.isLazy() || anyLazy(wilds)) {
             message.setLazy(true);
         }
         if (!extensions.outgoing(from, null, message)) {
@@ -363,7 +512,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
         }
         ServerMessageImpl frozen = message instanceof ServerMessageImpl impl ? impl : copyOf(message);
         frozen.freeze();
-        long lazyTimeout = frozen.isLazy() ? channel.effectiveLazyTimeout() : -1;
+        long lazyTimeout = frozen.isLazy() ? lazyTimeout(channel, wilds) : -1;
         boolean toPublisher = channel.isBroadcastToPublisher();
         int populated = channel.subscribers().isEmpty() ? 0 : 1;
         for (ServerChannelImpl wild : wilds) {
@@ -393,6 +542,46 @@ public final class BayeuxServerImpl implements BayeuxServer {
             }
         }
         return true;
+    }
+
+    private static boolean anyLazy(ServerChannelImpl[] channels) {
+        for (ServerChannelImpl channel : channels) {
+            if (channel != null && channel.isLazy()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * How long a lazy message may wait: the shortest lazy timeout set on the channel or on a
+     * lazy wildcard channel that matches it, never more than {@code maxLazyTimeout}.
+     */
+    long lazyTimeout(ServerChannelImpl channel, ServerChannelImpl[] wilds) {
+        long timeout = config.maxLazyTimeout().toMillis();
+        if (channel != null && channel.getLazyTimeout() > 0) {
+            timeout = Math.min(timeout, channel.getLazyTimeout());
+        }
+        for (ServerChannelImpl wild : wilds) {
+            if (wild != null && wild.isLazy() && wild.getLazyTimeout() > 0) {
+                timeout = Math.min(timeout, wild.getLazyTimeout());
+            }
+        }
+        return timeout;
+    }
+
+    /** The lazy timeout of a message on {@code channelName}, from that channel and its wildcard channels. */
+    private long lazyTimeout(String channelName) {
+        if (channelName == null || !ChannelId.isValid(channelName)) {
+            return config.maxLazyTimeout().toMillis();
+        }
+        ChannelId channelId = ChannelId.of(channelName);
+        List<String> wildIds = channelId.getWildIds();
+        ServerChannelImpl[] wilds = new ServerChannelImpl[wildIds.size()];
+        for (int i = 0; i < wilds.length; i++) {
+            wilds[i] = channels.get(wildIds.get(i));
+        }
+        return lazyTimeout(channels.get(channelName), wilds);
     }
 
     private static ServerChannelImpl firstPopulated(ServerChannelImpl[] channels) {
@@ -432,13 +621,14 @@ public final class BayeuxServerImpl implements BayeuxServer {
         }
         ServerMessageImpl frozen = message instanceof ServerMessageImpl impl ? impl : copyOf(message);
         frozen.freeze();
-        return to.deliverShared(from, frozen, -1);
+        return to.deliverShared(from, frozen, frozen.isLazy() ? lazyTimeout(frozen.getChannel()) : -1);
     }
 
     private static ServerMessageImpl copyOf(ServerMessage message) {
         ServerMessageImpl copy = new ServerMessageImpl(message);
         copy.setAssociated(message.getAssociated());
         copy.setLazy(message.isLazy());
+        copy.setBayeuxContext(message.getBayeuxContext());
         return copy;
     }
 
@@ -545,30 +735,48 @@ public final class BayeuxServerImpl implements BayeuxServer {
         return channels.all();
     }
 
+    /**
+     * Creates a channel unless it exists. The initializers (after the {@link ChannelListener}s'
+     * {@code configureChannel}) run exactly once, on the channel that wins, before anyone can
+     * see it: concurrent callers for the same name wait for that initialization (at most
+     * {@value ChannelRegistry#CREATION_WAIT_SECONDS} s), lookups see no channel until it is complete. An
+     * initializer may call this again for the channel it initializes: it gets that channel.
+     * Finding an existing channel resets its idle count, so the sweeper keeps it a while longer.
+     */
     @Override
     public MarkedReference<ServerChannel> createChannelIfAbsent(String channelName, ConfigurableServerChannel.Initializer... initializers) {
         if (channelName == null) {
             throw new IllegalArgumentException("Invalid channel name: null");
         }
-        ServerChannelImpl existing = channels.get(channelName);
-        if (existing != null) {
-            return new MarkedReference<>(existing, false);
+        ChannelRegistry.Created result = channels.createIfAbsent(channelName, id -> new ServerChannelImpl(this, id), channel -> {
+            for (ChannelListener listener : channelListeners) {
+                safely(listener, () -> listener.configureChannel(channel));
+            }
+            for (ConfigurableServerChannel.Initializer initializer : initializers) {
+                safely(initializer, () -> initializer.configureChannel(channel));
+            }
+        });
+        if (result.created()) {
+            for (ChannelListener listener : channelListeners) {
+                safely(listener, () -> listener.channelAdded(result.channel()));
+            }
         }
-        ServerChannelImpl channel = new ServerChannelImpl(this, ChannelId.of(channelName));
+        return new MarkedReference<>(result.channel(), result.created());
+    }
+
+    /** Takes a swept channel out of the registry; called under its lifecycle lock. */
+    boolean unregister(ServerChannelImpl channel) {
+        return channels.remove(channel);
+    }
+
+    /** Tells that the sweeper removed a channel: its subscribers (none, normally) go, its listeners are told. */
+    void channelSwept(ServerChannelImpl channel) {
+        for (ServerSessionImpl subscriber : List.copyOf(channel.subscribers())) {
+            channel.unsubscribe(subscriber, null);
+        }
         for (ChannelListener listener : channelListeners) {
-            safely(listener, () -> listener.configureChannel(channel));
+            safely(listener, () -> listener.channelRemoved(channel.getId()));
         }
-        for (ConfigurableServerChannel.Initializer initializer : initializers) {
-            safely(initializer, () -> initializer.configureChannel(channel));
-        }
-        existing = channels.putIfAbsent(channel);
-        if (existing != null) {
-            return new MarkedReference<>(existing, false);
-        }
-        for (ChannelListener listener : channelListeners) {
-            safely(listener, () -> listener.channelAdded(channel));
-        }
-        return new MarkedReference<>(channel, true);
     }
 
     void removeChannel(ServerChannelImpl channel) {
@@ -605,6 +813,9 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     void addSession(ServerSessionImpl session, ServerMessage message) {
         sessions.add(session);
+        for (ServerSession.AddedListener listener : session.addedListeners()) {
+            safely(listener, () -> listener.added(session, message));
+        }
         for (SessionListener listener : sessionListeners) {
             safely(listener, () -> listener.sessionAdded(session, message));
         }
@@ -620,18 +831,37 @@ public final class BayeuxServerImpl implements BayeuxServer {
      * it not to reconnect) and tells the remove and session listeners.
      */
     boolean removeSession(ServerSessionImpl session, ServerMessage message, boolean timeout) {
+        return removeSession(session, message, timeout, null);
+    }
+
+    /**
+     * Removes a session, as {@link #removeSession(ServerSessionImpl, ServerMessage, boolean)}; with
+     * an {@code error}, the client is told it: in the held connect's reply (advising a new
+     * handshake), or, when none is held, in the reply to its next message.
+     */
+    boolean removeSession(ServerSessionImpl session, ServerMessage message, boolean timeout, String error) {
         PendingBatch held = session.takeHeldConnect();
         if (!session.markRemoved()) {
             return false;
         }
         sessions.remove(session);
+        boolean told = false;
         if (held != null) {
             for (Exchange exchange : held.exchanges) {
                 if (exchange.connect) {
-                    Advice.none(exchange.reply);
+                    if (error != null) {
+                        exchange.error(error);
+                        Advice.handshake(exchange.reply);
+                        told = true;
+                    } else {
+                        Advice.none(exchange.reply);
+                    }
                 }
             }
             held.resume();
+        }
+        if (error != null && !told) {
+            sessions.rememberReason(session.getId(), error);
         }
         for (ServerChannelImpl channel : List.copyOf(session.subscriptions())) {
             channel.unsubscribe(session, message);

@@ -29,12 +29,24 @@ final class ConnectionImpl implements Connection {
     private final LocalSessionImpl localSession;
     private final Set<PendingBatch> pending = ConcurrentHashMap.newKeySet();
     private final Set<ServerSessionImpl> bound = ConcurrentHashMap.newKeySet();
+    private final long openedAt;
     private volatile boolean closed;
+    /** The browser this connection also speaks for, having adopted one of its sessions (see BrowserBinding), or null. */
+    private volatile String browserAlias;
 
     ConnectionImpl(BayeuxServerImpl server, Endpoint endpoint, LocalSessionImpl localSession) {
         this.server = server;
         this.endpoint = endpoint;
         this.localSession = localSession;
+        this.openedAt = server.scheduler().now();
+        if (endpoint.adoptsSessions() && endpoint.browserId() != null) {
+            server.adoptingConnectionOpened(endpoint.browserId(), openedAt);
+        }
+    }
+
+    /** Scheduler time when the connection was made. */
+    long openedAt() {
+        return openedAt;
     }
 
     /** The local session this in-memory connection belongs to, or null for a network connection. */
@@ -45,6 +57,16 @@ final class ConnectionImpl implements Connection {
     @Override
     public Endpoint endpoint() {
         return endpoint;
+    }
+
+    String browserAlias() {
+        return browserAlias;
+    }
+
+    void browserAlias(String browserId) {
+        if (browserAlias == null) {
+            browserAlias = browserId;
+        }
     }
 
     @Override
@@ -104,6 +126,7 @@ final class ConnectionImpl implements Connection {
         releaseBrowser(held);
         pending.remove(held);
         held.session.released(held);
+        held.session.resumed(held.connectMessage(), held.wasTimedOut());
         complete(held.session, held.exchanges, true, held.responder);
     }
 
@@ -122,21 +145,37 @@ final class ConnectionImpl implements Connection {
 
     private void complete(ServerSessionImpl session, List<Exchange> exchanges, boolean connect, Consumer<List<ServerMessage>> responder) {
         boolean handshake = !exchanges.isEmpty() && Channel.META_HANDSHAKE.equals(exchanges.get(0).message.getChannel());
+        // The replies pass the extensions first: the queue's DeQueueListeners see them as sent.
+        List<ServerMessage> replies = new ArrayList<>(exchanges.size());
+        List<ServerMessage.Mutable> mutableReplies = new ArrayList<>(exchanges.size());
+        boolean connectReplyDropped = false;
+        for (Exchange exchange : exchanges) {
+            // Reply extensions may run later, on another thread: they still see the request's context.
+            ServerMessage reply = server.withContext(exchange.message.getBayeuxContext(), () -> server.extensionChain().reply(exchange));
+            replies.add(reply);
+            if (reply instanceof ServerMessage.Mutable mutable) {
+                mutableReplies.add(mutable);
+            }
+            connectReplyDropped |= reply == null && exchange.connect;
+        }
         // A pushing endpoint gets queued messages from the session's flusher, its one writer,
-        // unless they may only ride in connect replies.
+        // unless they may only ride in connect replies; then they stay queued when an
+        // extension deleted the connect reply they would ride with (the acknowledgement of a
+        // batch travels in that reply: messages without it would come again as duplicates).
         boolean metaConnectOnly = session != null && session.isMetaConnectDeliveryOnly();
         boolean carryQueue = session != null && session.isConnected() && !handshake
-                && (endpoint.canPush() ? connect && metaConnectOnly : connect || !metaConnectOnly);
-        List<ServerMessage> queued = carryQueue ? session.takeQueue() : List.of();
+                && (endpoint.canPush() ? connect && metaConnectOnly : connect || !metaConnectOnly)
+                && !(metaConnectOnly && connectReplyDropped);
+        List<ServerMessage> queued = carryQueue ? session.takeQueue(mutableReplies) : List.of();
         List<ServerMessage> out = new ArrayList<>(exchanges.size() + queued.size());
         int first = 0;
         if (handshake) {
-            addReply(out, exchanges.get(0));
+            addReply(out, replies.get(0));
             first = 1;
         }
         out.addAll(queued);
         for (int i = first; i < exchanges.size(); i++) {
-            addReply(out, exchanges.get(i));
+            addReply(out, replies.get(i));
         }
         try {
             responder.accept(out);
@@ -148,8 +187,7 @@ final class ConnectionImpl implements Connection {
         }
     }
 
-    private void addReply(List<ServerMessage> out, Exchange exchange) {
-        ServerMessage reply = server.extensionChain().reply(exchange);
+    private static void addReply(List<ServerMessage> out, ServerMessage reply) {
         if (reply != null) {
             out.add(reply);
         }
@@ -166,6 +204,9 @@ final class ConnectionImpl implements Connection {
     @Override
     public void close() {
         closed = true;
+        if (endpoint.adoptsSessions() && endpoint.browserId() != null) {
+            server.adoptingConnectionClosed(endpoint.browserId(), openedAt);
+        }
         for (PendingBatch held : List.copyOf(pending)) {
             held.cancel();
         }

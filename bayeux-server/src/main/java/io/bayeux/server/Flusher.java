@@ -40,7 +40,7 @@ final class Flusher {
         while (true) {
             state.set(FLUSHING);
             Endpoint endpoint = session.pushEndpoint();
-            List<ServerMessage> batch = endpoint == null ? List.of() : session.takeQueue();
+            List<ServerMessage> batch = endpoint == null ? List.of() : session.takeQueue(List.of());
             if (batch.isEmpty()) {
                 if (state.compareAndSet(FLUSHING, IDLE)) {
                     return;

@@ -20,6 +20,8 @@ final class PendingBatch implements Scheduler.Cancellable {
     final String browserId;
     private final AtomicBoolean done = new AtomicBoolean();
     private volatile Scheduler.Cancellable timer;
+    /** Whether the hold ran to its timeout; written by the timer that completes the batch, before it does. */
+    private volatile boolean timedOut;
 
     PendingBatch(ConnectionImpl connection, ServerSessionImpl session, List<Exchange> exchanges, Consumer<List<ServerMessage>> responder, String browserId) {
         this.connection = connection;
@@ -50,6 +52,23 @@ final class PendingBatch implements Scheduler.Cancellable {
 
     boolean isDone() {
         return done.get();
+    }
+
+    /** The hold expired: completes the batch. */
+    void timedOut() {
+        if (markDone()) {
+            timedOut = true;
+            connection.completeHeld(this);
+        }
+    }
+
+    boolean wasTimedOut() {
+        return timedOut;
+    }
+
+    /** The held {@code /meta/connect} (the last message of the batch). */
+    ServerMessage connectMessage() {
+        return exchanges.get(exchanges.size() - 1).message;
     }
 
     /** Completes the batch: its replies go out with what is queued. */

@@ -17,6 +17,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * A channel on the server. Subscribers live in a concurrent set, iterated without locking on
  * every publish; listeners and authorizers in copy-on-write lists (they change rarely).
+ *
+ * <p>Lifecycle: what keeps a channel alive (a listener, an authorizer, a subscriber, being
+ * persistent) is added under the {@code lifecycle} lock, under which the sweeper also decides
+ * to remove an idle channel. So an addition either lands before that decision (and the channel
+ * stays), or finds the channel swept and goes to the channel that now has its name (created,
+ * with this one's settings, if needed): nothing added is ever lost with a swept channel.
  */
 final class ServerChannelImpl implements ServerChannel {
     private final BayeuxServerImpl server;
@@ -31,8 +37,12 @@ final class ServerChannelImpl implements ServerChannel {
     private volatile long lazyTimeout = -1;
     private volatile boolean persistent;
     private volatile Boolean broadcastToPublisher;
-    /** Consecutive sweeps that found the channel idle; touched by the sweeper thread only. */
+    /** Guards idleSweeps and swept. Never held while calling user code. */
+    private final Object lifecycle = new Object();
+    /** Consecutive sweeps that found the channel idle. Guarded by lifecycle. */
     private int idleSweeps;
+    /** Whether the sweeper removed this channel. Guarded by lifecycle. */
+    private boolean swept;
 
     ServerChannelImpl(BayeuxServerImpl server, ChannelId id) {
         this.server = server;
@@ -51,19 +61,23 @@ final class ServerChannelImpl implements ServerChannel {
 
     @Override
     public void addListener(ServerChannelListener listener) {
-        boolean known = false;
-        if (listener instanceof MessageListener l) {
-            messageListeners.add(l);
-            known = true;
-        }
-        if (listener instanceof SubscriptionListener l) {
-            subscriptionListeners.add(l);
-            known = true;
-        }
-        if (!known) {
+        if (!(listener instanceof MessageListener) && !(listener instanceof SubscriptionListener)) {
             throw new IllegalArgumentException("Unknown channel listener type: " + listener.getClass().getName());
         }
-        listeners.add(listener);
+        synchronized (lifecycle) {
+            if (!swept) {
+                if (listener instanceof MessageListener l) {
+                    messageListeners.add(l);
+                }
+                if (listener instanceof SubscriptionListener l) {
+                    subscriptionListeners.add(l);
+                }
+                listeners.add(listener);
+                idleSweeps = 0;
+                return;
+            }
+        }
+        successor().addListener(listener);
     }
 
     @Override
@@ -108,12 +122,6 @@ final class ServerChannelImpl implements ServerChannel {
         }
     }
 
-    /** How long a lazy message of this channel may wait: its lazy timeout, at most the server's max. */
-    long effectiveLazyTimeout() {
-        long max = server.config().maxLazyTimeout().toMillis();
-        return lazyTimeout > 0 ? Math.min(lazyTimeout, max) : max;
-    }
-
     @Override
     public boolean isPersistent() {
         return persistent;
@@ -121,7 +129,14 @@ final class ServerChannelImpl implements ServerChannel {
 
     @Override
     public void setPersistent(boolean persistent) {
-        this.persistent = persistent;
+        synchronized (lifecycle) {
+            if (!swept || !persistent) {
+                this.persistent = persistent;
+                idleSweeps = 0;
+                return;
+            }
+        }
+        successor().setPersistent(true);
     }
 
     @Override
@@ -137,7 +152,14 @@ final class ServerChannelImpl implements ServerChannel {
 
     @Override
     public void addAuthorizer(Authorizer authorizer) {
-        authorizers.add(authorizer);
+        synchronized (lifecycle) {
+            if (!swept) {
+                authorizers.add(authorizer);
+                idleSweeps = 0;
+                return;
+            }
+        }
+        successor().addAuthorizer(authorizer);
     }
 
     @Override
@@ -182,11 +204,20 @@ final class ServerChannelImpl implements ServerChannel {
     }
 
     boolean subscribe(ServerSessionImpl session, ServerMessage message) {
-        if (session.isRemoved() || !subscribers.add(session)) {
-            return false;
+        boolean gone;
+        synchronized (lifecycle) {
+            gone = swept;
+            if (!gone) {
+                if (session.isRemoved() || !subscribers.add(session)) {
+                    return false;
+                }
+                idleSweeps = 0;
+            }
+        }
+        if (gone) {
+            return successor().subscribe(session, message);
         }
         session.subscriptions().add(this);
-        idleSweeps = 0;
         for (SubscriptionListener listener : subscriptionListeners) {
             server.safely(listener, () -> listener.subscribed(session, this, message));
         }
@@ -216,11 +247,52 @@ final class ServerChannelImpl implements ServerChannel {
         server.removeChannel(this);
     }
 
-    /** Called by the sweeper: whether the channel has been idle long enough to be removed. */
+    /**
+     * Called by the sweeper: counts the sweeps that found the channel idle and, at the third,
+     * takes it out of the registry, atomically with that decision.
+     *
+     * @return whether the channel was removed (its removal listeners are still to be told)
+     */
     boolean sweep() {
-        boolean idle = !persistent && subscribers.isEmpty() && listeners.isEmpty() && authorizers.isEmpty();
-        idleSweeps = idle ? idleSweeps + 1 : 0;
-        return idleSweeps > 2;
+        synchronized (lifecycle) {
+            if (swept) {
+                return false;
+            }
+            boolean idle = !persistent && subscribers.isEmpty() && listeners.isEmpty() && authorizers.isEmpty();
+            idleSweeps = idle ? idleSweeps + 1 : 0;
+            if (idleSweeps <= 2) {
+                return false;
+            }
+            swept = true;
+            return server.unregister(this);
+        }
+    }
+
+    /**
+     * Someone creates or configures this channel: it starts a new idle count.
+     *
+     * @return false when the sweeper removed it already: ask the registry again
+     */
+    boolean touch() {
+        synchronized (lifecycle) {
+            idleSweeps = 0;
+            return !swept;
+        }
+    }
+
+    /** The channel that took this swept one's place, made with its settings if nobody made it yet. */
+    private ServerChannelImpl successor() {
+        return (ServerChannelImpl) server.createChannelIfAbsent(getId(), channel -> {
+            channel.setLazy(lazy);
+            if (lazyTimeout > 0) {
+                channel.setLazyTimeout(lazyTimeout);
+            }
+            Boolean toPublisher = broadcastToPublisher;
+            if (toPublisher != null) {
+                channel.setBroadcastToPublisher(toPublisher);
+            }
+            attributes.forEach(channel::setAttribute);
+        }).getReference();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.bayeux.server;
 
+import io.bayeux.api.server.BayeuxContext;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.common.HashMapMessage;
 import io.bayeux.common.json.JsonCodec;
@@ -17,6 +18,7 @@ import java.util.Map;
 public class ServerMessageImpl extends HashMapMessage implements ServerMessage.Mutable {
     private ServerMessage associated;
     private boolean lazy;
+    private BayeuxContext bayeuxContext;
     private volatile boolean frozen;
     private volatile byte[] json;
 
@@ -46,6 +48,17 @@ public class ServerMessageImpl extends HashMapMessage implements ServerMessage.M
     public void setLazy(boolean lazy) {
         checkMutable();
         this.lazy = lazy;
+    }
+
+    @Override
+    public BayeuxContext getBayeuxContext() {
+        return bayeuxContext;
+    }
+
+    /** Sets what the network tells about the request that carried this message; not part of its JSON. */
+    public void setBayeuxContext(BayeuxContext bayeuxContext) {
+        checkMutable();
+        this.bayeuxContext = bayeuxContext;
     }
 
     @Override
@@ -80,6 +93,7 @@ public class ServerMessageImpl extends HashMapMessage implements ServerMessage.M
         copyChild(copy, ADVICE_FIELD);
         copy.associated = associated;
         copy.lazy = lazy;
+        copy.bayeuxContext = bayeuxContext;
         return copy;
     }
 

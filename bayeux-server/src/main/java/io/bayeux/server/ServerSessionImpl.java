@@ -14,6 +14,7 @@ import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -40,7 +41,9 @@ public final class ServerSessionImpl implements ServerSession {
     private final Flusher flusher = new Flusher(this);
     private final Map<String, Object> attributes = new ConcurrentHashMap<>();
     private final List<Extension> extensions = new CopyOnWriteArrayList<>();
+    private final List<AddedListener> addedListeners = new CopyOnWriteArrayList<>();
     private final List<RemoveListener> removeListeners = new CopyOnWriteArrayList<>();
+    private final List<HeartBeatListener> heartBeatListeners = new CopyOnWriteArrayList<>();
     private final List<MessageListener> messageListeners = new CopyOnWriteArrayList<>();
     private final Set<ServerChannelImpl> subscriptions = ConcurrentHashMap.newKeySet();
     private final AtomicInteger batchDepth = new AtomicInteger();
@@ -56,7 +59,8 @@ public final class ServerSessionImpl implements ServerSession {
 
     private volatile State state = State.NEW;
     private volatile String userAgent;
-    private volatile String browserId;
+    /** The browser the session belongs to, or null when it belongs to none. */
+    private volatile BrowserBinding browser;
     private volatile String transportName;
     private volatile long interval = -1;
     private volatile long timeout = -1;
@@ -99,7 +103,7 @@ public final class ServerSessionImpl implements ServerSession {
     /** Called once the handshake succeeded. */
     void handshaken(Endpoint endpoint) {
         userAgent = endpoint.userAgent();
-        browserId = endpoint.sessionBrowserId();
+        browser = BrowserBinding.of(endpoint, server.scheduler().now());
         transportName = endpoint.transportName();
         lock.lock();
         try {
@@ -146,6 +150,11 @@ public final class ServerSessionImpl implements ServerSession {
      */
     @Override
     public void disconnect() {
+        sendDisconnect();
+        server.removeSession(this, null, false);
+    }
+
+    private void sendDisconnect() {
         if (isHandshook()) {
             ServerMessage.Mutable message = server.newMessage();
             message.setChannel(Channel.META_DISCONNECT);
@@ -153,7 +162,19 @@ public final class ServerSessionImpl implements ServerSession {
             message.setClientId(id);
             server.deliverPrivately(null, this, message);
         }
-        server.removeSession(this, null, false);
+    }
+
+    /**
+     * Removes the session from the server side because of {@code error}, a Bayeux error such
+     * as {@code "409::queue_full"}, that its client is told (instead of the {@code /meta/disconnect}
+     * that {@link #disconnect()} sends): in the reply to its held
+     * {@code /meta/connect}, or else in the reply to its next message (for a while: the
+     * reasons of the last {@value SessionRegistry#MAX_REASONS} such removals are kept), with
+     * the advice to handshake again.
+     */
+    public void disconnect(String error) {
+        Objects.requireNonNull(error, "error");
+        server.removeSession(this, null, false, error);
     }
 
     // --- listeners and extensions
@@ -180,8 +201,16 @@ public final class ServerSessionImpl implements ServerSession {
     @Override
     public void addListener(ServerSessionListener listener) {
         boolean known = false;
+        if (listener instanceof AddedListener l) {
+            addedListeners.add(l);
+            known = true;
+        }
         if (listener instanceof RemoveListener l) {
             removeListeners.add(l);
+            known = true;
+        }
+        if (listener instanceof HeartBeatListener l) {
+            heartBeatListeners.add(l);
             known = true;
         }
         if (listener instanceof MessageListener l) {
@@ -196,13 +225,33 @@ public final class ServerSessionImpl implements ServerSession {
 
     @Override
     public void removeListener(ServerSessionListener listener) {
+        addedListeners.remove(listener);
         removeListeners.remove(listener);
+        heartBeatListeners.remove(listener);
         messageListeners.remove(listener);
         queue.removeListener(listener);
     }
 
     List<RemoveListener> removeListeners() {
         return removeListeners;
+    }
+
+    List<AddedListener> addedListeners() {
+        return addedListeners;
+    }
+
+    /** A connect of this session is held for {@code timeout} ms. */
+    void suspended(ServerMessage connect, long timeout) {
+        for (HeartBeatListener listener : heartBeatListeners) {
+            server.safely(listener, () -> listener.onSuspended(this, connect, timeout));
+        }
+    }
+
+    /** A held connect of this session is answered; {@code timeout}: because its hold expired. */
+    void resumed(ServerMessage connect, boolean timeout) {
+        for (HeartBeatListener listener : heartBeatListeners) {
+            server.safely(listener, () -> listener.onResumed(this, connect, timeout));
+        }
     }
 
     @Override
@@ -250,9 +299,9 @@ public final class ServerSessionImpl implements ServerSession {
         return userAgent;
     }
 
-    /** The browser that made the session, or null. */
-    String browserId() {
-        return browserId;
+    /** The browser the session belongs to, or null when any connection that names it may use it. */
+    BrowserBinding browser() {
+        return browser;
     }
 
     @Override
@@ -424,16 +473,19 @@ public final class ServerSessionImpl implements ServerSession {
     private void scheduleLazy(long lazyTimeout) {
         lock.lock();
         try {
-            queue.scheduleLazy(server.scheduler(), lazyTimeout, this::lazyTimeoutExpired);
+            queue.scheduleLazy(server, lazyTimeout, this::lazyTimeoutExpired);
         } finally {
             lock.unlock();
         }
     }
 
-    private void lazyTimeoutExpired() {
+    /** On the executor: the lazy timer armed as {@code generation} fired. */
+    private void lazyTimeoutExpired(long generation) {
         lock.lock();
         try {
-            queue.lazyExpired();
+            if (!queue.lazyExpired(generation)) {
+                return;
+            }
         } finally {
             lock.unlock();
         }
@@ -484,11 +536,13 @@ public final class ServerSessionImpl implements ServerSession {
     /**
      * Takes every queued message, after the {@link DeQueueListener}s (run under the lock) had
      * their say.
+     *
+     * @param replies the replies the messages go out with (a connect reply when they ride with one), possibly none
      */
-    List<ServerMessage> takeQueue() {
+    List<ServerMessage> takeQueue(List<ServerMessage.Mutable> replies) {
         lock.lock();
         try {
-            return queue.take();
+            return queue.take(replies);
         } finally {
             lock.unlock();
         }
@@ -583,7 +637,8 @@ public final class ServerSessionImpl implements ServerSession {
         if (previous != null) {
             previous.resume();
         }
-        pending.timer(server.scheduler().schedule(pending::resume, timeoutMillis));
+        pending.timer(server.scheduleWork(pending::timedOut, timeoutMillis));
+        suspended(pending.connectMessage(), timeoutMillis);
         return true;
     }
 

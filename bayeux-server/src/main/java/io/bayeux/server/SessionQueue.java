@@ -24,11 +24,14 @@ final class SessionQueue {
     private final ServerSessionImpl session;
     private final List<DeQueueListener> deQueueListeners = new CopyOnWriteArrayList<>();
     private final List<QueueMaxedListener> queueMaxedListeners = new CopyOnWriteArrayList<>();
+    private final List<ServerSession.QueueListener> queueListeners = new CopyOnWriteArrayList<>();
     private final ArrayDeque<ServerMessage> queue = new ArrayDeque<>();
     /** Whether a queued message is due now: it is not lazy, or the lazy timeout expired. */
     private boolean due;
     private Scheduler.Cancellable lazyTimer;
     private long lazyDeadline;
+    /** Numbers the lazy timers: one that fires after it was replaced or cancelled is ignored. */
+    private long lazyGeneration;
 
     SessionQueue(ServerSessionImpl session) {
         this.session = session;
@@ -45,12 +48,17 @@ final class SessionQueue {
             queueMaxedListeners.add(l);
             known = true;
         }
+        if (listener instanceof ServerSession.QueueListener l) {
+            queueListeners.add(l);
+            known = true;
+        }
         return known;
     }
 
     void removeListener(ServerSession.ServerSessionListener listener) {
         deQueueListeners.remove(listener);
         queueMaxedListeners.remove(listener);
+        queueListeners.remove(listener);
     }
 
     int size() {
@@ -78,6 +86,13 @@ final class SessionQueue {
         }
         queue.add(message);
         due |= !lazy;
+        for (ServerSession.QueueListener listener : queueListeners) {
+            try {
+                listener.queued(sender, message);
+            } catch (RuntimeException x) {
+                LOG.warn("Queue listener {} of {} failed", listener, session, x);
+            }
+        }
         return true;
     }
 
@@ -99,9 +114,12 @@ final class SessionQueue {
         return add;
     }
 
-    /** Arms the lazy timer to fire {@code timeout} ms from now, unless it fires earlier already. */
-    void scheduleLazy(Scheduler scheduler, long timeout, Runnable expired) {
-        long deadline = scheduler.now() + timeout;
+    /**
+     * Arms the lazy timer to fire {@code timeout} ms from now, unless it fires earlier already;
+     * {@code expired} is then run on the server's executor with the timer's generation.
+     */
+    void scheduleLazy(BayeuxServerImpl server, long timeout, java.util.function.LongConsumer expired) {
+        long deadline = server.scheduler().now() + timeout;
         if (lazyTimer != null && lazyDeadline <= deadline) {
             return;
         }
@@ -109,20 +127,34 @@ final class SessionQueue {
             lazyTimer.cancel();
         }
         lazyDeadline = deadline;
-        lazyTimer = scheduler.schedule(expired, timeout);
+        long generation = ++lazyGeneration;
+        lazyTimer = server.scheduleWork(() -> expired.accept(generation), timeout);
     }
 
-    /** The lazy timer fired: what waits is due from now on, so a later connect is not held. */
-    void lazyExpired() {
+    /**
+     * The lazy timer {@code generation} fired: what waits is due from now on, so a later
+     * connect is not held.
+     *
+     * @return false when that timer had been replaced or cancelled meanwhile
+     */
+    boolean lazyExpired(long generation) {
+        if (lazyTimer == null || generation != lazyGeneration) {
+            return false;
+        }
         lazyTimer = null;
         due |= !queue.isEmpty();
+        return true;
     }
 
-    /** Takes every queued message, after the {@link DeQueueListener}s had their say. */
-    List<ServerMessage> take() {
+    /**
+     * Takes every queued message, after the {@link DeQueueListener}s had their say.
+     *
+     * @param replies the replies the messages go out with, possibly none
+     */
+    List<ServerMessage> take(List<ServerMessage.Mutable> replies) {
         for (DeQueueListener listener : deQueueListeners) {
             try {
-                listener.deQueue(session, queue);
+                listener.deQueue(session, queue, replies);
             } catch (RuntimeException x) {
                 LOG.warn("DeQueue listener {} of {} failed", listener, session, x);
             }

@@ -3,6 +3,7 @@ package io.bayeux.server;
 import java.security.SecureRandom;
 import java.util.Collection;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -12,9 +13,18 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class SessionRegistry {
     private static final int ID_BYTES = 20;
+    /** How many removal reasons are kept for clients that have not come back yet. */
+    static final int MAX_REASONS = 1024;
 
     private final SecureRandom random = new SecureRandom();
     private final Map<String, ServerSessionImpl> sessions = new ConcurrentHashMap<>();
+    /** Guarded by itself: why recently removed sessions went, for their clients' next message; the oldest forgotten first. */
+    private final Map<String, String> reasons = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+            return size() > MAX_REASONS;
+        }
+    };
 
     String newId() {
         byte[] bytes = new byte[ID_BYTES];
@@ -32,6 +42,23 @@ final class SessionRegistry {
 
     boolean remove(ServerSessionImpl session) {
         return sessions.remove(session.getId(), session);
+    }
+
+    /** Remembers why a session was removed, until its client's next message asks. */
+    void rememberReason(String id, String error) {
+        synchronized (reasons) {
+            reasons.put(id, error);
+        }
+    }
+
+    /** @return the error a removed session left for its client, once, or null */
+    String takeReason(String id) {
+        if (id == null) {
+            return null;
+        }
+        synchronized (reasons) {
+            return reasons.isEmpty() ? null : reasons.remove(id);
+        }
     }
 
     Collection<ServerSessionImpl> all() {

@@ -6,8 +6,9 @@ import org.slf4j.LoggerFactory;
 import java.util.List;
 
 /**
- * Removes expired sessions and idle channels, every {@code sweepPeriod}, on the server's
- * scheduler. A session expires when it has had no connect in progress for longer than its
+ * Removes expired sessions and idle channels, every {@code sweepPeriod}: the scheduler
+ * decides, the removals (which call the application's listeners) run on the server's
+ * executor, each session's on its own, so that a slow listener delays nothing else. A session expires when it has had no connect in progress for longer than its
  * interval plus {@code maxInterval}; a non-persistent channel with no subscribers, listeners
  * or authorizers goes after three idle sweeps.
  */
@@ -61,12 +62,12 @@ final class Sweeper {
         for (ServerSessionImpl session : List.copyOf(server.sessions())) {
             if (session.isExpired(now)) {
                 LOG.debug("Session {} expired", session);
-                server.removeSession(session, null, true);
+                server.runTimerWork(() -> server.removeSession(session, null, true));
             }
         }
         for (ServerChannelImpl channel : List.copyOf(server.channels())) {
             if (channel.sweep()) {
-                server.removeChannel(channel);
+                server.runTimerWork(() -> server.channelSwept(channel));
             }
         }
     }

@@ -27,7 +27,7 @@ class BroadcastEncodingTest {
     void aBroadcastIsEncodedOnceForAllItsSubscribers() {
         CountingCodec codec = new CountingCodec();
         server = new BayeuxServerImpl(BayeuxServerConfig.builder()
-                .scheduler(new ManualScheduler()).jsonCodec(codec).build()).start();
+                .scheduler(new ManualScheduler()).executor(Runnable::run).jsonCodec(codec).build()).start();
         List<TestClient> subscribers = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             TestClient client = new TestClient(server, true).connected();

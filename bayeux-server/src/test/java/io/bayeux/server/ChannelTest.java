@@ -51,7 +51,7 @@ class ChannelTest {
     }
 
     private BayeuxServerImpl start(Consumer<BayeuxServerConfig.Builder> configuration) {
-        BayeuxServerConfig.Builder builder = BayeuxServerConfig.builder().scheduler(scheduler);
+        BayeuxServerConfig.Builder builder = BayeuxServerConfig.builder().scheduler(scheduler).executor(Runnable::run);
         configuration.accept(builder);
         server = new BayeuxServerImpl(builder.build()).start();
         return server;
@@ -136,6 +136,72 @@ class ChannelTest {
     }
 
     @Test
+    void createChannelIfAbsentRunsItsInitializersOnceOnTheWinnerWhileTheOthersWait() throws Exception {
+        start();
+        int callers = 8;
+        AtomicInteger configured = new AtomicInteger();
+        AtomicInteger initialized = new AtomicInteger();
+        server.addListener(new BayeuxServer.ChannelListener() {
+            @Override
+            public void configureChannel(ConfigurableServerChannel channel) {
+                configured.incrementAndGet();
+            }
+
+            @Override
+            public void channelAdded(ServerChannel channel) {
+            }
+
+            @Override
+            public void channelRemoved(String channelId) {
+            }
+        });
+        ConfigurableServerChannel.Initializer slow = channel -> {
+            initialized.incrementAndGet();
+            try {
+                Thread.sleep(50); // widens the window in which the others must wait
+            } catch (InterruptedException x) {
+                Thread.currentThread().interrupt();
+            }
+            channel.setAttribute("ready", true);
+        };
+        ExecutorService pool = Executors.newFixedThreadPool(callers);
+        try {
+            CyclicBarrier barrier = new CyclicBarrier(callers);
+            List<Future<MarkedReference<ServerChannel>>> results = new ArrayList<>();
+            for (int i = 0; i < callers; i++) {
+                results.add(pool.submit(() -> {
+                    barrier.await(5, TimeUnit.SECONDS);
+                    return server.createChannelIfAbsent("/slow", slow);
+                }));
+            }
+            Set<ServerChannel> channels = ConcurrentHashMap.newKeySet();
+            int marked = 0;
+            for (Future<MarkedReference<ServerChannel>> result : results) {
+                MarkedReference<ServerChannel> reference = result.get(10, TimeUnit.SECONDS);
+                assertEquals(true, reference.getReference().getAttribute("ready"), "nobody sees a half-configured channel");
+                channels.add(reference.getReference());
+                marked += reference.isMarked() ? 1 : 0;
+            }
+            assertEquals(1, marked);
+            assertEquals(1, channels.size(), "every caller gets the one channel");
+            assertEquals(1, initialized.get(), "the initializers run exactly once");
+            assertEquals(1, configured.get(), "configureChannel runs exactly once");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void anInitializerThatLooksUpItsOwnChannelGetsIt() {
+        start();
+        List<MarkedReference<ServerChannel>> inner = new ArrayList<>();
+        MarkedReference<ServerChannel> outer = server.createChannelIfAbsent("/self", channel -> inner.add(server.createChannelIfAbsent("/self")));
+        assertTrue(outer.isMarked());
+        assertSame(outer.getReference(), inner.get(0).getReference());
+        assertFalse(inner.get(0).isMarked());
+    }
+
+    @Test
     void createChannelIfAbsentReturnsTheExistingChannelUnmarked() {
         start();
         MarkedReference<ServerChannel> first = server.createChannelIfAbsent("/chat/room");
@@ -188,6 +254,43 @@ class ChannelTest {
         scheduler.advance(2 * SWEEP_PERIOD);
         assertNull(server.getChannel("/idle"), "an idle channel goes after three idle sweeps");
         assertEquals(List.of("/idle"), removed);
+    }
+
+    @Test
+    void creatingAnExistingChannelStartsItsIdleCountAgain() {
+        start();
+        server.createChannelIfAbsent("/idle");
+        scheduler.advance(2 * SWEEP_PERIOD);
+        assertFalse(server.createChannelIfAbsent("/idle").isMarked());
+        scheduler.advance(2 * SWEEP_PERIOD);
+        assertNotNull(server.getChannel("/idle"), "the count started again at the second creation");
+        scheduler.advance(SWEEP_PERIOD);
+        assertNull(server.getChannel("/idle"));
+    }
+
+    @Test
+    void whatIsAddedToASweptChannelGoesToTheChannelThatTookItsPlace() {
+        start();
+        ServerChannel stale = server.createChannelIfAbsent("/late", channel -> channel.setLazyTimeout(1234)).getReference();
+        scheduler.advance(3 * SWEEP_PERIOD);
+        assertNull(server.getChannel("/late"), "swept");
+
+        ServerChannel.MessageListener listener = (from, channel, message) -> true;
+        stale.addListener(listener);
+        ServerChannel successor = server.getChannel("/late");
+        assertNotNull(successor, "a listener added to a swept channel brings the channel back");
+        assertEquals(List.of(listener), successor.getListeners());
+        assertEquals(1234, successor.getLazyTimeout(), "with the swept channel's settings");
+
+        TestClient bob = new TestClient(server, true).connected();
+        scheduler.advance(3 * SWEEP_PERIOD);
+        successor.removeListener(listener);
+        scheduler.advance(3 * SWEEP_PERIOD);
+        assertNull(server.getChannel("/late"));
+        assertTrue(successor.subscribe(server.getSession(bob.clientId())));
+        assertEquals(Set.of(server.getSession(bob.clientId())), server.getChannel("/late").getSubscribers(), "so does a subscription");
+        assertEquals(List.of("/late"), server.getSession(bob.clientId()).getSubscriptions().stream().map(ServerChannel::getId).toList());
+        assertSame(server.getChannel("/late"), server.getSession(bob.clientId()).getSubscriptions().iterator().next());
     }
 
     @Test
@@ -312,6 +415,98 @@ class ChannelTest {
 
         scheduler.advance(MAX_LAZY_TIMEOUT);
         assertTrue(drain(bob).isEmpty(), "nothing is sent twice when the lazy timeout would have expired");
+    }
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void lazyWildcardChannelMakesTheMessagesOfEveryMatchingChannelLazy(boolean push) {
+        start();
+        server.createChannelIfAbsent("/chat/**", channel -> channel.setLazy(true));
+        server.createChannelIfAbsent("/chat/room");
+        assertFalse(server.getChannel("/chat/room").isLazy());
+        TestClient alice = new TestClient(server, push).connected();
+        TestClient bob = new TestClient(server, push).connected();
+        assertEquals(true, bob.subscribe("/chat/room").get("successful"));
+        var held = bob.connect();
+
+        assertEquals(true, alice.publish("/chat/room", "zzz").get("successful"));
+        scheduler.advance(MAX_LAZY_TIMEOUT - 1);
+        assertFalse(held.isDone(), "a lazy /chat/** makes /chat/room messages lazy");
+        assertTrue(bob.pushed.isEmpty());
+
+        scheduler.advance(1);
+        List<Map<String, Object>> received = push ? List.of(bob.nextPushed()) : Deliveries.onlyDeliveries(held.join());
+        assertEquals(List.of("zzz"), data(received));
+    }
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void lazyTimeoutOfAWildcardChannelBoundsTheWaitOfItsMatchingChannels(boolean push) {
+        start();
+        server.createChannelIfAbsent("/lazy/**", channel -> channel.setLazyTimeout(1200));
+        server.createChannelIfAbsent("/lazy/room", channel -> channel.setLazyTimeout(3000));
+        TestClient alice = new TestClient(server, push).connected();
+        TestClient bob = new TestClient(server, push).connected();
+        bob.subscribe("/lazy/room");
+        var held = bob.connect();
+        alice.publish("/lazy/room", "zzz");
+        scheduler.advance(1199);
+        assertFalse(held.isDone());
+        assertTrue(bob.pushed.isEmpty());
+        scheduler.advance(1);
+        List<Map<String, Object>> received = push ? List.of(bob.nextPushed()) : Deliveries.onlyDeliveries(held.join());
+        assertEquals(List.of("zzz"), data(received));
+    }
+
+    @Test
+    void lazyTimeoutLongerThanTheMaxLazyTimeoutIsCappedByIt() {
+        start(builder -> builder.maxLazyTimeout(java.time.Duration.ofMillis(2000)));
+        server.createChannelIfAbsent("/lazy", channel -> channel.setLazyTimeout(60_000));
+        assertLazyDeliveryAfter(false, 2000);
+    }
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void privateDeliveryOfALazyMessageWaitsThenANonLazyOneTakesItAlongInOrder(boolean push) {
+        start();
+        TestClient bob = new TestClient(server, push).connected();
+        var held = bob.connect();
+        ServerSession session = server.getSession(bob.clientId());
+
+        ServerMessage.Mutable lazy = server.newMessage();
+        lazy.setChannel("/private");
+        lazy.setData("lazy");
+        lazy.setLazy(true);
+        session.deliver(null, lazy, io.bayeux.api.Promise.noop());
+        scheduler.advance(MAX_LAZY_TIMEOUT - 1);
+        assertFalse(held.isDone(), "a lazy message delivered to a session waits");
+        assertTrue(bob.pushed.isEmpty());
+
+        session.deliver(null, "/private", "eager", io.bayeux.api.Promise.noop());
+        List<Map<String, Object>> received = push ? drain(bob) : Deliveries.onlyDeliveries(held.join());
+        assertEquals(List.of("lazy", "eager"), data(received));
+        scheduler.advance(MAX_LAZY_TIMEOUT);
+        assertTrue(drain(bob).isEmpty(), "nothing is sent twice");
+    }
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void privateDeliveryOfALazyMessageIsBoundByTheLazyTimeoutOfItsChannel(boolean push) {
+        start();
+        server.createChannelIfAbsent("/private/**", channel -> channel.setLazyTimeout(700));
+        TestClient bob = new TestClient(server, push).connected();
+        var held = bob.connect();
+        ServerMessage.Mutable lazy = server.newMessage();
+        lazy.setChannel("/private/bob");
+        lazy.setData("lazy");
+        lazy.setLazy(true);
+        server.getSession(bob.clientId()).deliver(null, lazy, io.bayeux.api.Promise.noop());
+        scheduler.advance(699);
+        assertFalse(held.isDone());
+        assertTrue(bob.pushed.isEmpty());
+        scheduler.advance(1);
+        List<Map<String, Object>> received = push ? List.of(bob.nextPushed()) : Deliveries.onlyDeliveries(held.join());
+        assertEquals(List.of("lazy"), data(received));
     }
 
     // --- listeners

@@ -1,6 +1,7 @@
 package io.bayeux.server;
 
 import io.bayeux.api.server.ServerSession;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -47,5 +48,30 @@ class DisconnectTest extends ServerTestSupport {
         List<Map<String, Object>> told = push ? List.of(client.nextPushed()) : held.join();
         assertTrue(told.stream().anyMatch(m -> "/meta/disconnect".equals(m.get("channel"))), told.toString());
         assertNull(server.getSession(client.clientId()));
+    }
+
+    @Test
+    void disconnectWithAnErrorTellsItInTheHeldConnectWithTheAdviceToHandshake() {
+        TestClient client = new TestClient(server, false).connected();
+        var held = client.connect();
+        ((ServerSessionImpl) server.getSession(client.clientId())).disconnect("409::queue_full");
+        Map<String, Object> reply = TestClient.reply(held.join(), "/meta/connect");
+        assertEquals(false, reply.get("successful"));
+        assertEquals("409::queue_full", reply.get("error"));
+        assertEquals("handshake", ((Map<?, ?>) reply.get("advice")).get("reconnect"));
+        assertNull(server.getSession(client.clientId()));
+        assertEquals("402::session_unknown", TestClient.reply(client.connect().join(), "/meta/connect").get("error"),
+                "the reason is told once");
+    }
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void disconnectWithAnErrorWhileNoConnectIsHeldTellsItInTheReplyToTheNextMessage(boolean push) {
+        TestClient client = new TestClient(server, push).connected();
+        ((ServerSessionImpl) server.getSession(client.clientId())).disconnect("409::queue_full");
+        Map<String, Object> reply = TestClient.reply(client.connect().join(), "/meta/connect");
+        assertEquals(false, reply.get("successful"));
+        assertEquals("409::queue_full", reply.get("error"));
+        assertEquals("handshake", ((Map<?, ?>) reply.get("advice")).get("reconnect"));
     }
 }

@@ -10,7 +10,7 @@ abstract class ServerTestSupport {
 
     @BeforeEach
     void startServer() {
-        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).build()).start();
+        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).executor(Runnable::run).build()).start();
     }
 
     @AfterEach

@@ -169,7 +169,7 @@ class SessionQueueTest extends ServerTestSupport {
 
     @Test
     void configuredMaxQueueBoundsEveryNewSession() {
-        BayeuxServerImpl bounded = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).maxQueue(2).build()).start();
+        BayeuxServerImpl bounded = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).executor(Runnable::run).maxQueue(2).build()).start();
         try {
             TestClient bob = new TestClient(bounded, false).connected();
             ServerSession session = bounded.getSession(bob.clientId());

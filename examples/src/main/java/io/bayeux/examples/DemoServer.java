@@ -20,7 +20,10 @@ import java.util.concurrent.CountDownLatch;
  *
  * <pre>
  * bin/bayeux-demo [--port 8080] [--host 127.0.0.1] [--jsonp] [--timeout MS] [--service com.example.MyService]
+ *                 [--oort-url URL --oort-secret S [--oort-peers URL,...] [--oort-channels '/chat/**'] [--oort-failure-timeout MS]]
  * </pre>
+ *
+ * <p>With the {@code --oort-*} flags the demo is a node of a cluster ({@link DemoCluster}).
  *
  * <p>{@code --port 0} picks a free port; the first line printed names the bound one.
  */
@@ -50,7 +53,12 @@ public final class DemoServer {
         boolean jsonp = false;
         long timeout = -1;
         List<Object> extra = new ArrayList<>();
+        DemoCluster cluster = new DemoCluster();
         for (int i = 0; i < args.length; i++) {
+            if (DemoCluster.FLAGS.contains(args[i])) {
+                cluster.set(args[i], value(args, ++i, args[i]));
+                continue;
+            }
             switch (args[i]) {
                 case "--port" -> port = Integer.parseInt(value(args, ++i, "--port"));
                 case "--host" -> host = value(args, ++i, "--host");
@@ -58,7 +66,8 @@ public final class DemoServer {
                 case "--timeout" -> timeout = Long.parseLong(value(args, ++i, "--timeout"));
                 case "--service" -> extra.add(value(args, ++i, "--service"));
                 case "-h", "--help" -> {
-                    System.out.println("Usage: bayeux-demo [--port N] [--host ADDRESS] [--jsonp] [--timeout MS] [--service CLASS_NAME]...");
+                    System.out.println("Usage: bayeux-demo [--port N] [--host ADDRESS] [--jsonp] [--timeout MS] [--service CLASS_NAME]..."
+                            + " [--oort-url URL --oort-secret SECRET [--oort-peers URL,...] [--oort-channels PATTERN,...] [--oort-failure-timeout MS]]");
                     return;
                 }
                 default -> {
@@ -77,13 +86,23 @@ public final class DemoServer {
             builder.bayeuxConfig(BayeuxServerConfig.builder().timeout(Duration.ofMillis(timeout))
                     .maxQueue(NettyBayeuxServer.DEFAULT_MAX_QUEUE).allowedTransports(transports).build());
         }
-        NettyBayeuxServer server = configure(builder, extra.toArray()).build().start();
+        configure(builder, extra.toArray());
+        io.bayeux.oort.OortNode node = cluster.enabled() ? cluster.start(builder) : null;
+        NettyBayeuxServer server = node != null ? node.server() : builder.build().start();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             System.out.println("Stopping...");
-            server.stop();
+            if (node != null) {
+                node.stop();
+            } else {
+                server.stop();
+            }
             stopped.countDown();
         }, "bayeux-demo-shutdown"));
+        if (node != null) {
+            System.out.println("Cluster node " + node.oort().getURL() + " (id " + node.oort().getId() + "), peers " + cluster.peers()
+                    + ", observing " + node.oort().getObservedChannels());
+        }
         String page = server.uri().resolve("/").toString();
         System.out.println("Bayeux demo running: open " + page + " (endpoint " + server.uri() + "); Ctrl-C stops it.");
         stopped.await();

@@ -70,9 +70,10 @@ class DemoServerIT {
         assertTrue(connect.stream().anyMatch(m -> List.of("alice", "bob").equals(m.get("data"))), connect.toString());
     }
 
-    /** A bare long-polling client. */
+    /** A bare long-polling client; it keeps its browser cookie, to which the server binds its session. */
     private final class Client {
         private String clientId;
+        private String cookie;
         private int ids;
 
         void handshake() throws Exception {
@@ -89,10 +90,14 @@ class DemoServerIT {
             if (clientId != null) {
                 copy.put("clientId", clientId);
             }
-            HttpRequest request = HttpRequest.newBuilder(server.uri()).timeout(Duration.ofSeconds(30))
+            HttpRequest.Builder request = HttpRequest.newBuilder(server.uri()).timeout(Duration.ofSeconds(30))
                     .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.write(List.of(copy)))).build();
-            HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.write(List.of(copy))));
+            if (cookie != null) {
+                request.header("Cookie", cookie);
+            }
+            HttpResponse<byte[]> response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+            response.headers().firstValue("Set-Cookie").ifPresent(setCookie -> cookie = setCookie.split(";", 2)[0]);
             assertEquals(200, response.statusCode(), new String(response.body(), StandardCharsets.UTF_8));
             return new ArrayList<>((List<Map<String, Object>>) JSON.parse(response.body()));
         }

@@ -2,13 +2,21 @@ package io.bayeux.examples;
 
 import io.bayeux.api.Message;
 import io.bayeux.client.BayeuxClient;
+import io.bayeux.client.ClientConfig;
+import io.bayeux.client.transport.ClientTransport;
+import io.bayeux.client.transport.LongPollingTransport;
+import io.bayeux.client.transport.WebSocketTransport;
 import io.bayeux.transport.NettyBayeuxServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -36,7 +44,19 @@ class DemoServicesIT {
     }
 
     private BayeuxClient connected() throws InterruptedException {
-        BayeuxClient client = new BayeuxClient(server.uri().toString());
+        return connected(new BayeuxClient(server.uri().toString()));
+    }
+
+    /** A client that only uses the transport named {@code transport}. */
+    private BayeuxClient connected(String transport) throws InterruptedException {
+        ClientConfig config = ClientConfig.builder().build();
+        ClientTransport only = WebSocketTransport.NAME.equals(transport) ? new WebSocketTransport(config) : new LongPollingTransport(config);
+        BayeuxClient client = connected(new BayeuxClient(server.uri().toString(), config, only));
+        assertEquals(transport, client.getTransportName());
+        return client;
+    }
+
+    private BayeuxClient connected(BayeuxClient client) throws InterruptedException {
         clients.add(client);
         client.handshake();
         assertTrue(client.waitFor(Duration.ofSeconds(5), BayeuxClient.State.CONNECTED));
@@ -93,5 +113,36 @@ class DemoServicesIT {
         assertTrue(poll(published).isSuccessful());
         Message message = poll(chat);
         assertEquals(Map.of("user", "w", "text", "&lt;b&gt;****&lt;/b&gt; it, darned thing"), message.getData());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {WebSocketTransport.NAME, LongPollingTransport.NAME})
+    void chatMessagesKeepQuotesAndEveryNonStringAsPublished(String transport) throws Exception {
+        BayeuxClient reader = connected(transport);
+        BlockingQueue<Message> chat = subscribe(reader, "/chat/json");
+        BayeuxClient writer = connected(transport);
+        Map<String, Object> nested = new LinkedHashMap<>();
+        nested.put("list", Arrays.asList(1, "'single' \"double\"", false, null, 2.5));
+        nested.put("none", null);
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("text", "he said \"hi\" & <b>");
+        data.put("quote", "\"quote\" it's");
+        data.put("n", 7);
+        data.put("big", 12_345_678_901L);
+        data.put("ok", true);
+        data.put("nested", nested);
+
+        BlockingQueue<Message> published = new LinkedBlockingQueue<>();
+        writer.getChannel("/chat/json").publish(data, published::add);
+        assertTrue(poll(published).isSuccessful());
+        Map<String, Object> received = poll(chat).getDataAsMap();
+
+        assertEquals("he said \"hi\" &amp; &lt;b&gt;", received.get("text"), "only <, > and & are escaped");
+        Map<String, Object> expected = new LinkedHashMap<>(data);
+        expected.put("text", "he said \"hi\" &amp; &lt;b&gt;");
+        assertEquals(expected, received, "everything else arrives as published, with its types");
+        assertEquals(Integer.valueOf(7), received.get("n"));
+        assertEquals(Long.valueOf(12_345_678_901L), received.get("big"));
+        assertEquals(Boolean.TRUE, received.get("ok"));
     }
 }

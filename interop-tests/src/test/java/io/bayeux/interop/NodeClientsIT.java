@@ -4,38 +4,18 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /**
  * The CometD JavaScript client and Faye's Node client, unmodified, against the demo server:
- * runs {@code node --test} in {@code src/test/node} (installing its locked dependencies with
- * {@code npm ci} first when {@code node_modules} is missing) with the server's endpoint in
- * {@code BAYEUX_URL}, streams its output into the test log and expects exit code 0.
+ * runs {@code node --test} in {@code src/test/node} (its {@code *.test.mjs} files) with the
+ * server's endpoint in {@code BAYEUX_URL} and expects exit code 0. Both clients keep cookies,
+ * as long-polling against a server that binds sessions to the browser cookie requires.
  *
- * <p>Needs {@code node} (20+) and {@code npm} on the PATH, and the npm registry the first time.
- * {@code -Dinterop.node.skip=true} skips it on machines without Node.
+ * <p>Needs Node; {@code -Dinterop.node.skip=true} skips it (see {@link NodeScripts}).
  */
 class NodeClientsIT {
-    private static final Duration NPM_CI_TIMEOUT = Duration.ofMinutes(3);
-    private static final Duration NODE_TEST_TIMEOUT = Duration.ofMinutes(3);
-    private static final int TAIL_LINES = 60;
-
     private InteropServer server;
 
     @BeforeEach
@@ -50,65 +30,6 @@ class NodeClientsIT {
 
     @Test
     void theCometDJavaScriptClientAndFayeWorkOverWebSocketAndLongPolling() throws Exception {
-        assumeFalse(Boolean.getBoolean("interop.node.skip"), "interop.node.skip is set");
-        Path folder = Path.of(System.getProperty("basedir", "."), "src", "test", "node").toAbsolutePath().normalize();
-        assertTrue(Files.isRegularFile(folder.resolve("package-lock.json")), "No package-lock.json in " + folder);
-
-        if (!Files.isDirectory(folder.resolve("node_modules"))) {
-            Result install = run(List.of("npm", "ci", "--no-audit", "--no-fund"), folder, Map.of(), NPM_CI_TIMEOUT);
-            assertEquals(0, install.exitCode(), () -> "npm ci failed in " + folder + ":\n" + install.tail());
-        }
-
-        Result tests = run(List.of("node", "--test", "--test-reporter=spec"), folder,
-                Map.of("BAYEUX_URL", server.uri().toString()), NODE_TEST_TIMEOUT);
-        assertEquals(0, tests.exitCode(), () -> "node --test failed against " + server.uri() + ":\n" + tests.tail());
-    }
-
-    private record Result(int exitCode, String tail) {
-    }
-
-    /** Runs a command, echoing its output line by line; kills it (and its children) past the timeout. */
-    private static Result run(List<String> command, Path directory, Map<String, String> environment, Duration timeout)
-            throws IOException, InterruptedException {
-        System.out.println("[interop] " + String.join(" ", command) + " in " + directory);
-        ProcessBuilder builder = new ProcessBuilder(command).directory(directory.toFile()).redirectErrorStream(true);
-        builder.environment().putAll(environment);
-        Process process;
-        try {
-            process = builder.start();
-        } catch (IOException x) {
-            fail("Cannot run " + command.get(0) + " (is Node.js 20+ with npm on the PATH? -Dinterop.node.skip=true skips this test): " + x.getMessage(), x);
-            throw x;
-        }
-        Deque<String> tail = new ArrayDeque<>();
-        Thread pump = Thread.ofPlatform().daemon().name("interop-" + command.get(0) + "-output").start(() -> {
-            try (BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line = reader.readLine(); line != null; line = reader.readLine()) {
-                    System.out.println("[" + command.get(0) + "] " + line);
-                    synchronized (tail) {
-                        tail.addLast(line);
-                        if (tail.size() > TAIL_LINES) {
-                            tail.removeFirst();
-                        }
-                    }
-                }
-            } catch (IOException x) {
-                System.out.println("[interop] output of " + command.get(0) + " ended: " + x);
-            }
-        });
-        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-            process.descendants().forEach(ProcessHandle::destroyForcibly);
-            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            pump.join(TimeUnit.SECONDS.toMillis(5));
-            fail(String.join(" ", command) + " did not finish within " + timeout + "; last output:\n" + tailOf(tail));
-        }
-        pump.join(TimeUnit.SECONDS.toMillis(10));
-        return new Result(process.exitValue(), tailOf(tail));
-    }
-
-    private static String tailOf(Deque<String> tail) {
-        synchronized (tail) {
-            return String.join("\n", tail);
-        }
+        NodeScripts.nodeTest(List.of(), Map.of("BAYEUX_URL", server.uri().toString()));
     }
 }

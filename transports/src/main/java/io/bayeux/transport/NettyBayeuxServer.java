@@ -2,9 +2,12 @@ package io.bayeux.transport;
 
 import io.bayeux.server.BayeuxServerConfig;
 import io.bayeux.server.BayeuxServerImpl;
+import io.bayeux.server.ServerSessionImpl;
+import io.bayeux.server.ext.AcknowledgedMessagesExtension;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
+import io.bayeux.transport.http.BrowserCookie;
 import io.bayeux.transport.http.HttpRequestHandler;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -83,7 +86,6 @@ public final class NettyBayeuxServer {
     private NettyBayeuxServer(Builder builder) {
         this.config = builder;
         BayeuxServerConfig bayeuxConfig = builder.bayeuxConfig != null ? builder.bayeuxConfig : defaultBayeuxConfig(builder);
-        this.bayeux = new BayeuxServerImpl(bayeuxConfig);
         if (builder.executor != null) {
             this.executor = builder.executor;
             this.ownExecutor = false;
@@ -94,6 +96,8 @@ public final class NettyBayeuxServer {
             this.executor = newBoundedExecutor();
             this.ownExecutor = true;
         }
+        // Timers decide when; what they start (expiry listeners, held connect replies, lazy flushes) runs here.
+        this.bayeux = new BayeuxServerImpl(bayeuxConfig, executor);
         bayeux.addListener(new QueuePolicy(builder.queueOverflow, executor));
         for (Consumer<BayeuxServer> service : builder.services) {
             service.accept(bayeux);
@@ -137,6 +141,9 @@ public final class NettyBayeuxServer {
             throw new IllegalStateException("Already started: " + this);
         }
         SslContext ssl = config.tls == null ? null : config.tls.newSslContext();
+        if (ssl == null && config.browserCookieSameSite == SameSite.NONE) {
+            LOG.warn("The {} cookie has SameSite=None without TLS: browsers drop it, and long-polling sessions fail", config.browserCookieName);
+        }
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         bossGroup = new MultiThreadIoEventLoopGroup(1, io);
@@ -229,7 +236,11 @@ public final class NettyBayeuxServer {
         return "NettyBayeuxServer[" + config.host + ":" + config.port + config.path + "]";
     }
 
-    /** Sets each session's queue bound and applies the overflow policy. */
+    /**
+     * Applies the overflow policy to each session's queue. A session with acknowledged delivery
+     * is never dropped from: its overflow disconnects it, whatever the policy, so that no
+     * message is lost silently: its client is told {@value #QUEUE_FULL} and handshakes afresh.
+     */
     private record QueuePolicy(QueueOverflow overflow, ExecutorService executor) implements BayeuxServer.SessionListener {
         @Override
         public void sessionAdded(ServerSession session, ServerMessage message) {
@@ -237,7 +248,7 @@ public final class NettyBayeuxServer {
                 return;
             }
             AtomicBoolean disconnecting = new AtomicBoolean();
-            session.addListener((ServerSession.QueueMaxedListener) (s, queue, sender, m) -> switch (overflow) {
+            session.addListener((ServerSession.QueueMaxedListener) (s, queue, sender, m) -> switch (policyOf(s)) {
                 case DROP_OLDEST -> {
                     queue.poll();
                     yield true;
@@ -247,7 +258,7 @@ public final class NettyBayeuxServer {
                     // Under the session lock: remove it from another thread, once, whatever overflows meanwhile.
                     if (disconnecting.compareAndSet(false, true)) {
                         try {
-                            executor.execute(s::disconnect);
+                            executor.execute(() -> disconnect(s));
                         } catch (RejectedExecutionException x) {
                             LOG.warn("Cannot disconnect {}, whose queue is full: executor overloaded; the next overflow tries again", s);
                             disconnecting.set(false);
@@ -258,10 +269,26 @@ public final class NettyBayeuxServer {
             });
         }
 
+        private QueueOverflow policyOf(ServerSession session) {
+            return AcknowledgedMessagesExtension.sessionExtension(session) != null ? QueueOverflow.DISCONNECT : overflow;
+        }
+
+        /** An acknowledging client is told why (a /meta/disconnect could not get past its full queue); others get the /meta/disconnect. */
+        private static void disconnect(ServerSession session) {
+            if (session instanceof ServerSessionImpl impl && AcknowledgedMessagesExtension.sessionExtension(session) != null) {
+                impl.disconnect(QUEUE_FULL);
+            } else {
+                session.disconnect();
+            }
+        }
+
         @Override
         public void sessionRemoved(ServerSession session, ServerMessage message, boolean timeout) {
         }
     }
+
+    /** The error the client of an acknowledging session sees when its queue overflowed and the session was removed. */
+    public static final String QUEUE_FULL = "409::queue_full";
 
     /**
      * Builds a {@link NettyBayeuxServer}. Defaults: host {@code 127.0.0.1}, port 8080, path
@@ -288,6 +315,8 @@ public final class NettyBayeuxServer {
         private boolean handshakePerConnection;
         private boolean websocketCompression;
         private boolean websocket = true;
+        private String browserCookieName = BrowserCookie.DEFAULT_NAME;
+        private SameSite browserCookieSameSite = SameSite.LAX;
         private int ioThreads;
         private BayeuxServerConfig bayeuxConfig;
         private final List<Consumer<BayeuxServer>> services = new ArrayList<>();
@@ -412,6 +441,26 @@ public final class NettyBayeuxServer {
             return this;
         }
 
+        /**
+         * The name of the cookie that tells browsers apart and binds each session to the
+         * browser that made it; {@code BAYEUX_BROWSER} by default, as in CometD. The cookie is
+         * always {@code HttpOnly}, for {@code Path=/}, and {@code Secure} when served over TLS.
+         */
+        public Builder browserCookieName(String name) {
+            this.browserCookieName = BrowserCookie.requireValidName(name);
+            return this;
+        }
+
+        /**
+         * The {@code SameSite} attribute of the browser cookie; {@link SameSite#LAX} by default.
+         * {@link SameSite#NONE} (pages from another origin) needs TLS: browsers drop a
+         * {@code SameSite=None} cookie that is not {@code Secure}.
+         */
+        public Builder browserCookieSameSite(SameSite sameSite) {
+            this.browserCookieSameSite = Objects.requireNonNull(sameSite, "sameSite");
+            return this;
+        }
+
         /** Offers permessage-deflate to WebSocket clients; off by default. */
         public Builder websocketCompression(boolean websocketCompression) {
             this.websocketCompression = websocketCompression;
@@ -427,7 +476,13 @@ public final class NettyBayeuxServer {
             return this;
         }
 
-        /** The protocol settings (timeouts, transports, codec); the max queue set here then wins over {@link #maxQueue}. */
+        /**
+         * The protocol settings (timeouts, transports, codec); the max queue set here then wins over
+         * {@link #maxQueue}. Its {@code allowedTransports} are the only ones served: an upgrade when
+         * {@code websocket} is not among them is refused as with {@link #websocket websocket(false)},
+         * and messages over long-polling or callback-polling when those are not get
+         * {@code 403:<transport>:transport_not_allowed}.
+         */
         public Builder bayeuxConfig(BayeuxServerConfig bayeuxConfig) {
             this.bayeuxConfig = Objects.requireNonNull(bayeuxConfig, "bayeuxConfig");
             return this;
@@ -485,6 +540,14 @@ public final class NettyBayeuxServer {
 
         public boolean websocket() {
             return websocket;
+        }
+
+        public String browserCookieName() {
+            return browserCookieName;
+        }
+
+        public SameSite browserCookieSameSite() {
+            return browserCookieSameSite;
         }
 
         private static Duration positive(String name, Duration value) {

@@ -10,6 +10,7 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A WebSocket client over a plain socket that writes whatever frames it is told, valid or not
@@ -22,10 +23,17 @@ final class RawWebSocket implements AutoCloseable {
     static final int CLOSE = 0x8;
 
     private final RawHttp http;
+    private final Map<String, List<String>> upgradeHeaders;
     private final SecureRandom random = new SecureRandom();
 
-    private RawWebSocket(RawHttp http) {
+    private RawWebSocket(RawHttp http, Map<String, List<String>> upgradeHeaders) {
         this.http = http;
+        this.upgradeHeaders = upgradeHeaders;
+    }
+
+    /** The headers of the server's 101 answer, names in lower case. */
+    Map<String, List<String>> upgradeHeaders() {
+        return upgradeHeaders;
     }
 
     /** Sends an upgrade request with the extra headers and returns the server's answer to it. */
@@ -46,12 +54,12 @@ final class RawWebSocket implements AutoCloseable {
         RawHttp http = RawHttp.connect(port);
         http.write(upgradeRequest(path, extraHeaders));
         String statusLine = RawHttp.readLine(http.input());
-        RawHttp.readHeaders(http.input());
+        Map<String, List<String>> headers = RawHttp.readHeaders(http.input());
         if (!statusLine.contains(" 101 ")) {
             http.close();
             throw new IOException("Upgrade refused: " + statusLine);
         }
-        return new RawWebSocket(http);
+        return new RawWebSocket(http, headers);
     }
 
     private static byte[] upgradeRequest(String path, List<String> extraHeaders) {
@@ -86,6 +94,10 @@ final class RawWebSocket implements AutoCloseable {
             frame.write(payload[i] ^ mask[i % 4]);
         }
         http.write(frame.toByteArray());
+    }
+
+    java.net.Socket socket() {
+        return http.socket();
     }
 
     void sendText(String text) throws IOException {

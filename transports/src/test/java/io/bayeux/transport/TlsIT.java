@@ -10,6 +10,7 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509ExtendedTrustManager;
+import java.net.CookieManager;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -42,7 +43,8 @@ class TlsIT {
         server = NettyBayeuxServer.builder().port(0).tls(TlsConfig.selfSigned()).build().start();
         SSLContext trustAll = SSLContext.getInstance("TLS");
         trustAll.init(null, new TrustManager[]{new TrustAll()}, null);
-        http = HttpClient.newBuilder().sslContext(trustAll).connectTimeout(Duration.ofSeconds(5)).build();
+        // Long-polling clients keep the browser cookie: sessions are bound to it.
+        http = HttpClient.newBuilder().sslContext(trustAll).cookieHandler(new CookieManager()).connectTimeout(Duration.ofSeconds(5)).build();
     }
 
     @AfterAll

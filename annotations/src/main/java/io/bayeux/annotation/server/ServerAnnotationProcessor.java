@@ -28,12 +28,16 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
  * Turns {@link Service} POJOs into server-side services: each gets a {@link LocalSession}, its
- * {@code @Inject}/{@link Session} fields are set, {@link Configure} methods become channel
+ * {@code @Inject} fields and one-argument methods get the {@link BayeuxServer} or an object the
+ * application registered ({@linkplain #ServerAnnotationProcessor(BayeuxServer, Object...) injectables}),
+ * its {@link Session} fields are set, {@link Configure} methods become channel
  * initializers, {@link Listener} methods channel listeners, {@link Subscription} methods
  * subscriptions of the service's session, {@link RemoteCall} methods answers to remote calls;
  * then {@code @PostConstruct} runs. {@link #deprocess} undoes all of it after {@code @PreDestroy}.
@@ -46,11 +50,28 @@ public final class ServerAnnotationProcessor {
     private static final Logger LOG = LoggerFactory.getLogger(ServerAnnotationProcessor.class);
 
     private final BayeuxServer bayeux;
+    /** What {@code @Inject} may give, in order of preference: the server first. */
+    private final List<Object> injectables;
     /** Guarded by itself; keyed by identity. */
     private final Map<Object, Registration> registrations = new IdentityHashMap<>();
 
     public ServerAnnotationProcessor(BayeuxServer bayeux) {
-        this.bayeux = bayeux;
+        this(bayeux, new Object[0]);
+    }
+
+    /**
+     * @param injectables objects that {@code @Inject} fields and methods of services receive:
+     *        each gets the {@link BayeuxServer} when its type fits, else the first injectable,
+     *        in this order, whose class is assignable to it
+     */
+    public ServerAnnotationProcessor(BayeuxServer bayeux, Object... injectables) {
+        this.bayeux = Objects.requireNonNull(bayeux, "bayeux");
+        List<Object> all = new ArrayList<>();
+        all.add(bayeux);
+        for (Object injectable : injectables) {
+            all.add(Objects.requireNonNull(injectable, "injectable"));
+        }
+        this.injectables = List.copyOf(all);
     }
 
     /**
@@ -60,6 +81,20 @@ public final class ServerAnnotationProcessor {
     public static Consumer<BayeuxServer> services(Object... servicesOrClassNames) {
         return server -> {
             ServerAnnotationProcessor processor = new ServerAnnotationProcessor(server);
+            for (Object service : servicesOrClassNames) {
+                processor.process(service instanceof String className ? instantiate(className) : service);
+            }
+        };
+    }
+
+    /**
+     * As {@link #services(Object...)}, with objects for the services' {@code @Inject} fields and
+     * methods (see {@link #ServerAnnotationProcessor(BayeuxServer, Object...)}).
+     */
+    public static Consumer<BayeuxServer> servicesWith(List<?> injectables, Object... servicesOrClassNames) {
+        Object[] registered = injectables.toArray();
+        return server -> {
+            ServerAnnotationProcessor processor = new ServerAnnotationProcessor(server, registered);
             for (Object service : servicesOrClassNames) {
                 processor.process(service instanceof String className ? instantiate(className) : service);
             }
@@ -94,7 +129,8 @@ public final class ServerAnnotationProcessor {
         }
         // Everything that can be checked is checked before anything changes.
         Methods methods = Methods.of(type);
-        List<Field> injected = injectedFields(type);
+        Map<Field, Object> injected = injectedFields(type);
+        Map<Method, Object> injectedMethods = injectedMethods(type);
         List<Field> sessionFields = sessionFields(type);
         checkErrorIfExists(methods.configure);
         String name = annotation.value().isEmpty() ? type.getSimpleName() : annotation.value();
@@ -102,7 +138,8 @@ public final class ServerAnnotationProcessor {
         session.handshake();
         Registration registration = new Registration(session);
         try {
-            injected.forEach(field -> AnnotatedMethods.set(field, service, bayeux));
+            injected.forEach((field, value) -> AnnotatedMethods.set(field, service, value));
+            injectedMethods.forEach((method, value) -> AnnotatedMethods.invoke(method, service, value));
             for (Field field : sessionFields) {
                 AnnotatedMethods.set(field, service, field.getType().isInstance(session) ? session : session.getServerSession());
             }
@@ -172,15 +209,36 @@ public final class ServerAnnotationProcessor {
         }
     }
 
-    private List<Field> injectedFields(Class<?> type) {
-        List<Field> fields = AnnotatedMethods.fields(type, Inject.class);
-        for (Field field : fields) {
-            if (!field.getType().isInstance(bayeux)) {
-                throw new IllegalArgumentException("Field " + field.getDeclaringClass().getName() + "." + field.getName()
-                        + " annotated with @Inject must be a BayeuxServer, not " + field.getType().getName());
+    private Map<Field, Object> injectedFields(Class<?> type) {
+        Map<Field, Object> result = new LinkedHashMap<>();
+        for (Field field : AnnotatedMethods.fields(type, Inject.class)) {
+            result.put(field, injectable(field.getType(), "Field " + field.getDeclaringClass().getName() + "." + field.getName()));
+        }
+        return result;
+    }
+
+    private Map<Method, Object> injectedMethods(Class<?> type) {
+        Map<Method, Object> result = new LinkedHashMap<>();
+        for (Method method : AnnotatedMethods.find(type, Inject.class)) {
+            if (method.getParameterCount() != 1 || java.lang.reflect.Modifier.isStatic(method.getModifiers())) {
+                throw new IllegalArgumentException("Method " + AnnotatedMethods.describe(method)
+                        + " annotated with @Inject must be an instance method with one parameter");
+            }
+            result.put(method, injectable(method.getParameterTypes()[0], "Method " + AnnotatedMethods.describe(method)));
+        }
+        return result;
+    }
+
+    /** The server, else the first registered injectable that fits {@code type}. */
+    private Object injectable(Class<?> type, String what) {
+        for (Object candidate : injectables) {
+            if (type.isInstance(candidate)) {
+                return candidate;
             }
         }
-        return fields;
+        throw new IllegalArgumentException(what + " annotated with @Inject must be a BayeuxServer or the type of an injectable"
+                + " registered with the processor, not " + type.getName() + " (registered: "
+                + injectables.stream().map(o -> o.getClass().getName()).toList() + ")");
     }
 
     private static List<Field> sessionFields(Class<?> type) {

@@ -58,9 +58,11 @@ public interface ClientSessionChannel extends Channel {
 
     /**
      * Releases the channel so that it can be garbage collected: only when it has no
-     * listeners and no subscribers.
+     * listeners and no subscribers. A released channel refuses further use (adding or
+     * removing listeners, subscribing, publishing) with an {@link IllegalStateException};
+     * {@link ClientSession#getChannel(String)} then returns a new channel.
      *
-     * @return whether it was released
+     * @return whether it was released; false when it has listeners or subscribers
      */
     boolean release();
 

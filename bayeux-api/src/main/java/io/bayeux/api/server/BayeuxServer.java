@@ -64,6 +64,15 @@ public interface BayeuxServer extends Bayeux {
 
     void setSecurityPolicy(SecurityPolicy securityPolicy);
 
+    /**
+     * The context of the message being handled on the calling thread, as CometD has it: set
+     * while the server runs a message from the network through its extensions, security
+     * policy, authorizers and listeners, {@code null} anywhere else (another thread, a timer, a
+     * local session's message). Code that is given the message should prefer
+     * {@link ServerMessage#getBayeuxContext()}, which works on any thread.
+     */
+    BayeuxContext getContext();
+
     /** Marker for listeners of the server. */
     interface BayeuxServerListener extends BayeuxListener {
     }

@@ -14,12 +14,19 @@ public interface ConfigurableServerChannel extends Channel {
 
     List<ServerChannelListener> getListeners();
 
-    /** Whether messages on this channel are lazy: they wait for a non-lazy message or their timeout. */
+    /**
+     * Whether messages on this channel are lazy: they wait for a non-lazy message or their
+     * timeout. A lazy wildcard channel makes the messages of every channel it matches lazy.
+     */
     boolean isLazy();
 
     void setLazy(boolean lazy);
 
-    /** The lazy timeout in milliseconds, or -1 to use the server's {@code maxLazyTimeout}. */
+    /**
+     * The lazy timeout in milliseconds, or -1 to use the server's {@code maxLazyTimeout}. A
+     * lazy message waits for the shortest timeout of the lazy channels it is published to
+     * (wildcards included), never longer than {@code maxLazyTimeout}.
+     */
     long getLazyTimeout();
 
     /** Sets the lazy timeout in milliseconds; a value other than -1 also makes the channel lazy. */

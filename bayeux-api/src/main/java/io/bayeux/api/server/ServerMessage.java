@@ -16,6 +16,14 @@ public interface ServerMessage extends Message {
     /** Whether the message is frozen and can no longer change. */
     boolean isFrozen();
 
+    /**
+     * What the network tells about the request that carried this message (for a reply, about
+     * the request it answers): remote address, headers, cookies, URL, TLS. {@code null} for a
+     * message made on the server. A published message keeps its publisher's context on its way
+     * to subscribers; it is never written to the wire.
+     */
+    BayeuxContext getBayeuxContext();
+
     interface Mutable extends ServerMessage, Message.Mutable {
         void setAssociated(ServerMessage associated);
 

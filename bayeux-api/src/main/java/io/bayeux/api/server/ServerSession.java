@@ -20,7 +20,11 @@ public interface ServerSession extends Session {
 
     List<Extension> getExtensions();
 
-    /** Adds a {@link RemoveListener}, {@link MessageListener}, {@link DeQueueListener}, {@link QueueMaxedListener}. */
+    /**
+     * Adds an {@link AddedListener}, {@link RemoveListener}, {@link MessageListener},
+     * {@link QueueListener}, {@link DeQueueListener}, {@link QueueMaxedListener} or
+     * {@link HeartBeatListener} (one object may be several).
+     */
     void addListener(ServerSessionListener listener);
 
     void removeListener(ServerSessionListener listener);
@@ -89,6 +93,17 @@ public interface ServerSession extends Session {
     interface ServerSessionListener extends Bayeux.BayeuxListener {
     }
 
+    /**
+     * Told when the session is added to the server, after its handshake succeeded: add it
+     * before then (from an extension's {@code rcvMeta} of the handshake, or a
+     * {@link SecurityPolicy}). Runs before the server's {@code SessionListener}s.
+     */
+    @FunctionalInterface
+    interface AddedListener extends ServerSessionListener {
+        /** @param message the handshake message */
+        void added(ServerSession session, ServerMessage message);
+    }
+
     /** Told when the session is removed. */
     @FunctionalInterface
     interface RemoveListener extends ServerSessionListener {
@@ -106,12 +121,48 @@ public interface ServerSession extends Session {
     }
 
     /**
+     * Told of each message added to the queue. Runs with the session lock held: it must not
+     * block or call back into the session.
+     */
+    @FunctionalInterface
+    interface QueueListener extends ServerSessionListener {
+        /** @param sender the sending session, or {@code null} */
+        void queued(ServerSession sender, ServerMessage message);
+    }
+
+    /**
+     * Told when a {@code /meta/connect} of the session is held (suspended) and when it is
+     * answered (resumed). Runs on the thread that handles or answers the connect, never under
+     * a lock; a connect answered by a message the instant it was held may be told resumed
+     * just before suspended.
+     */
+    interface HeartBeatListener extends ServerSessionListener {
+        /** @param timeout how long, in ms, the connect is held unless something answers it earlier */
+        default void onSuspended(ServerSession session, ServerMessage message, long timeout) {
+        }
+
+        /** @param timeout whether the connect was held for its whole timeout */
+        default void onResumed(ServerSession session, ServerMessage message, boolean timeout) {
+        }
+    }
+
+    /**
      * Told right before queued messages are taken out of the queue to be sent. Runs with the
      * session lock held: it may remove, reorder or replace queued messages, but must not
      * block or call back into the session.
      */
     @FunctionalInterface
     interface DeQueueListener extends ServerSessionListener {
+        /**
+         * The queue is taken to go out with {@code replies}: the replies of the batch that
+         * carries it (already through the extensions; a {@code /meta/connect} reply among
+         * them when the queue rides with one), or none when it is pushed on its own. The
+         * listener may change the replies too. Defaults to {@link #deQueue(ServerSession, Queue)}.
+         */
+        default void deQueue(ServerSession session, Queue<ServerMessage> queue, List<ServerMessage.Mutable> replies) {
+            deQueue(session, queue);
+        }
+
         void deQueue(ServerSession session, Queue<ServerMessage> queue);
     }
 

@@ -38,8 +38,19 @@ public interface ClientTransport {
         void onFailure(Throwable failure, List<Message.Mutable> messages);
     }
 
+    /**
+     * The transport cannot be used here, as opposed to a failure of the network: a WebSocket
+     * that never worked (its upgrade refused, timed out, or cut before anything arrived on it).
+     * The client should use another transport.
+     */
+    class UnusableException extends Exception {
+        public UnusableException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
     /** The server refused the WebSocket upgrade: the client should use another transport. */
-    final class UpgradeRefusedException extends Exception {
+    final class UpgradeRefusedException extends UnusableException {
         public UpgradeRefusedException(String message, Throwable cause) {
             super(message, cause);
         }

@@ -174,6 +174,7 @@ public final class LongPollingTransport implements ClientTransport {
         request.headers().set(HttpHeaderNames.ACCEPT_ENCODING, HttpHeaderValues.GZIP);
         request.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, exchange.body.length);
         request.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+        config.headers().forEach(request.headers()::set);
         String cookie = cookies.header();
         if (cookie != null) {
             request.headers().set(HttpHeaderNames.COOKIE, cookie);

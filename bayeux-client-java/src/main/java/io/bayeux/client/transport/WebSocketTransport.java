@@ -39,8 +39,15 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * WebSocket: one connection per client, opened on the first send and again after it closes;
  * every batch is one text frame, and what the server sends (replies and pushed messages)
- * arrives as frames at any time. A refused upgrade is reported as
- * {@link UpgradeRefusedException} so that the client falls back to long-polling.
+ * arrives as frames at any time.
+ *
+ * <p>A connection fails in one of two ways. One on which nothing ever arrived — its upgrade
+ * refused ({@link UpgradeRefusedException}), not answered within
+ * {@link ClientConfig#upgradeTimeout()}, or cut during or right after it, as some proxies do
+ * — is reported as {@link UnusableException}, so that the client falls back to long-polling.
+ * One that worked (a message arrived on it) and then dropped is a network failure: the client
+ * tries WebSocket again, and falls back if that new connection fails before it works. A
+ * connection closed by {@link #abort()} is never a reason to fall back.
  *
  * <p>Each connection remembers, by id, the messages written on it whose reply has not come
  * yet; when it closes they are reported as failed, so that nothing waits for a reply that can
@@ -49,6 +56,10 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class WebSocketTransport implements ClientTransport {
     public static final String NAME = "websocket";
     private static final AttributeKey<Map<String, Message.Mutable>> IN_FLIGHT = AttributeKey.valueOf("bayeux.inFlight");
+    /** Set once a message arrived on the connection: it worked. */
+    private static final AttributeKey<Boolean> WORKED = AttributeKey.valueOf("bayeux.worked");
+    /** Set when this side closed the connection on purpose. */
+    private static final AttributeKey<Boolean> ABORTED = AttributeKey.valueOf("bayeux.aborted");
 
     private final ClientConfig config;
     private URI url;
@@ -125,6 +136,7 @@ public final class WebSocketTransport implements ClientTransport {
     /** Under the lock. */
     private void open() {
         HttpHeaders headers = new DefaultHttpHeaders();
+        config.headers().forEach(headers::set);
         String cookie = cookies.header();
         if (cookie != null) {
             headers.set(HttpHeaderNames.COOKIE, cookie);
@@ -133,7 +145,7 @@ public final class WebSocketTransport implements ClientTransport {
                 .webSocketUri(wsUrl)
                 .customHeaders(headers)
                 .maxFramePayloadLength(config.maxMessageSize())
-                .handshakeTimeoutMillis(config.connectTimeout().toMillis())
+                .handshakeTimeoutMillis(config.upgradeTimeout().toMillis())
                 .dropPongFrames(true)
                 .build();
         var bootstrap = NettyClients.bootstrap(group, config.connectTimeout()).handler(new ChannelInitializer<SocketChannel>() {
@@ -187,6 +199,10 @@ public final class WebSocketTransport implements ClientTransport {
         if (inFlight != null) {
             messages.addAll(inFlight.values());
         }
+        Throwable failure = cause;
+        if (!(cause instanceof UnusableException) && failed.attr(WORKED).get() == null && failed.attr(ABORTED).get() == null) {
+            failure = new UnusableException("WebSocket to " + wsUrl + " failed before it worked: " + cause, cause);
+        }
         boolean current;
         synchronized (this) {
             current = opening == failed || channel == failed;
@@ -198,7 +214,7 @@ public final class WebSocketTransport implements ClientTransport {
             }
         }
         if (current || !messages.isEmpty()) {
-            listener.onFailure(cause, messages);
+            listener.onFailure(failure, messages);
         }
     }
 
@@ -211,9 +227,11 @@ public final class WebSocketTransport implements ClientTransport {
             starting = opening;
         }
         if (open != null) {
+            open.attr(ABORTED).set(Boolean.TRUE);
             open.close();
         }
         if (starting != null) {
+            starting.attr(ABORTED).set(Boolean.TRUE);
             starting.close();
         }
     }
@@ -258,6 +276,7 @@ public final class WebSocketTransport implements ClientTransport {
                     listener.onFailure(x, List.of());
                     return;
                 }
+                ctx.channel().attr(WORKED).set(Boolean.TRUE);
                 Map<String, Message.Mutable> inFlight = ctx.channel().attr(IN_FLIGHT).get();
                 for (Message.Mutable message : messages) {
                     if (message.getId() != null && message.containsKey(Message.SUCCESSFUL_FIELD)) {
@@ -273,7 +292,7 @@ public final class WebSocketTransport implements ClientTransport {
             if (event == WebSocketClientProtocolHandler.ClientHandshakeStateEvent.HANDSHAKE_COMPLETE) {
                 opened(ctx.channel());
             } else if (event == WebSocketClientProtocolHandler.ClientHandshakeStateEvent.HANDSHAKE_TIMEOUT) {
-                failPending(ctx.channel(), new java.util.concurrent.TimeoutException("WebSocket upgrade timed out"));
+                failPending(ctx.channel(), new java.util.concurrent.TimeoutException("WebSocket upgrade not answered within " + config.upgradeTimeout()));
                 ctx.close();
             }
             super.userEventTriggered(ctx, event);

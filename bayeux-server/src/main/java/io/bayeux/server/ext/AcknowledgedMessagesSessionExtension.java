@@ -7,6 +7,7 @@ import io.bayeux.api.server.ServerSession;
 
 import java.util.ArrayDeque;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Queue;
@@ -32,16 +33,20 @@ import java.util.concurrent.locks.ReentrantLock;
  *       {@code advice.timeout} is set to 0) with the messages to send again.</li>
  * </ul>
  *
+ * <p>The number of a batch is written into the connect reply it goes out with, when the
+ * queue is taken for that reply ({@link #deQueue(ServerSession, Queue, List)}): a batch and
+ * its number always travel together. When another extension deletes a connect reply, the
+ * core does not take the queue for it, so no message goes out without its number (which
+ * would make the client acknowledge too little and receive it again).
+ *
  * <p>Thread-safety: the state is guarded by this extension's own lock, which is only ever
  * taken last (inside the session lock in {@link #deQueue}, alone elsewhere) and never held
- * while calling other code. The number of the batch that {@link #deQueue} prepared is handed
- * to {@link #sendMeta} of the connect reply on the same thread: the core takes the queue and
- * then writes the reply on one thread. Should they ever run on different threads, the reply
- * closes a batch of its own whose number is at least as high, which can only make the client
- * acknowledge later (a duplicate, never a loss).
+ * while calling other code.
  *
  * <p>Memory: messages are held until acknowledged, so a client that opts in but never
- * acknowledges keeps them until its session goes away.
+ * acknowledges keeps them until its session goes away. The session's queue bound counts only
+ * the messages not sent yet; the transport's overflow policy disconnects an acknowledging
+ * session whose queue overflows, with an error its client sees, rather than drop a message.
  */
 public final class AcknowledgedMessagesSessionExtension implements ServerSession.Extension, ServerSession.DeQueueListener {
     private final ServerSession session;
@@ -52,8 +57,6 @@ public final class AcknowledgedMessagesSessionExtension implements ServerSession
     private long nextBatch = 1;
     /** Guarded by lock: the highest batch the client acknowledged, 0 before the first. */
     private long acknowledged;
-    /** The batch {@link #deQueue} prepared on this thread, for the connect reply written next. */
-    private final ThreadLocal<Long> preparedBatch = new ThreadLocal<>();
 
     /**
      * Makes {@code session} deliver only in {@code /meta/connect} replies. The caller then adds
@@ -124,13 +127,18 @@ public final class AcknowledgedMessagesSessionExtension implements ServerSession
         return true;
     }
 
-    /**
-     * Runs under the session lock when the queue is taken for a connect reply: the newly
-     * queued messages join the unacknowledged ones in a new batch, and the queue is replaced
-     * by all the unacknowledged messages.
-     */
     @Override
     public void deQueue(ServerSession session, Queue<ServerMessage> queue) {
+        deQueue(session, queue, List.of());
+    }
+
+    /**
+     * Runs under the session lock when the queue is taken for a connect reply: the newly
+     * queued messages join the unacknowledged ones in a new batch, the queue is replaced by
+     * all the unacknowledged messages, and the connect reply gets the batch's number.
+     */
+    @Override
+    public void deQueue(ServerSession session, Queue<ServerMessage> queue, List<ServerMessage.Mutable> replies) {
         long batch;
         lock.lock();
         try {
@@ -145,30 +153,22 @@ public final class AcknowledgedMessagesSessionExtension implements ServerSession
         } finally {
             lock.unlock();
         }
-        preparedBatch.set(batch);
+        for (ServerMessage.Mutable reply : replies) {
+            if (Channel.META_CONNECT.equals(reply.getChannel())) {
+                reply.getExt(true).put(AcknowledgedMessagesExtension.ACK_FIELD, batch);
+            }
+        }
     }
 
-    /** Tells the client the server agreed (handshake), and the number of each batch (connect). */
+    /**
+     * Tells the client the server agreed (handshake). A connect reply gets its batch number
+     * when the queue is taken for it; one that carries no queue (the session is going away)
+     * has none, and the client's acknowledgement stays where it was.
+     */
     @Override
     public boolean sendMeta(ServerSession session, ServerMessage.Mutable message) {
-        String channel = message.getChannel();
-        if (Channel.META_HANDSHAKE.equals(channel)) {
-            if (message.isSuccessful()) {
-                message.getExt(true).put(AcknowledgedMessagesExtension.ACK_FIELD, Boolean.TRUE);
-            }
-        } else if (Channel.META_CONNECT.equals(channel)) {
-            Long batch = preparedBatch.get();
-            preparedBatch.remove();
-            if (batch == null) {
-                // No queue was taken for this reply (the session is going away): an empty batch.
-                lock.lock();
-                try {
-                    batch = nextBatch++;
-                } finally {
-                    lock.unlock();
-                }
-            }
-            message.getExt(true).put(AcknowledgedMessagesExtension.ACK_FIELD, batch);
+        if (Channel.META_HANDSHAKE.equals(message.getChannel()) && message.isSuccessful()) {
+            message.getExt(true).put(AcknowledgedMessagesExtension.ACK_FIELD, Boolean.TRUE);
         }
         return true;
     }

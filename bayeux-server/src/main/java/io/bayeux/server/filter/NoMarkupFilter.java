@@ -1,11 +1,17 @@
 package io.bayeux.server.filter;
 
 /**
- * Escapes the HTML/XML markup characters {@code <}, {@code >}, {@code &}, {@code "} and
- * {@code '} in every string of the data, and in the keys of its maps, as {@code &lt;},
- * {@code &gt;}, {@code &amp;}, {@code &quot;} and {@code &#39;}: whatever a publisher sends,
- * it cannot inject markup into the pages of other clients. Escaping is not idempotent: text
- * that was already escaped is escaped again. Stateless and thread-safe.
+ * Escapes the characters that make HTML/XML markup — {@code <}, {@code >} and {@code &} — in
+ * every string of the data, and in the keys of its maps, as {@code &lt;}, {@code &gt;} and
+ * {@code &amp;}: whatever a publisher sends, it cannot open a tag or an entity in the text of
+ * other clients' pages. Everything else arrives as it was published: numbers, booleans,
+ * {@code null} and the shape of maps and lists keep their types, and quotes and apostrophes
+ * are not touched (they make markup only inside an attribute, and a page that puts received
+ * text into an attribute must escape it there). Like CometD's filter of the same name, with
+ * {@code &} escaped too, so that {@code &lt;} typed by a user reads {@code &lt;} once shown.
+ *
+ * <p>Escaping is not idempotent: text that was already escaped is escaped again. Stateless
+ * and thread-safe.
  */
 public class NoMarkupFilter extends JsonDataFilter {
     @Override
@@ -27,8 +33,6 @@ public class NoMarkupFilter extends JsonDataFilter {
                 case '<' -> "&lt;";
                 case '>' -> "&gt;";
                 case '&' -> "&amp;";
-                case '"' -> "&quot;";
-                case '\'' -> "&#39;";
                 default -> null;
             };
             if (replacement != null) {

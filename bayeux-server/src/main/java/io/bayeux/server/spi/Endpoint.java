@@ -1,6 +1,7 @@
 package io.bayeux.server.spi;
 
 import io.bayeux.api.Promise;
+import io.bayeux.api.server.BayeuxContext;
 import io.bayeux.api.server.ServerMessage;
 
 import java.net.InetSocketAddress;
@@ -38,9 +39,11 @@ public interface Endpoint {
     }
 
     /**
-     * The browser this connection comes from, from its {@code BAYEUX_BROWSER} cookie, or
-     * {@code null}. A session made by one browser is refused to another, and a browser may
-     * hold only {@code maxSessionsPerBrowser} long-polling connects at once.
+     * The browser this connection comes from, from its browser cookie ({@code BAYEUX_BROWSER}
+     * by default), or {@code null} when it names none. A session that belongs to a browser
+     * ({@link #sessionBrowserId()} at its handshake) is refused to every connection whose
+     * browser is not that same one, a {@code null} browser included; a browser may hold only
+     * {@code maxSessionsPerBrowser} long-polling connects at once.
      */
     default String browserId() {
         return null;
@@ -55,8 +58,27 @@ public interface Endpoint {
         return browserId();
     }
 
+    /**
+     * Whether this connection came without a browser cookie and may adopt, once and within
+     * seconds of its handshake, a session whose handshake reply set its cookie; {@code false} by
+     * default. A WebSocket upgrade without a cookie says yes: Faye's client opens its WebSocket
+     * in parallel with its long-polling handshake, before it has the cookie.
+     */
+    default boolean adoptsSessions() {
+        return false;
+    }
+
     /** The address of the peer, or {@code null}. */
     default InetSocketAddress remoteAddress() {
+        return null;
+    }
+
+    /**
+     * What the network tells about the request this endpoint answers (long-polling) or the
+     * upgrade that opened it (WebSocket), or {@code null}. Every message that arrives through
+     * the endpoint carries it ({@code ServerMessage.getBayeuxContext()}).
+     */
+    default BayeuxContext bayeuxContext() {
         return null;
     }
 }

@@ -9,7 +9,9 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class NoMarkupFilterTest {
     private final NoMarkupFilter filter = new NoMarkupFilter();
@@ -19,9 +21,15 @@ class NoMarkupFilterTest {
     }
 
     @Test
-    void escapesEveryMarkupCharacter() {
-        assertEquals("&lt;script&gt;alert(&quot;x&quot; &amp; &#39;y&#39;)&lt;/script&gt;",
-                filter("<script>alert(\"x\" & 'y')</script>"));
+    void escapesTheCharactersThatMakeMarkup() {
+        assertEquals("&lt;script&gt;alert(1) &amp;&lt;/script&gt;", filter("<script>alert(1) &</script>"));
+    }
+
+    @Test
+    void leavesQuotesAndApostrophesAlone() {
+        assertEquals("he said \"hi\" &amp; &lt;b&gt;", filter("he said \"hi\" & <b>"));
+        String quoted = "\"quoted\" and 'single', it's {\"json\": [1]}";
+        assertSame(quoted, filter(quoted), "nothing to escape, so the very same string");
     }
 
     @Test
@@ -40,12 +48,12 @@ class NoMarkupFilterTest {
         Map<String, Object> data = Map.of(
                 "text", "<b>",
                 "nested", Map.of("list", List.of("a>b", 1, true)),
-                "array", new Object[]{"'"});
+                "array", new Object[]{"&", "'"});
         @SuppressWarnings("unchecked")
         Map<String, Object> result = (Map<String, Object>) filter(data);
         assertEquals("&lt;b&gt;", result.get("text"));
         assertEquals(Map.of("list", List.of("a&gt;b", 1, true)), result.get("nested"));
-        assertArrayEquals(new Object[]{"&#39;"}, (Object[]) result.get("array"));
+        assertArrayEquals(new Object[]{"&amp;", "'"}, (Object[]) result.get("array"));
     }
 
     @Test
@@ -54,7 +62,7 @@ class NoMarkupFilterTest {
     }
 
     @Test
-    void leavesNumbersBooleansAndNullAlone() {
+    void leavesNumbersBooleansAndNullAloneWithTheirTypes() {
         assertEquals(42, filter(42));
         assertEquals(true, filter(true));
         assertEquals(null, filter(null));
@@ -62,6 +70,20 @@ class NoMarkupFilterTest {
         withNull.add(null);
         withNull.add(1.5);
         assertSame(withNull, filter(withNull));
+        Map<String, Object> mixed = new LinkedHashMap<>();
+        mixed.put("n", 7L);
+        mixed.put("x", 2.5);
+        mixed.put("ok", false);
+        mixed.put("none", null);
+        mixed.put("text", "<");
+        @SuppressWarnings("unchecked")
+        Map<String, Object> result = (Map<String, Object>) filter(mixed);
+        assertEquals(7L, result.get("n"));
+        assertEquals(2.5, result.get("x"));
+        assertEquals(false, result.get("ok"));
+        assertTrue(result.containsKey("none"));
+        assertNull(result.get("none"));
+        assertEquals("&lt;", result.get("text"));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.bayeux.transport.http;
 
+import io.bayeux.api.server.BayeuxContext;
 import io.bayeux.server.spi.Endpoint;
 
 import java.net.InetSocketAddress;
@@ -9,7 +10,7 @@ import java.net.InetSocketAddress;
  * cannot push.
  */
 record HttpEndpoint(String transportName, String browserId, String sessionBrowserId, String userAgent,
-                    InetSocketAddress remoteAddress) implements Endpoint {
+                    InetSocketAddress remoteAddress, BayeuxContext bayeuxContext) implements Endpoint {
     @Override
     public boolean canPush() {
         return false;

@@ -24,18 +24,13 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
-import io.netty.handler.codec.http.cookie.Cookie;
-import io.netty.handler.codec.http.cookie.DefaultCookie;
-import io.netty.handler.codec.http.cookie.ServerCookieDecoder;
-import io.netty.handler.codec.http.cookie.ServerCookieEncoder;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Executor;
@@ -51,7 +46,6 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     private static final Logger LOG = LoggerFactory.getLogger(HttpRequestHandler.class);
     public static final String CORS = "cors";
     public static final String IDLE = "idle";
-    public static final String BROWSER_COOKIE = "BAYEUX_BROWSER";
     public static final String LONG_POLLING = "long-polling";
     public static final String CALLBACK_POLLING = "callback-polling";
 
@@ -59,7 +53,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     private final NettyBayeuxServer.Builder config;
     private final Executor executor;
     private final StaticResources statics;
-    private final SecureRandom random = new SecureRandom();
+    private final BrowserCookie browserCookie;
     /** The held request of this connection, cancelled if the connection closes first. */
     private volatile Scheduler.Cancellable inFlight;
     private volatile boolean busy;
@@ -69,6 +63,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         this.config = config;
         this.executor = executor;
         this.statics = new StaticResources(staticRoots);
+        this.browserCookie = new BrowserCookie(config.browserCookieName(), config.browserCookieSameSite());
     }
 
     @Override
@@ -89,9 +84,9 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         String endpoint = config.path();
         boolean bayeuxPath = path.equals(endpoint) || path.startsWith(endpoint.endsWith("/") ? endpoint : endpoint + "/");
         if (bayeuxPath) {
-            if (WebSocketUpgrade.isUpgrade(request) && !config.websocket()) {
-                HttpErrors.sendAndClose(ctx, HttpResponseStatus.BAD_REQUEST,
-                        "WebSocket is not available on " + endpoint + "; use long-polling");
+            if (WebSocketUpgrade.isUpgrade(request) && (!config.websocket() || !bayeux.getAllowedTransports().contains(WebSocketUpgrade.WEBSOCKET))) {
+                HttpErrors.sendAndClose(ctx, HttpResponseStatus.BAD_REQUEST, "WebSocket is not available on " + endpoint
+                        + "; allowed transports: " + String.join(", ", bayeux.getAllowedTransports()));
             } else if (WebSocketUpgrade.isUpgrade(request)) {
                 WebSocketUpgrade.upgrade(ctx, request, bayeux, config, executor, this);
             } else if (request.method().equals(HttpMethod.POST)) {
@@ -138,9 +133,10 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
                     "Unsupported content type '" + contentType + "': POST application/json"));
             return;
         }
-        Exchange exchange = new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie(request),
+        Exchange exchange = new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie.read(request.headers()),
                 request.headers().get(HttpHeaderNames.USER_AGENT), null);
-        dispatch(ctx, request, () -> handle(exchange, body, LONG_POLLING));
+        RequestContext context = new RequestContext(ctx.channel(), request, config.path(), LONG_POLLING);
+        dispatch(ctx, request, () -> handle(exchange, body, context));
     }
 
     private void callbackPoll(ChannelHandlerContext ctx, FullHttpRequest request, QueryStringDecoder uri) {
@@ -150,9 +146,10 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             return;
         }
         byte[] body = uri.parameters().get("message").get(0).getBytes(StandardCharsets.UTF_8);
-        Exchange exchange = new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie(request),
+        Exchange exchange = new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie.read(request.headers()),
                 request.headers().get(HttpHeaderNames.USER_AGENT), callback);
-        dispatch(ctx, request, () -> handle(exchange, body, CALLBACK_POLLING));
+        RequestContext context = new RequestContext(ctx.channel(), request, config.path(), CALLBACK_POLLING);
+        dispatch(ctx, request, () -> handle(exchange, body, context));
     }
 
     private static String first(QueryStringDecoder uri, String... names) {
@@ -166,7 +163,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     }
 
     /** On the executor: parse, hand the batch to the core, answer when it replies. */
-    private void handle(Exchange exchange, byte[] body, String transport) {
+    private void handle(Exchange exchange, byte[] body, RequestContext context) {
         List<ServerMessage.Mutable> batch;
         try {
             batch = bayeux.decode(body);
@@ -181,7 +178,8 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         InetSocketAddress remote = exchange.ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
         // A session made by a request without the cookie belongs to the cookie this response sets.
         String sessionBrowser = exchange.browserId != null ? exchange.browserId : exchange.newBrowserId;
-        Connection connection = bayeux.newConnection(new HttpEndpoint(transport, exchange.browserId, sessionBrowser, exchange.userAgent, remote));
+        Connection connection = bayeux.newConnection(new HttpEndpoint(context.getTransportName(), exchange.browserId, sessionBrowser,
+                exchange.userAgent, remote, context));
         Scheduler.Cancellable cancellable = connection.handle(batch, exchange::reply);
         if (!exchange.done) {
             inFlight = cancellable;
@@ -217,7 +215,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             this.ctx = ctx;
             this.keepAlive = keepAlive;
             this.browserId = browserId;
-            this.newBrowserId = browserId == null ? newBrowserId() : null;
+            this.newBrowserId = browserId == null ? browserCookie.newId() : null;
             this.userAgent = userAgent;
             this.jsonpCallback = jsonpCallback;
         }
@@ -257,7 +255,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             inFlight = null;
             busy = false;
             if (newBrowserId != null) {
-                response.headers().add(HttpHeaderNames.SET_COOKIE, browserCookieHeader(newBrowserId));
+                response.headers().add(HttpHeaderNames.SET_COOKIE, browserCookie.setCookie(newBrowserId, isSecure(ctx)));
             }
             response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
             if (keepAlive) {
@@ -272,35 +270,14 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
 
     // --- cookies
 
-    /** The BAYEUX_BROWSER cookie the client sent, or null. */
-    public static String browserCookie(FullHttpRequest request) {
-        String header = request.headers().get(HttpHeaderNames.COOKIE);
-        if (header == null) {
-            return null;
-        }
-        for (Cookie cookie : ServerCookieDecoder.STRICT.decode(header)) {
-            if (BROWSER_COOKIE.equals(cookie.name()) && cookie.value().matches("[0-9a-f]{16,64}")) {
-                return cookie.value();
-            }
-        }
-        return null;
+    /** The cookie that tells browsers apart, as this server names and writes it. */
+    public BrowserCookie browserCookie() {
+        return browserCookie;
     }
 
-    /** A new random browser id: 128 bits in hex. */
-    public String newBrowserId() {
-        byte[] bytes = new byte[16];
-        synchronized (random) {
-            random.nextBytes(bytes);
-        }
-        return HexFormat.of().formatHex(bytes);
-    }
-
-    /** The {@code Set-Cookie} value of a BAYEUX_BROWSER cookie, HttpOnly, for the whole site. */
-    public static String browserCookieHeader(String browserId) {
-        DefaultCookie cookie = new DefaultCookie(BROWSER_COOKIE, browserId);
-        cookie.setPath("/");
-        cookie.setHttpOnly(true);
-        return ServerCookieEncoder.STRICT.encode(cookie);
+    /** Whether this connection is TLS, so that the browser cookie gets {@code Secure}. */
+    public static boolean isSecure(ChannelHandlerContext ctx) {
+        return ctx.pipeline().get(SslHandler.class) != null;
     }
 
     // --- static files

@@ -1,6 +1,7 @@
 package io.bayeux.transport.websocket;
 
 import io.bayeux.api.Promise;
+import io.bayeux.api.server.BayeuxContext;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.common.json.JsonCodec;
 import io.bayeux.server.BayeuxServerImpl;
@@ -25,25 +26,30 @@ final class WebSocketEndpoint implements Endpoint {
     private final Channel channel;
     private final BayeuxServerImpl bayeux;
     private final Executor executor;
+    /** The cookie the upgrade sent, or the one its 101 set: never null. */
     private final String browserId;
-    private final String sessionBrowserId;
+    /** Whether the upgrade carried no cookie (browserId is the one its 101 set). */
+    private final boolean cookieLess;
     private final String userAgent;
     private final InetSocketAddress remoteAddress;
+    /** The upgrade request's: every message on this connection carries it. */
+    private final BayeuxContext bayeuxContext;
 
-    WebSocketEndpoint(Channel channel, BayeuxServerImpl bayeux, Executor executor, String browserId, String sessionBrowserId,
-                      String userAgent, InetSocketAddress remoteAddress) {
+    WebSocketEndpoint(Channel channel, BayeuxServerImpl bayeux, Executor executor, String browserId, boolean cookieLess,
+                      String userAgent, InetSocketAddress remoteAddress, BayeuxContext bayeuxContext) {
         this.channel = channel;
         this.bayeux = bayeux;
         this.executor = executor;
         this.browserId = browserId;
-        this.sessionBrowserId = sessionBrowserId;
+        this.cookieLess = cookieLess;
         this.userAgent = userAgent;
         this.remoteAddress = remoteAddress;
+        this.bayeuxContext = bayeuxContext;
     }
 
     @Override
     public String transportName() {
-        return "websocket";
+        return WebSocketUpgrade.WEBSOCKET;
     }
 
     @Override
@@ -85,8 +91,8 @@ final class WebSocketEndpoint implements Endpoint {
     }
 
     @Override
-    public String sessionBrowserId() {
-        return sessionBrowserId;
+    public boolean adoptsSessions() {
+        return cookieLess;
     }
 
     @Override
@@ -97,6 +103,11 @@ final class WebSocketEndpoint implements Endpoint {
     @Override
     public InetSocketAddress remoteAddress() {
         return remoteAddress;
+    }
+
+    @Override
+    public BayeuxContext bayeuxContext() {
+        return bayeuxContext;
     }
 
     @Override

@@ -2,8 +2,10 @@ package io.bayeux.transport.websocket;
 
 import io.bayeux.server.BayeuxServerImpl;
 import io.bayeux.transport.NettyBayeuxServer;
+import io.bayeux.transport.http.BrowserCookie;
 import io.bayeux.transport.http.HttpErrors;
 import io.bayeux.transport.http.HttpRequestHandler;
+import io.bayeux.transport.http.RequestContext;
 import io.bayeux.transport.http.RequestTimeoutHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
@@ -28,6 +30,8 @@ import java.util.concurrent.Executor;
 public final class WebSocketUpgrade {
     /** The name of the WebSocket frame handler in an upgraded pipeline. */
     public static final String FRAME_HANDLER = WebSocketFrameHandler.NAME;
+    /** The transport's name in {@code allowedTransports} and {@code connectionType}. */
+    public static final String WEBSOCKET = "websocket";
     private WebSocketUpgrade() {
     }
 
@@ -62,18 +66,23 @@ public final class WebSocketUpgrade {
             WebSocketServerHandshakerFactory.sendUnsupportedVersionResponse(ctx.channel());
             return;
         }
-        // Sessions handshaken on this connection belong to the browser of the cookie it sent, or
-        // of the one set now; without a cookie, the connection names no browser for the others.
-        String browserId = HttpRequestHandler.browserCookie(request);
-        String sessionBrowserId = browserId;
+        // The connection's browser is the one of the cookie the upgrade sent, or of the one its
+        // 101 sets: sessions handshaken here belong to it (a reloaded page brings the cookie back),
+        // and a client that keeps no cookies still uses its session on this connection, but on no
+        // other. A connection upgraded without a cookie may adopt a session made over HTTP
+        // (Faye's client opens its socket before its handshake reply gives it the cookie).
+        BrowserCookie cookie = http.browserCookie();
+        String browserId = cookie.read(request.headers());
+        boolean cookieLess = browserId == null;
         HttpHeaders headers = new DefaultHttpHeaders();
-        if (browserId == null) {
-            sessionBrowserId = http.newBrowserId();
-            headers.add(HttpHeaderNames.SET_COOKIE, HttpRequestHandler.browserCookieHeader(sessionBrowserId));
+        if (cookieLess) {
+            browserId = cookie.newId();
+            headers.add(HttpHeaderNames.SET_COOKIE, cookie.setCookie(browserId, HttpRequestHandler.isSecure(ctx)));
         }
         InetSocketAddress remote = ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
+        RequestContext context = new RequestContext(ctx.channel(), request, config.path(), WEBSOCKET);
         WebSocketFrameHandler frames = new WebSocketFrameHandler(handshaker, bayeux, config, executor,
-                new WebSocketEndpoint(ctx.channel(), bayeux, executor, browserId, sessionBrowserId, request.headers().get(HttpHeaderNames.USER_AGENT), remote));
+                new WebSocketEndpoint(ctx.channel(), bayeux, executor, browserId, cookieLess, request.headers().get(HttpHeaderNames.USER_AGENT), remote, context));
         pipeline.replace(http, WebSocketFrameHandler.NAME, frames);
         pipeline.addBefore(WebSocketFrameHandler.NAME, "wsAggregator", new WebSocketFrameAggregator(config.maxMessageSize()));
         // The handshaker does not validate UTF-8 (only WebSocketServerProtocolHandler adds this):

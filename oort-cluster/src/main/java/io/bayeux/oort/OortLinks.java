@@ -1,0 +1,478 @@
+package io.bayeux.oort;
+
+import io.bayeux.api.ChannelId;
+import io.bayeux.api.Message;
+import io.bayeux.api.client.ClientSessionChannel;
+import io.bayeux.api.server.LocalSession;
+import io.bayeux.api.server.ServerSession;
+import io.bayeux.client.BayeuxClient;
+import io.bayeux.client.ClientConfig;
+import io.bayeux.client.transport.LongPollingTransport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The links of an {@link Oort} with the other nodes, and how each moves: dialed, handshaken
+ * both ways, joined (both join batches exchanged), down (a direction broke: the node leaves,
+ * and its session here goes, so that it notices too), re-linked. Confined to the Oort's own
+ * thread; only {@link #received} runs on a link's I/O thread.
+ */
+final class OortLinks {
+    private static final Logger LOG = LoggerFactory.getLogger(OortLinks.class);
+
+    private final Oort oort;
+    private final Map<String, Link> links = new LinkedHashMap<>();
+    /** Other URLs of linked nodes, to their own URL. */
+    private final Map<String, String> aliases = new HashMap<>();
+    /** The URLs that turned out to be this node. */
+    private final Set<String> selfURLs = new LinkedHashSet<>();
+
+    OortLinks(Oort oort) {
+        this.oort = oort;
+        selfURLs.add(oort.getURL());
+    }
+
+    /** The link to {@code cometURL}, made when there is none and it is not this node; null when it is. */
+    OortComet observe(String cometURL) {
+        Link link = linkFor(cometURL);
+        if (link == null && !selfURLs.contains(cometURL)) {
+            link = newLink(cometURL);
+        }
+        return link == null ? null : link.comet;
+    }
+
+    /** Closes and forgets the link to {@code cometURL}; returns it, or null. */
+    OortComet deobserve(String cometURL) {
+        Link link = linkFor(cometURL);
+        if (link == null) {
+            return null;
+        }
+        links.remove(link.key);
+        closeLink(link, "deobserved");
+        return link.comet;
+    }
+
+    OortComet comet(String cometURL) {
+        Link link = linkFor(cometURL);
+        return link == null ? null : link.comet;
+    }
+
+    String joinedId(String cometURL) {
+        Link link = linkFor(cometURL);
+        return link != null && link.joined ? link.remoteId : null;
+    }
+
+    void subscribeAll(String channel) {
+        links.values().forEach(link -> subscribeOnce(link.comet.getClient(), channel));
+    }
+
+    void unsubscribeAll(String channel) {
+        links.values().forEach(link -> link.comet.getClient().getChannel(channel).unsubscribe(oort.subscribedListener()));
+    }
+
+    /** Closes every link (stopping); returns their clients. */
+    List<BayeuxClient> closeAll() {
+        List<BayeuxClient> clients = new ArrayList<>();
+        for (Link link : List.copyOf(links.values())) {
+            clients.add(link.comet.getClient());
+            closeLink(link, "stopping");
+        }
+        links.clear();
+        return clients;
+    }
+
+    /** One link with another node: this node's comet to it, and its session here. Actor-confined. */
+    private static final class Link {
+        String key;
+        final OortComet comet;
+        String remoteId;
+        ServerSession incoming;
+        String cometSessionId;
+        /** The comet session and incoming session the join batch was sent for, or null. */
+        String batchKey;
+        boolean remoteAnnounced;
+        boolean joined;
+        boolean closed;
+        long redialAt;
+        int redials;
+
+        Link(String key, OortComet comet) {
+            this.key = key;
+            this.comet = comet;
+        }
+    }
+
+    Link linkFor(String cometURL) {
+        Link link = links.get(cometURL);
+        if (link == null) {
+            String alias = aliases.get(cometURL);
+            link = alias == null ? null : links.get(alias);
+        }
+        return link;
+    }
+
+    Link newLink(String cometURL) {
+        ClientConfig config = ClientConfig.builder()
+                .eventLoopGroup(oort.clientGroup())
+                .maxNetworkDelay(Duration.ofMillis(Math.max(100, oort.getFailureTimeout().toMillis() / 2)))
+                .connectTimeout(oort.getFailureTimeout().compareTo(ClientConfig.DEFAULT_CONNECT_TIMEOUT) < 0 ? oort.getFailureTimeout() : ClientConfig.DEFAULT_CONNECT_TIMEOUT)
+                .backoffIncrement(Duration.ofMillis(Math.min(1000, oort.maxBackoff().toMillis())))
+                .maxBackoff(oort.maxBackoff())
+                .build();
+        BayeuxClient client = oort.clientWebSocket() ? new BayeuxClient(cometURL, config) : new BayeuxClient(cometURL, config, new LongPollingTransport(config));
+        OortComet comet = new OortComet(cometURL, client);
+        Link link = new Link(cometURL, comet);
+        links.put(cometURL, link);
+        client.getChannel("/meta/handshake").addListener((ClientSessionChannel.MessageListener) (channel, message) -> {
+            Map<String, Object> ext = Oort.oortExt(message);
+            boolean successful = message.isSuccessful();
+            String clientId = message.getClientId();
+            oort.post(() -> cometHandshook(link, successful, clientId, ext));
+        });
+        client.getChannel("/meta/connect").addListener((ClientSessionChannel.MessageListener) (channel, message) -> {
+            if (message.isSuccessful()) {
+                oort.post(() -> check(link));
+            }
+        });
+        client.getChannel("/**").addListener((ClientSessionChannel.MessageListener) (channel, message) -> received(message));
+        LOG.debug("Linking {} to {}", oort.getURL(), cometURL);
+        client.handshake(handshakeFields(cometURL), null);
+        return link;
+    }
+
+    private Map<String, Object> handshakeFields(String cometURL) {
+        Map<String, Object> fields = new LinkedHashMap<>();
+        fields.put(Oort.EXT_OORT_URL_FIELD, oort.getURL());
+        fields.put(Oort.EXT_OORT_ID_FIELD, oort.getId());
+        fields.put(Oort.EXT_OORT_SECRET_FIELD, oort.hashedSecret());
+        fields.put(Oort.EXT_COMET_URL_FIELD, cometURL);
+        return Map.of(Message.EXT_FIELD, Map.of(Oort.EXT_OORT_FIELD, fields));
+    }
+
+    /** On the comet's I/O thread: a message from the other node. */
+    private void received(Message message) {
+        if (message.isMeta() || message.isPublishReply()) {
+            return;
+        }
+        String channel = message.getChannel();
+        if (Oort.OORT_CLOUD_CHANNEL.equals(channel)) {
+            Object data = message.getData();
+            oort.post(() -> cloudReceived(data));
+            return;
+        }
+        if (forwards(channel)) {
+            Object data = message.getData();
+            try {
+                oort.forwarder().execute(() -> republish(channel, data));
+            } catch (RejectedExecutionException x) {
+                if (oort.isRunning()) {
+                    oort.republishDropped(channel);
+                }
+            }
+        }
+    }
+
+    private boolean forwards(String channel) {
+        boolean internal = Oort.isInternal(channel);
+        for (String pattern : oort.observed()) {
+            if (pattern.equals(channel)) {
+                return true;
+            }
+            if (!internal && ChannelId.of(pattern).isWild() && ChannelId.matches(pattern, channel)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void republish(String channel, Object data) {
+        LocalSession session = oort.getOortSession();
+        if (session != null && oort.isRunning()) {
+            session.getChannel(channel).publish(data);
+        }
+    }
+
+    void cometHandshook(Link link, boolean successful, String clientId, Map<String, Object> ext) {
+        if (link.closed || links.get(link.key) != link) {
+            return;
+        }
+        String remoteId = ext == null ? null : (String) ext.get(Oort.EXT_OORT_ID_FIELD);
+        String remoteURL = ext == null ? null : (String) ext.get(Oort.EXT_OORT_URL_FIELD);
+        if (!successful) {
+            if (oort.getId().equals(remoteId)) {
+                LOG.debug("{} is this node: not linking to it", link.comet.getURL());
+                selfURLs.add(link.comet.getURL());
+                links.remove(link.key);
+                closeLink(link, "self");
+            } else {
+                LOG.debug("Handshake of {} to {} refused", oort.getURL(), link.comet.getURL());
+            }
+            return;
+        }
+        if (remoteURL != null && !remoteURL.equals(link.key)) {
+            Link other = links.get(remoteURL);
+            if (other != null && other != link) {
+                LOG.debug("{} is {}, already linked: closing the duplicate", link.key, remoteURL);
+                aliases.put(link.comet.getURL(), remoteURL);
+                links.remove(link.key);
+                closeLink(link, "duplicate");
+                return;
+            }
+            if (oort.getURL().equals(remoteURL)) {
+                selfURLs.add(link.comet.getURL());
+                links.remove(link.key);
+                closeLink(link, "self");
+                return;
+            }
+            links.remove(link.key);
+            aliases.put(link.key, remoteURL);
+            link.key = remoteURL;
+            links.put(remoteURL, link);
+        }
+        if (link.remoteId != null && remoteId != null && !link.remoteId.equals(remoteId)) {
+            linkDown(link, "restarted with a new id");
+        } else if (link.joined && link.cometSessionId != null && !link.cometSessionId.equals(clientId)) {
+            linkDown(link, "re-handshook");
+        }
+        if (remoteId != null) {
+            link.remoteId = remoteId;
+        }
+        link.cometSessionId = clientId;
+        link.comet.remote(remoteId, remoteURL);
+        check(link);
+    }
+
+    void incomingHandshook(ServerSession session) {
+        if (!oort.isRunning() || !oort.isOort(session)) {
+            return;
+        }
+        String remoteURL = (String) session.getAttribute(Oort.REMOTE_URL_ATTRIBUTE);
+        String remoteId = (String) session.getAttribute(Oort.REMOTE_ID_ATTRIBUTE);
+        if (!session.isHandshook()) {
+            return;
+        }
+        Link link = linkFor(remoteURL);
+        if (link == null) {
+            if (selfURLs.contains(remoteURL)) {
+                return;
+            }
+            link = newLink(remoteURL);
+        }
+        if (link.remoteId != null && !link.remoteId.equals(remoteId)) {
+            linkDown(link, "restarted with a new id");
+        }
+        link.remoteId = remoteId;
+        if (link.incoming != null && link.incoming != session) {
+            ServerSession old = link.incoming;
+            if (link.joined) {
+                linkDown(link, "linked again");
+            }
+            link.incoming = null;
+            oort.getBayeuxServer().removeSession(old);
+        }
+        link.incoming = session;
+        link.remoteAnnounced = false;
+        check(link);
+    }
+
+    void incomingGone(ServerSession session) {
+        for (Link link : links.values()) {
+            if (link.incoming == session) {
+                link.incoming = null;
+                link.remoteAnnounced = false;
+                if (link.joined) {
+                    linkDown(link, "its session here ended");
+                }
+                return;
+            }
+        }
+    }
+
+    void remoteAnnounced(ServerSession from, Map<String, Object> data) {
+        String remoteURL = (String) from.getAttribute(Oort.REMOTE_URL_ATTRIBUTE);
+        Link link = remoteURL == null ? null : linkFor(remoteURL);
+        if (link == null || link.incoming != from) {
+            LOG.debug("Announcement {} from a session that is no current link: ignored", data);
+            return;
+        }
+        link.remoteAnnounced = true;
+        check(link);
+    }
+
+    void cloudReceived(Object data) {
+        if (!oort.isRunning() || !(data instanceof List<?> urls)) {
+            return;
+        }
+        for (Object candidate : urls) {
+            if (candidate instanceof String cometURL && !selfURLs.contains(cometURL) && linkFor(cometURL) == null) {
+                try {
+                    newLink(cometURL);
+                } catch (IllegalArgumentException x) {
+                    LOG.warn("Ignoring a bad URL in {}: {}", Oort.OORT_CLOUD_CHANNEL, cometURL);
+                }
+            }
+        }
+    }
+
+    void checkAll() {
+        try {
+            for (Link link : List.copyOf(links.values())) {
+                check(link);
+            }
+        } catch (RuntimeException x) {
+            LOG.warn("Link check failed", x);
+        }
+    }
+
+    /** Moves a link forward: down when a direction broke, the join batch once both are up, joined once announced. */
+    private void check(Link link) {
+        if (link.closed || !oort.isRunning()) {
+            return;
+        }
+        BayeuxClient client = link.comet.getClient();
+        BayeuxClient.State state = client.getState();
+        boolean connected = state == BayeuxClient.State.CONNECTED;
+        if (link.joined && !connected) {
+            linkDown(link, "link " + state);
+        }
+        if (link.incoming != null && !link.incoming.isHandshook()) {
+            incomingGone(link.incoming);
+        }
+        if (state == BayeuxClient.State.DISCONNECTED) {
+            long now = System.nanoTime();
+            if (link.redialAt == 0) {
+                link.redialAt = now + TimeUnit.MILLISECONDS.toNanos(backoff(link.redials++));
+            } else if (now - link.redialAt >= 0) {
+                link.redialAt = 0;
+                LOG.debug("Linking {} to {} again", oort.getURL(), link.comet.getURL());
+                // A new handshake (unlike the client's own re-handshake) does not subscribe again by
+                // itself: forget the old subscriptions (nothing is sent while disconnected), the join batch makes them anew.
+                client.getChannel(Oort.OORT_CLOUD_CHANNEL).unsubscribe(oort.subscribedListener());
+                for (String channel : oort.observed()) {
+                    client.getChannel(channel).unsubscribe(oort.subscribedListener());
+                }
+                try {
+                    client.handshake(handshakeFields(link.comet.getURL()), null);
+                } catch (IllegalStateException x) {
+                    LOG.debug("Cannot handshake {} yet", client, x);
+                }
+            }
+            return;
+        }
+        if (!connected) {
+            return;
+        }
+        link.redials = 0;
+        ServerSession incoming = link.incoming;
+        if (incoming == null) {
+            return;
+        }
+        String key = client.getId() + "|" + incoming.getId();
+        if (!key.equals(link.batchKey)) {
+            link.batchKey = key;
+            sendJoinBatch(client);
+        }
+        if (link.remoteAnnounced && !link.joined) {
+            link.joined = true;
+            updateKnown();
+            LOG.info("Oort {}: {} joined ({})", oort.getURL(), link.key, link.remoteId);
+            fire(true, link);
+        }
+    }
+
+    private long backoff(int attempts) {
+        return Math.min(oort.maxBackoff().toMillis(), 500L * (attempts + 1));
+    }
+
+    private void sendJoinBatch(BayeuxClient client) {
+        List<String> cloud = new ArrayList<>(new TreeSet<>(oort.getKnownComets()));
+        cloud.add(oort.getURL());
+        Map<String, Object> announce = new LinkedHashMap<>();
+        announce.put(Oort.EXT_OORT_ID_FIELD, oort.getId());
+        announce.put(Oort.EXT_OORT_URL_FIELD, oort.getURL());
+        client.batch(() -> {
+            subscribeOnce(client, Oort.OORT_CLOUD_CHANNEL);
+            for (String channel : oort.observed()) {
+                subscribeOnce(client, channel);
+            }
+            client.getChannel(Oort.OORT_CLOUD_CHANNEL).publish(cloud);
+            client.getChannel(Oort.OORT_SERVICE_CHANNEL).publish(announce);
+        });
+    }
+
+    void subscribeOnce(BayeuxClient client, String channel) {
+        ClientSessionChannel clientChannel = client.getChannel(channel);
+        if (!clientChannel.getSubscribers().contains(oort.subscribedListener())) {
+            clientChannel.subscribe(oort.subscribedListener());
+        }
+    }
+
+    /** A direction of the link broke: the node leaves, and its session here goes so that it notices too. */
+    private void linkDown(Link link, String reason) {
+        link.batchKey = null;
+        link.remoteAnnounced = false;
+        if (!link.joined) {
+            return;
+        }
+        link.joined = false;
+        updateKnown();
+        LOG.info("Oort {}: {} left ({}): {}", oort.getURL(), link.key, link.remoteId, reason);
+        fire(false, link);
+        ServerSession incoming = link.incoming;
+        if (incoming != null) {
+            link.incoming = null;
+            oort.getBayeuxServer().removeSession(incoming);
+        }
+    }
+
+    void closeLink(Link link, String reason) {
+        linkDown(link, reason);
+        link.closed = true;
+        ServerSession incoming = link.incoming;
+        link.incoming = null;
+        if (incoming != null) {
+            oort.getBayeuxServer().removeSession(incoming);
+        }
+        link.comet.getClient().disconnect();
+        if (!"stopping".equals(reason)) {
+            link.comet.getClient().close();
+        }
+    }
+
+    private void updateKnown() {
+        Set<String> joined = new LinkedHashSet<>();
+        for (Link link : links.values()) {
+            if (link.joined) {
+                joined.add(link.key);
+            }
+        }
+        oort.known(Set.copyOf(joined));
+    }
+
+    private void fire(boolean joined, Link link) {
+        CometListener.Event event = new CometListener.Event(oort, link.remoteId, link.key);
+        for (CometListener listener : oort.cometListeners()) {
+            try {
+                if (joined) {
+                    listener.cometJoined(event);
+                } else {
+                    listener.cometLeft(event);
+                }
+            } catch (RuntimeException x) {
+                LOG.warn("CometListener {} failed on {}", listener, event, x);
+            }
+        }
+    }
+}

@@ -1,0 +1,473 @@
+package io.bayeux.oort.seti;
+
+import io.bayeux.api.Bayeux;
+import io.bayeux.api.Message;
+import io.bayeux.api.Promise;
+import io.bayeux.api.server.LocalSession;
+import io.bayeux.api.server.ServerSession;
+import io.bayeux.oort.CometListener;
+import io.bayeux.oort.Oort;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * Where users are in an Oort cloud, speaking CometD's Seti protocol: a user is associated
+ * with sessions on one or more nodes; every node knows on which nodes each user is present,
+ * and {@link #sendMessage} reaches the user's sessions wherever they are.
+ *
+ * <p>Each node has channel {@code /seti/<id>} (its URL with every run of non-alphanumeric
+ * characters replaced by {@code _}) and shares {@code /seti/all}. Presence changes go on
+ * {@code /seti/all} as {@code {"userIds", "oortURL", "presence", "replace": false}}; when a
+ * node joins, each side sends the other a snapshot of its users ({@code "replace": true,
+ * "alive": true}), answered by a snapshot with {@code "alive": false}. When a node leaves (it
+ * stopped, died, or its link broke), every presence it had is removed.
+ *
+ * <p>Thread-safe: the state is guarded by {@code this}; listeners are told after the lock is
+ * released, on the thread that caused the change.
+ */
+public class Seti {
+    public static final String SETI_ALL_CHANNEL = "/seti/all";
+    public static final String USER_IDS_FIELD = "userIds";
+    public static final String OORT_URL_FIELD = "oortURL";
+    public static final String PRESENCE_FIELD = "presence";
+    public static final String REPLACE_FIELD = "replace";
+    public static final String ALIVE_FIELD = "alive";
+    public static final String USER_ID_FIELD = "userId";
+    public static final String CHANNEL_FIELD = "channel";
+    public static final String SETI_ID_FIELD = "setiId";
+    public static final String DATA_FIELD = "data";
+
+    private static final Logger LOG = LoggerFactory.getLogger(Seti.class);
+
+    private final Oort oort;
+    private final String setiId;
+    private final List<PresenceListener> listeners = new CopyOnWriteArrayList<>();
+    private final CometListener cometListener = new CometListener() {
+        @Override
+        public void cometJoined(Event event) {
+            sendSnapshot(event.cometURL(), true);
+        }
+
+        @Override
+        public void cometLeft(Event event) {
+            removeNode(event.cometURL());
+        }
+    };
+    /** Guarded by this: the local sessions of each locally associated user. */
+    private final Map<String, Set<ServerSession>> local = new HashMap<>();
+    /** Guarded by this: the users present on each other node, by its URL. */
+    private final Map<String, Set<String>> remote = new HashMap<>();
+    private volatile LocalSession session;
+
+    public Seti(Oort oort) {
+        this.oort = Objects.requireNonNull(oort, "oort");
+        this.setiId = setiId(oort.getURL());
+    }
+
+    /** The Seti id of a node: its URL with every run of non-alphanumeric characters replaced by {@code _}. */
+    public static String setiId(String oortURL) {
+        return oortURL.replaceAll("[^a-zA-Z0-9]+", "_");
+    }
+
+    /** The channel of a node: {@code /seti/<its Seti id>}. */
+    public static String setiChannel(String oortURL) {
+        return "/seti/" + setiId(oortURL);
+    }
+
+    public Oort getOort() {
+        return oort;
+    }
+
+    public String getId() {
+        return setiId;
+    }
+
+    /** Starts: observes {@code /seti/all} and this node's channel, and tells the cloud of this node's users. Start the Oort first. */
+    public synchronized void start() {
+        if (session != null) {
+            throw new IllegalStateException("Already started: " + this);
+        }
+        LocalSession s = oort.getBayeuxServer().newLocalSession("seti");
+        s.handshake();
+        s.getChannel(SETI_ALL_CHANNEL).subscribe((channel, message) -> received(message));
+        s.getChannel(setiChannel(oort.getURL())).subscribe((channel, message) -> received(message));
+        session = s;
+        oort.observeChannel(SETI_ALL_CHANNEL);
+        oort.observeChannel(setiChannel(oort.getURL()));
+        oort.addCometListener(cometListener);
+        publish(SETI_ALL_CHANNEL, snapshot(true));
+    }
+
+    public void stop() {
+        LocalSession s;
+        synchronized (this) {
+            s = session;
+            session = null;
+        }
+        if (s == null) {
+            return;
+        }
+        oort.removeCometListener(cometListener);
+        oort.deobserveChannel(SETI_ALL_CHANNEL);
+        oort.deobserveChannel(setiChannel(oort.getURL()));
+        List<Runnable> events = new ArrayList<>();
+        synchronized (this) {
+            for (String userId : local.keySet()) {
+                events.add(() -> fire(false, userId, oort.getURL(), true));
+            }
+            local.clear();
+            for (Map.Entry<String, Set<String>> entry : remote.entrySet()) {
+                for (String userId : entry.getValue()) {
+                    events.add(() -> fire(false, userId, entry.getKey(), false));
+                }
+            }
+            remote.clear();
+        }
+        s.disconnect();
+        events.forEach(Runnable::run);
+    }
+
+    // --- associations
+
+    /**
+     * Associates {@code userId} with a local session; the association ends when the session
+     * does. The first association of a user on this node makes it present in the cloud.
+     *
+     * @return whether the association is new
+     */
+    public boolean associate(String userId, ServerSession serverSession) {
+        Objects.requireNonNull(userId, "userId");
+        Objects.requireNonNull(serverSession, "session");
+        boolean added;
+        boolean first;
+        synchronized (this) {
+            Set<ServerSession> sessions = local.computeIfAbsent(userId, k -> new LinkedHashSet<>());
+            first = sessions.isEmpty();
+            added = sessions.add(serverSession);
+        }
+        if (added) {
+            serverSession.addListener(new Disassociator(userId));
+        }
+        if (first && added) {
+            publish(SETI_ALL_CHANNEL, presence(List.of(userId), true));
+            fire(true, userId, oort.getURL(), true);
+        }
+        return added;
+    }
+
+    /**
+     * Ends one association; the last one of a user on this node makes it absent here.
+     *
+     * @return whether the association existed
+     */
+    public boolean disassociate(String userId, ServerSession serverSession) {
+        boolean removed;
+        boolean last = false;
+        synchronized (this) {
+            Set<ServerSession> sessions = local.get(userId);
+            removed = sessions != null && sessions.remove(serverSession);
+            if (removed && sessions.isEmpty()) {
+                local.remove(userId);
+                last = true;
+            }
+        }
+        if (last) {
+            publish(SETI_ALL_CHANNEL, presence(List.of(userId), false));
+            fire(false, userId, oort.getURL(), true);
+        }
+        return removed;
+    }
+
+    /** Ends every local association of {@code userId}; returns the sessions it had. */
+    public Set<ServerSession> disassociate(String userId) {
+        Set<ServerSession> sessions;
+        synchronized (this) {
+            sessions = local.remove(userId);
+        }
+        if (sessions == null) {
+            return Set.of();
+        }
+        publish(SETI_ALL_CHANNEL, presence(List.of(userId), false));
+        fire(false, userId, oort.getURL(), true);
+        return sessions;
+    }
+
+    /** Whether {@code userId} is associated with a session on this node. */
+    public synchronized boolean isAssociated(String userId) {
+        return local.containsKey(userId);
+    }
+
+    /** How many local sessions {@code userId} has here. */
+    public synchronized int getAssociationCount(String userId) {
+        Set<ServerSession> sessions = local.get(userId);
+        return sessions == null ? 0 : sessions.size();
+    }
+
+    /** Whether {@code userId} is present on any node of the cloud, this one included. */
+    public synchronized boolean isPresent(String userId) {
+        if (local.containsKey(userId)) {
+            return true;
+        }
+        for (Set<String> users : remote.values()) {
+            if (users.contains(userId)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The users associated on this node. */
+    public synchronized Set<String> getAssociatedUserIds() {
+        return Set.copyOf(local.keySet());
+    }
+
+    /** The users present anywhere in the cloud. */
+    public synchronized Set<String> getUserIds() {
+        Set<String> all = new HashSet<>(local.keySet());
+        remote.values().forEach(all::addAll);
+        return Set.copyOf(all);
+    }
+
+    /** The URLs of the nodes where {@code userId} is present, this one included. */
+    public synchronized Set<String> getOortURLs(String userId) {
+        Set<String> urls = new TreeSet<>();
+        if (local.containsKey(userId)) {
+            urls.add(oort.getURL());
+        }
+        remote.forEach((url, users) -> {
+            if (users.contains(userId)) {
+                urls.add(url);
+            }
+        });
+        return urls;
+    }
+
+    // --- messages
+
+    /**
+     * Sends {@code data} on {@code channel} to every session of {@code userId}: delivered
+     * directly to the local ones; published on {@code /seti/<id>} of each other node where the
+     * user is present; on {@code /seti/all} when it is present nowhere known.
+     */
+    public void sendMessage(String userId, String channel, Object data) {
+        sendMessage(List.of(userId), channel, data);
+    }
+
+    public void sendMessage(Collection<String> userIds, String channel, Object data) {
+        Objects.requireNonNull(channel, "channel");
+        for (String userId : userIds) {
+            List<ServerSession> sessions;
+            List<String> nodes = new ArrayList<>();
+            synchronized (this) {
+                Set<ServerSession> here = local.get(userId);
+                sessions = here == null ? List.of() : List.copyOf(here);
+                remote.forEach((url, users) -> {
+                    if (users.contains(userId)) {
+                        nodes.add(url);
+                    }
+                });
+            }
+            for (ServerSession s : sessions) {
+                s.deliver(null, channel, data, Promise.noop());
+            }
+            Map<String, Object> message = new LinkedHashMap<>();
+            message.put(USER_ID_FIELD, userId);
+            message.put(CHANNEL_FIELD, channel);
+            message.put(SETI_ID_FIELD, setiId);
+            message.put(DATA_FIELD, data);
+            if (!nodes.isEmpty()) {
+                for (String url : nodes) {
+                    publish(setiChannel(url), message);
+                }
+            } else if (sessions.isEmpty()) {
+                publish(SETI_ALL_CHANNEL, message);
+            }
+        }
+    }
+
+    // --- listeners
+
+    public void addPresenceListener(PresenceListener listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    public void removePresenceListener(PresenceListener listener) {
+        listeners.remove(listener);
+    }
+
+    /** Told when a user becomes present on a node, or absent from it. */
+    public interface PresenceListener extends Bayeux.BayeuxListener {
+        default void presenceAdded(Event event) {
+        }
+
+        default void presenceRemoved(Event event) {
+        }
+
+        /** A user on a node; {@code local} when the node is this one. */
+        record Event(Seti seti, String userId, String oortURL, boolean local) {
+        }
+    }
+
+    // --- the protocol
+
+    private Map<String, Object> presence(List<String> userIds, boolean present) {
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put(USER_IDS_FIELD, userIds);
+        data.put(OORT_URL_FIELD, oort.getURL());
+        data.put(PRESENCE_FIELD, present);
+        data.put(REPLACE_FIELD, false);
+        return data;
+    }
+
+    private Map<String, Object> snapshot(boolean alive) {
+        List<String> users;
+        synchronized (this) {
+            users = new ArrayList<>(new TreeSet<>(local.keySet()));
+        }
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put(USER_IDS_FIELD, users);
+        data.put(OORT_URL_FIELD, oort.getURL());
+        data.put(PRESENCE_FIELD, true);
+        data.put(REPLACE_FIELD, true);
+        data.put(ALIVE_FIELD, alive);
+        return data;
+    }
+
+    private void sendSnapshot(String oortURL, boolean alive) {
+        publish(setiChannel(oortURL), snapshot(alive));
+    }
+
+    private void publish(String channel, Map<String, Object> data) {
+        LocalSession s = session;
+        if (s != null) {
+            s.getChannel(channel).publish(data);
+        }
+    }
+
+    private void received(Message message) {
+        Map<String, Object> data = message.getDataAsMap();
+        if (data == null) {
+            return;
+        }
+        if (data.containsKey(USER_IDS_FIELD)) {
+            presenceReceived(data);
+        } else if (data.containsKey(USER_ID_FIELD)) {
+            messageReceived(data);
+        }
+    }
+
+    private void presenceReceived(Map<String, Object> data) {
+        if (!(data.get(OORT_URL_FIELD) instanceof String url) || url.equals(oort.getURL()) || !(data.get(USER_IDS_FIELD) instanceof List<?> ids)) {
+            return;
+        }
+        Set<String> userIds = new LinkedHashSet<>();
+        for (Object id : ids) {
+            if (id instanceof String s) {
+                userIds.add(s);
+            }
+        }
+        boolean present = !Boolean.FALSE.equals(data.get(PRESENCE_FIELD));
+        boolean replace = Boolean.TRUE.equals(data.get(REPLACE_FIELD));
+        List<String> added = new ArrayList<>();
+        List<String> removed = new ArrayList<>();
+        synchronized (this) {
+            Set<String> users = remote.computeIfAbsent(url, k -> new LinkedHashSet<>());
+            if (replace) {
+                for (String old : List.copyOf(users)) {
+                    if (!userIds.contains(old)) {
+                        users.remove(old);
+                        removed.add(old);
+                    }
+                }
+            }
+            for (String userId : userIds) {
+                if (present ? users.add(userId) : users.remove(userId)) {
+                    (present ? added : removed).add(userId);
+                }
+            }
+            if (users.isEmpty()) {
+                remote.remove(url);
+            }
+        }
+        removed.forEach(userId -> fire(false, userId, url, false));
+        added.forEach(userId -> fire(true, userId, url, false));
+        if (replace && Boolean.TRUE.equals(data.get(ALIVE_FIELD))) {
+            sendSnapshot(url, false);
+        }
+    }
+
+    private void messageReceived(Map<String, Object> data) {
+        if (!(data.get(USER_ID_FIELD) instanceof String userId) || !(data.get(CHANNEL_FIELD) instanceof String channel)
+                || setiId.equals(data.get(SETI_ID_FIELD))) {
+            return;
+        }
+        List<ServerSession> sessions;
+        synchronized (this) {
+            Set<ServerSession> here = local.get(userId);
+            sessions = here == null ? List.of() : List.copyOf(here);
+        }
+        if (sessions.isEmpty()) {
+            LOG.debug("Seti message for {}, not here: dropped", userId);
+        }
+        for (ServerSession s : sessions) {
+            s.deliver(null, channel, data.get(DATA_FIELD), Promise.noop());
+        }
+    }
+
+    private void removeNode(String url) {
+        Set<String> users;
+        synchronized (this) {
+            users = remote.remove(url);
+        }
+        if (users != null) {
+            users.forEach(userId -> fire(false, userId, url, false));
+        }
+    }
+
+    private void fire(boolean added, String userId, String url, boolean isLocal) {
+        PresenceListener.Event event = new PresenceListener.Event(this, userId, url, isLocal);
+        for (PresenceListener listener : listeners) {
+            try {
+                if (added) {
+                    listener.presenceAdded(event);
+                } else {
+                    listener.presenceRemoved(event);
+                }
+            } catch (RuntimeException x) {
+                LOG.warn("PresenceListener {} failed on {}", listener, event, x);
+            }
+        }
+    }
+
+    /** Ends an association when its session ends. */
+    private final class Disassociator implements ServerSession.RemoveListener {
+        private final String userId;
+
+        Disassociator(String userId) {
+            this.userId = userId;
+        }
+
+        @Override
+        public void removed(ServerSession serverSession, io.bayeux.api.server.ServerMessage message, boolean timeout) {
+            disassociate(userId, serverSession);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Seti[" + setiId + "]";
+    }
+}

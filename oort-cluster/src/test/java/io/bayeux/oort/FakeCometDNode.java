@@ -1,0 +1,191 @@
+package io.bayeux.oort;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.WebSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A node posing as CometD 8's Oort, in test code: its server side is a scripted long-polling
+ * Bayeux endpoint (it refuses the WebSocket upgrade, as a node behind a plain proxy would) that
+ * records every request; its client side is a raw WebSocket that writes the frames it is told,
+ * byte for byte, and records every message it receives.
+ */
+final class FakeCometDNode implements AutoCloseable {
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    final String id = UUID.randomUUID().toString();
+    private final HttpServer server;
+    private final ExecutorService executor = Executors.newCachedThreadPool();
+    /** Every request body the node's server received, as messages. */
+    final BlockingQueue<List<Map<String, Object>>> requests = new LinkedBlockingQueue<>();
+    /** Messages to push on the next held /meta/connect. */
+    final BlockingQueue<Map<String, Object>> pushes = new LinkedBlockingQueue<>();
+    /** Every message received over the WebSocket. */
+    final BlockingQueue<Map<String, Object>> received = new LinkedBlockingQueue<>();
+    private WebSocket webSocket;
+    private volatile String clientId;
+    private volatile boolean connectLoop;
+    private int nextId = 1;
+
+    FakeCometDNode() throws IOException {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.setExecutor(executor);
+        server.createContext("/cometd", this::handle);
+        server.start();
+    }
+
+    String url() {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + "/cometd";
+    }
+
+    // --- the server side
+
+    @SuppressWarnings("unchecked")
+    private void handle(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            if (!"POST".equals(exchange.getRequestMethod())) {
+                exchange.sendResponseHeaders(400, -1);
+                return;
+            }
+            List<Map<String, Object>> messages = JSON.readValue(exchange.getRequestBody().readAllBytes(), List.class);
+            requests.add(messages);
+            List<Object> replies = new ArrayList<>();
+            for (Map<String, Object> message : messages) {
+                String channel = (String) message.get("channel");
+                Map<String, Object> reply = new LinkedHashMap<>();
+                reply.put("id", message.get("id"));
+                reply.put("channel", channel);
+                switch (channel) {
+                    case "/meta/handshake" -> {
+                        reply.put("successful", true);
+                        reply.put("clientId", "fake-session");
+                        reply.put("version", "1.0");
+                        reply.put("supportedConnectionTypes", List.of("long-polling"));
+                        reply.put("advice", Map.of("reconnect", "retry", "interval", 0, "timeout", 1000));
+                        reply.put("ext", Map.of(Oort.EXT_OORT_FIELD, Map.of(Oort.EXT_OORT_URL_FIELD, url(), Oort.EXT_OORT_ID_FIELD, id)));
+                    }
+                    case "/meta/connect" -> {
+                        Object advice = message.get("advice");
+                        boolean first = advice instanceof Map<?, ?> a && Integer.valueOf(0).equals(a.get("timeout"));
+                        if (!first) {
+                            Map<String, Object> push = pushes.poll(1000, TimeUnit.MILLISECONDS);
+                            while (push != null) {
+                                replies.add(push);
+                                push = pushes.poll();
+                            }
+                        }
+                        reply.put("successful", true);
+                        reply.put("clientId", "fake-session");
+                        reply.put("advice", Map.of("reconnect", "retry", "interval", 0, "timeout", 1000));
+                    }
+                    case "/meta/subscribe", "/meta/unsubscribe" -> {
+                        reply.put("successful", true);
+                        reply.put("clientId", "fake-session");
+                        reply.put("subscription", message.get("subscription"));
+                    }
+                    default -> reply.put("successful", true);
+                }
+                replies.add(reply);
+            }
+            byte[] body = JSON.writeValueAsBytes(replies);
+            exchange.getResponseHeaders().set("Content-Type", "application/json;charset=UTF-8");
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+        } catch (InterruptedException x) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // --- the client side
+
+    /** Opens the WebSocket to {@code httpURL} (the node to join). */
+    void open(String httpURL) throws Exception {
+        URI uri = URI.create(httpURL.replaceFirst("^http", "ws"));
+        webSocket = HttpClient.newHttpClient().newWebSocketBuilder().buildAsync(uri, new WebSocket.Listener() {
+            private final StringBuilder text = new StringBuilder();
+
+            @Override
+            @SuppressWarnings("unchecked")
+            public CompletionStage<?> onText(WebSocket ws, CharSequence data, boolean last) {
+                text.append(data);
+                if (last) {
+                    try {
+                        List<Map<String, Object>> messages = JSON.readValue(text.toString(), List.class);
+                        for (Map<String, Object> message : messages) {
+                            received.add(message);
+                            if ("/meta/connect".equals(message.get("channel")) && Boolean.TRUE.equals(message.get("successful")) && connectLoop) {
+                                sendRaw("[{\"id\":\"" + newId() + "\",\"channel\":\"/meta/connect\",\"connectionType\":\"websocket\",\"clientId\":\"" + clientId + "\"}]");
+                            }
+                        }
+                    } catch (IOException x) {
+                        throw new IllegalStateException(x);
+                    }
+                    text.setLength(0);
+                }
+                ws.request(1);
+                return null;
+            }
+        }).get(30, TimeUnit.SECONDS);
+    }
+
+    synchronized String newId() {
+        return String.valueOf(nextId++);
+    }
+
+    void sendRaw(String json) {
+        webSocket.sendText(json, true).toCompletableFuture().join();
+    }
+
+    /** Starts the connect loop once handshaken: each connect reply sends the next connect. */
+    void connect(String clientId) {
+        this.clientId = clientId;
+        this.connectLoop = true;
+        sendRaw("[{\"id\":\"" + newId() + "\",\"channel\":\"/meta/connect\",\"connectionType\":\"websocket\",\"advice\":{\"timeout\":0},\"clientId\":\"" + clientId + "\"}]");
+    }
+
+    /** The next message received over the WebSocket on {@code channel}. */
+    Map<String, Object> nextOn(String channel) throws InterruptedException {
+        long deadline = System.nanoTime() + OortTesting.WAIT.toNanos();
+        while (true) {
+            Map<String, Object> message = received.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (message == null) {
+                throw new AssertionError("Nothing on " + channel + " within " + OortTesting.WAIT);
+            }
+            if (channel.equals(message.get("channel"))) {
+                return message;
+            }
+        }
+    }
+
+    static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() {
+        connectLoop = false;
+        if (webSocket != null) {
+            webSocket.abort();
+        }
+        server.stop(0);
+        executor.shutdownNow();
+    }
+}

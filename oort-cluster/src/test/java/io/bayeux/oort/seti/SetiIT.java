@@ -1,0 +1,152 @@
+package io.bayeux.oort.seti;
+
+import io.bayeux.api.server.ServerSession;
+import io.bayeux.client.BayeuxClient;
+import io.bayeux.oort.OortTesting;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static io.bayeux.oort.OortTesting.await;
+import static io.bayeux.oort.OortTesting.subscribe;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Seti across three nodes in one JVM: presence, messages to users wherever they are, late joiners, leaving nodes. */
+class SetiIT {
+    private final List<AutoCloseable> closing = Collections.synchronizedList(new ArrayList<>());
+
+    @AfterEach
+    void close() {
+        List<AutoCloseable> all = new ArrayList<>(closing);
+        Collections.reverse(all);
+        for (AutoCloseable c : all) {
+            try {
+                c.close();
+            } catch (Exception ignored) {
+                // Best effort.
+            }
+        }
+    }
+
+    private record SetiNode(OortTesting.Node node, Seti seti, List<String> events) {
+        String url() {
+            return node.url();
+        }
+    }
+
+    private SetiNode setiNode() {
+        OortTesting.Node node = OortTesting.node();
+        closing.add(node);
+        Seti seti = new Seti(node.oort());
+        List<String> events = new CopyOnWriteArrayList<>();
+        seti.addPresenceListener(new Seti.PresenceListener() {
+            @Override
+            public void presenceAdded(Event event) {
+                events.add("+" + event.userId() + "@" + event.oortURL() + (event.local() ? " local" : ""));
+            }
+
+            @Override
+            public void presenceRemoved(Event event) {
+                events.add("-" + event.userId() + "@" + event.oortURL() + (event.local() ? " local" : ""));
+            }
+        });
+        seti.start();
+        closing.add(0, seti::stop);
+        return new SetiNode(node, seti, events);
+    }
+
+    /** A user's browser: a client on a node, associated there, recording what it receives on /private. */
+    private record User(BayeuxClient client, ServerSession session, List<Object> received) {
+    }
+
+    private User user(SetiNode node, String userId) throws InterruptedException {
+        BayeuxClient client = OortTesting.client(node.url(), "websocket");
+        closing.add(client::disconnect);
+        List<Object> received = new CopyOnWriteArrayList<>();
+        client.getChannel("/private").addListener((io.bayeux.api.client.ClientSessionChannel.MessageListener) (ch, m) -> received.add(m.getData()));
+        ServerSession session = node.node().server().bayeux().getSession(client.getId());
+        assertTrue(node.seti().associate(userId, session));
+        return new User(client, session, received);
+    }
+
+    private static void awaitMesh(SetiNode... nodes) throws InterruptedException {
+        for (SetiNode node : nodes) {
+            await(node.url() + " in the mesh", () -> node.node().oort().getKnownComets().size() == nodes.length - 1);
+        }
+    }
+
+    @Test
+    void presenceAndMessagesReachUsersOnAnyNode() throws Exception {
+        SetiNode a = setiNode();
+        SetiNode b = setiNode();
+        SetiNode c = setiNode();
+        b.node().oort().observeComet(a.url());
+        c.node().oort().observeComet(b.url());
+        awaitMesh(a, b, c);
+
+        User alice = user(a, "alice");
+        assertTrue(a.seti().isAssociated("alice"));
+        assertFalse(b.seti().isAssociated("alice"));
+        await("alice present on B", () -> b.seti().isPresent("alice"));
+        await("alice present on C", () -> c.seti().isPresent("alice"));
+        assertEquals(List.of("+alice@" + a.url() + " local"), a.events());
+        await("B's event", () -> b.events().contains("+alice@" + a.url()));
+
+        c.seti().sendMessage("alice", "/private", Map.of("text", "hi from C"));
+        await("alice gets C's message", () -> alice.received().size() == 1);
+        assertEquals(Map.of("text", "hi from C"), alice.received().get(0));
+
+        // Alice opens a second session, on B: one message from C reaches both, once each.
+        User aliceOnB = user(b, "alice");
+        await("alice on A and B, seen from C", () -> c.seti().getOortURLs("alice").equals(new java.util.TreeSet<>(Set.of(a.url(), b.url()))));
+        c.seti().sendMessage(List.of("alice"), "/private", "twice?");
+        await("both sessions", () -> alice.received().size() == 2 && aliceOnB.received().size() == 1);
+        assertEquals("twice?", alice.received().get(1));
+        assertEquals(List.of("twice?"), aliceOnB.received());
+
+        // Her session on A ends: she is still present, on B.
+        alice.client().disconnect();
+        await("alice gone from A, seen from C", () -> c.seti().getOortURLs("alice").equals(Set.of(b.url())));
+        assertTrue(c.seti().isPresent("alice"));
+        assertFalse(a.seti().isAssociated("alice"));
+        assertTrue(a.seti().isPresent("alice"));
+
+        // Node B stops: its users are removed everywhere.
+        closeNode(b);
+        await("alice absent from C", () -> !c.seti().isPresent("alice"));
+        await("alice absent from A", () -> !a.seti().isPresent("alice"));
+        assertTrue(c.events().contains("-alice@" + b.url()));
+        assertEquals(Set.of(), c.seti().getUserIds());
+    }
+
+    private void closeNode(SetiNode node) {
+        node.seti().stop();
+        node.node().close();
+    }
+
+    @Test
+    void aLateJoinerGetsASnapshotAndSendsOne() throws Exception {
+        SetiNode a = setiNode();
+        SetiNode d = setiNode();
+        user(a, "alice");
+        user(d, "dave");
+        Thread.sleep(200);
+        assertFalse(a.seti().isPresent("dave"));
+        d.node().oort().observeComet(a.url());
+        awaitMesh(a, d);
+        await("dave seen on A", () -> a.seti().isPresent("dave"));
+        await("alice seen on D", () -> d.seti().isPresent("alice"));
+        assertEquals(Set.of("alice", "dave"), a.seti().getUserIds());
+        assertEquals(Set.of("alice", "dave"), d.seti().getUserIds());
+        d.seti().sendMessage("nobody", "/private", "lost");
+        assertFalse(a.seti().isPresent("nobody"));
+    }
+}
