@@ -9,6 +9,7 @@ import io.bayeux.client.transport.LongPollingTransport;
 import io.bayeux.client.transport.WebSocketTransport;
 import io.bayeux.common.AbstractClientSession;
 import io.bayeux.common.HashMapMessage;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -50,8 +51,11 @@ import java.util.concurrent.TimeUnit;
  * }</pre>
  *
  * <p>Thread-safe and non-blocking, except the {@code waitFor} helpers, which take a timeout.
- * Listeners and callbacks run on the I/O thread that received the message: they must not
- * block. The state and the pending messages are guarded by {@code this}.
+ * Listeners and callbacks run on the client's event loop, one of the group's picked once
+ * (every connection, timer and reply of one client uses it): they must not block. Replies are
+ * handled one response at a time, in the order of each response, and the next
+ * {@code /meta/connect} is built only once the reply before it (and its extensions) has been
+ * handled. The state and the pending messages are guarded by {@code this}.
  */
 public final class BayeuxClient extends AbstractClientSession {
     private static final Logger LOG = LoggerFactory.getLogger(BayeuxClient.class);
@@ -68,6 +72,8 @@ public final class BayeuxClient extends AbstractClientSession {
     private final URI url;
     private final ClientConfig config;
     private final EventLoopGroup group;
+    /** The one event loop of this client: its connections, its timers, its dispatching. */
+    private final EventLoop loop;
     private final boolean ownGroup;
     private final CookieJar cookies = new CookieJar();
     private final List<ClientTransport> transports;
@@ -113,9 +119,11 @@ public final class BayeuxClient extends AbstractClientSession {
         this.config = Objects.requireNonNull(config, "config");
         this.ownGroup = config.eventLoopGroup() == null;
         this.group = ownGroup ? new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory()) : config.eventLoopGroup();
+        this.loop = group.next();
         this.transports = List.of(transports);
         for (ClientTransport t : transports) {
-            t.init(this.url, cookies, group, new TransportListener(t));
+            // The transports open their connections on the client's loop (an EventLoop is a group of one).
+            t.init(this.url, cookies, loop, new TransportListener(t));
         }
     }
 
@@ -212,14 +220,17 @@ public final class BayeuxClient extends AbstractClientSession {
         send(message, callback);
     }
 
-    /** Handles a handshake reply before the application's callbacks see it. */
-    private void handshakeReplied(Message reply) {
+    /**
+     * Handles a handshake reply before the application's callbacks see it; returns what to do
+     * once they and the extensions have seen it (the first connect), or null.
+     */
+    private FollowUp handshakeReplied(Message reply) {
         boolean connect = false;
         boolean resubscribeNow = false;
         List<Message.Mutable> flush = List.of();
         synchronized (this) {
             if (state == State.DISCONNECTING || state == State.DISCONNECTED) {
-                return;
+                return null;
             }
             if (reply.isSuccessful()) {
                 clientId = reply.getClientId();
@@ -246,9 +257,7 @@ public final class BayeuxClient extends AbstractClientSession {
             resubscribe();
         }
         sendNow(flush);
-        if (connect) {
-            sendConnect(true);
-        }
+        return connect ? new FollowUp(State.CONNECTING, () -> sendConnect(true), -1) : null;
     }
 
     private ClientTransport negotiate(Object serverTypes) {
@@ -306,7 +315,7 @@ public final class BayeuxClient extends AbstractClientSession {
             connectId = message.getId();
             delay = (immediate ? 0 : Math.max(timeout, 0)) + config.maxNetworkDelay().toMillis();
             cancel(connectTimer);
-            connectTimer = group.next().schedule(() -> connectTimedOut(message.getId()), delay, TimeUnit.MILLISECONDS);
+            connectTimer = loop.schedule(() -> connectTimedOut(message.getId()), delay, TimeUnit.MILLISECONDS);
         }
         send(message, null);
     }
@@ -324,41 +333,75 @@ public final class BayeuxClient extends AbstractClientSession {
         connectFailed();
     }
 
-    /** Handles a connect reply before the application's listeners see it. */
-    private void connectReplied(Message reply) {
+    /**
+     * Handles a connect reply before the application's listeners see it; returns what to do
+     * once they and the extensions have seen it (the next connect, which must carry what the
+     * extensions took from this reply, such as the ack extension's batch number), or null.
+     */
+    private FollowUp connectReplied(Message reply) {
+        List<Message.Mutable> flush;
+        FollowUp next;
         synchronized (this) {
             if (reply.getId() != null && !reply.getId().equals(connectId)) {
-                return;
+                return null;
             }
             connectInFlight = false;
             cancel(connectTimer);
             if (state == State.DISCONNECTING || state == State.DISCONNECTED) {
-                return;
+                return null;
             }
             takeAdvice(reply);
             if (reply.isSuccessful() && isReconnectNone(reply)) {
                 // The server removed the session and says not to come back.
                 terminate(State.DISCONNECTED);
+                return null;
+            }
+            if (!reply.isSuccessful()) {
+                Map<String, Object> advice = reply.getAdvice();
+                Object reconnect = advice == null ? null : advice.get(Message.RECONNECT_FIELD);
+                if (Message.RECONNECT_NONE_VALUE.equals(reconnect)) {
+                    terminate(State.DISCONNECTED);
+                    return null;
+                } else if (Message.RECONNECT_HANDSHAKE_VALUE.equals(reconnect) || "402::session_unknown".equals(reply.get(Message.ERROR_FIELD))) {
+                    moveTo(State.REHANDSHAKING);
+                    return new FollowUp(State.REHANDSHAKING, this::rehandshake, interval);
+                } else {
+                    moveTo(State.UNCONNECTED);
+                    return new FollowUp(State.UNCONNECTED, () -> sendConnect(false), nextBackoff());
+                }
+            }
+            moveTo(State.CONNECTED);
+            backoff = 0;
+            // What the application sent while the connection was down goes now.
+            flush = takePending();
+            next = new FollowUp(State.CONNECTED, () -> sendConnect(false), interval);
+        }
+        sendNow(flush);
+        return next;
+    }
+
+    /**
+     * What to do after a reply has been handled: {@code task} after {@code delay} ms (at once,
+     * on this thread, when negative), provided the client is still in {@code state} (the
+     * application may have disconnected, or handshaken again, from a listener).
+     */
+    private record FollowUp(State state, Runnable task, long delay) {
+    }
+
+    private void followUp(FollowUp next) {
+        if (next == null) {
+            return;
+        }
+        synchronized (this) {
+            if (state != next.state()) {
                 return;
             }
-            if (reply.isSuccessful()) {
-                moveTo(State.CONNECTED);
-                backoff = 0;
-                scheduleLocked(() -> sendConnect(false), interval);
+            if (next.delay() >= 0) {
+                scheduleLocked(next.task(), next.delay());
                 return;
-            }
-            Map<String, Object> advice = reply.getAdvice();
-            Object reconnect = advice == null ? null : advice.get(Message.RECONNECT_FIELD);
-            if (Message.RECONNECT_NONE_VALUE.equals(reconnect)) {
-                terminate(State.DISCONNECTED);
-            } else if (Message.RECONNECT_HANDSHAKE_VALUE.equals(reconnect) || "402::session_unknown".equals(reply.get(Message.ERROR_FIELD))) {
-                moveTo(State.REHANDSHAKING);
-                scheduleLocked(this::rehandshake, interval);
-            } else {
-                moveTo(State.UNCONNECTED);
-                scheduleLocked(() -> sendConnect(false), nextBackoff());
             }
         }
+        next.task().run();
     }
 
     private void connectFailed() {
@@ -403,7 +446,7 @@ public final class BayeuxClient extends AbstractClientSession {
 
     private void scheduleLocked(Runnable task, long delayMillis) {
         cancel(scheduled);
-        scheduled = group.next().schedule(task, Math.max(0, delayMillis), TimeUnit.MILLISECONDS);
+        scheduled = loop.schedule(task, Math.max(0, delayMillis), TimeUnit.MILLISECONDS);
     }
 
     private static void cancel(ScheduledFuture<?> future) {
@@ -426,7 +469,7 @@ public final class BayeuxClient extends AbstractClientSession {
                 if (send) {
                     moveTo(State.DISCONNECTING);
                     // Whatever happens to the reply, the client is disconnected within the network delay.
-                    scheduled = group.next().schedule(() -> disconnected(null), config.maxNetworkDelay().toMillis(), TimeUnit.MILLISECONDS);
+                    scheduled = loop.schedule(() -> disconnected(null), config.maxNetworkDelay().toMillis(), TimeUnit.MILLISECONDS);
                 } else {
                     // Not handshaken yet: nothing to tell the server.
                     terminate(State.DISCONNECTED);
@@ -514,7 +557,7 @@ public final class BayeuxClient extends AbstractClientSession {
     public void close() {
         disconnect(reply -> {
             try {
-                group.execute(this::release);
+                loop.execute(this::release);
             } catch (java.util.concurrent.RejectedExecutionException x) {
                 // Released already: the event loop is gone.
             }
@@ -627,17 +670,23 @@ public final class BayeuxClient extends AbstractClientSession {
 
     // --- receiving
 
+    /** On the client's loop: one message, then what it calls for once the extensions and listeners saw it. */
     private void dispatch(Message.Mutable message) {
         String channel = message.getChannel();
+        FollowUp next = null;
         if (Channel.META_HANDSHAKE.equals(channel)) {
-            handshakeReplied(message);
+            next = handshakeReplied(message);
         } else if (Channel.META_CONNECT.equals(channel)) {
-            connectReplied(message);
+            next = connectReplied(message);
         } else if (Channel.META_DISCONNECT.equals(channel) && message.isSuccessful()) {
             disconnected(message);
         }
-        receive(message);
-        finishTermination();
+        try {
+            receive(message);
+        } finally {
+            finishTermination();
+            followUp(next);
+        }
     }
 
     private void transportFailed(ClientTransport source, Throwable failure, List<Message.Mutable> messages) {
@@ -663,7 +712,7 @@ public final class BayeuxClient extends AbstractClientSession {
                         cancel(connectTimer);
                         String id = message.getId();
                         long delay = Math.max(timeout, 0) + config.maxNetworkDelay().toMillis();
-                        connectTimer = group.next().schedule(() -> connectTimedOut(id), delay, TimeUnit.MILLISECONDS);
+                        connectTimer = loop.schedule(() -> connectTimedOut(id), delay, TimeUnit.MILLISECONDS);
                     }
                 }
             }
@@ -707,6 +756,11 @@ public final class BayeuxClient extends AbstractClientSession {
 
         @Override
         public void onMessages(List<Message.Mutable> messages) {
+            if (!loop.inEventLoop()) {
+                // One response at a time, in order: everything of this client is handled on its loop.
+                hop(() -> onMessages(messages));
+                return;
+            }
             LOG.trace("Received {}", messages);
             for (Message.Mutable message : messages) {
                 try {
@@ -717,8 +771,20 @@ public final class BayeuxClient extends AbstractClientSession {
             }
         }
 
+        private void hop(Runnable task) {
+            try {
+                loop.execute(task);
+            } catch (java.util.concurrent.RejectedExecutionException x) {
+                LOG.debug("Event loop gone, dropping what {} reported", source.name());
+            }
+        }
+
         @Override
         public void onFailure(Throwable failure, List<Message.Mutable> messages) {
+            if (!loop.inEventLoop()) {
+                hop(() -> onFailure(failure, messages));
+                return;
+            }
             transportFailed(source, failure, messages);
         }
     }

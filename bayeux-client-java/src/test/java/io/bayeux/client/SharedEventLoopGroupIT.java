@@ -1,0 +1,181 @@
+package io.bayeux.client;
+
+import io.bayeux.api.Message;
+import io.bayeux.api.Promise;
+import io.bayeux.api.server.ServerChannel;
+import io.bayeux.client.ext.AckExtension;
+import io.bayeux.client.transport.LongPollingTransport;
+import io.bayeux.server.ext.AcknowledgedMessagesExtension;
+import io.bayeux.transport.NettyBayeuxServer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.IntStream;
+
+import static io.bayeux.client.Clients.subscribe;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Clients on an event-loop group of several threads, as the load tool runs them: each client's
+ * replies are handled one at a time, in order, and its next {@code /meta/connect} carries what
+ * the previous reply's extensions took from it.
+ */
+class SharedEventLoopGroupIT {
+    private static final int COUNT = 500;
+
+    private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(4, NioIoHandler.newFactory());
+    private final ClientConfig config = ClientConfig.builder().eventLoopGroup(group).build();
+    private final List<BayeuxClient> clients = new ArrayList<>();
+    private NettyBayeuxServer server;
+
+    @BeforeEach
+    void start() {
+        server = NettyBayeuxServer.builder().port(0).build().start();
+        server.bayeux().addExtension(new AcknowledgedMessagesExtension());
+    }
+
+    @AfterEach
+    void stop() {
+        clients.forEach(BayeuxClient::close);
+        server.stop();
+        assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS), "the group stopped");
+    }
+
+    private BayeuxClient connected(String transport) throws InterruptedException {
+        BayeuxClient client = Clients.client(server.uri(), config, Clients.transport(transport, config));
+        clients.add(client);
+        return client;
+    }
+
+    /** Waits (bounded) until every list holds {@code count} elements or more. */
+    private static void awaitSizes(List<List<Integer>> lists, int count) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (lists.stream().anyMatch(l -> l.size() < count) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"websocket", "long-polling"})
+    @Timeout(120)
+    void acknowledgedDeliveryOnAManyThreadGroupBringsNoDuplicate(String transport) throws Exception {
+        int subscribers = 20;
+        List<List<Integer>> received = new ArrayList<>();
+        for (int i = 0; i < subscribers; i++) {
+            BayeuxClient client = connected(transport);
+            AckExtension ack = new AckExtension();
+            client.addExtension(ack);
+            Clients.connect(client);
+            assertTrue(ack.isServerSupportingAcks());
+            List<Integer> mine = new CopyOnWriteArrayList<>();
+            received.add(mine);
+            subscribe(client, "/acked", (channel, message) -> mine.add(((Number) message.getData()).intValue()));
+        }
+
+        ServerChannel channel = server.bayeux().getChannel("/acked");
+        for (int i = 0; i < COUNT; i++) {
+            channel.publish(null, i, Promise.noop());
+            if (i % 10 == 9) {
+                Thread.sleep(1); // many small batches: many connect replies, each followed by the next connect
+            }
+        }
+        awaitSizes(received, COUNT);
+        // A duplicate would come after the last of the COUNT: give it the time a few connect round trips take.
+        Thread.sleep(300);
+        for (int i = 0; i < subscribers; i++) {
+            List<Integer> got = List.copyOf(received.get(i));
+            assertEquals(IntStream.range(0, COUNT).boxed().toList(), got,
+                    "subscriber " + i + ": each message once, in order (" + got.size() + " arrived, " + got.stream().distinct().count() + " distinct)");
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void aLongPollingClientHandlesOneResponseAtATimeAndGetsOnePublishersMessagesInOrder() throws Exception {
+        // The publisher is subscribed too: its messages come back in its publish replies and in
+        // its held connect's replies, read on two connections.
+        List<List<Integer>> received = new ArrayList<>();
+        AtomicInteger overlaps = new AtomicInteger();
+        BayeuxClient publisher = Clients.connect(connected(LongPollingTransport.NAME));
+        List<BayeuxClient> receivers = new ArrayList<>(List.of(publisher));
+        for (int i = 0; i < 4; i++) {
+            receivers.add(Clients.connect(connected(LongPollingTransport.NAME)));
+        }
+        for (BayeuxClient receiver : receivers) {
+            List<Integer> mine = new CopyOnWriteArrayList<>();
+            received.add(mine);
+            AtomicInteger inListener = new AtomicInteger();
+            subscribe(receiver, "/ordered", (channel, message) -> {
+                if (inListener.incrementAndGet() > 1) {
+                    overlaps.incrementAndGet();
+                }
+                mine.add(((Number) message.getData()).intValue());
+                // An application that takes a little time per message: another response may
+                // arrive meanwhile, and must wait until this one has been handled.
+                LockSupport.parkNanos(100_000);
+                inListener.decrementAndGet();
+            });
+        }
+        BlockingQueue<Message> replies = new LinkedBlockingQueue<>();
+        // As the load tool publishes: Bayeux batches of 10, one after the other.
+        for (int i = 0; i < COUNT; i += 10) {
+            publisher.startBatch();
+            for (int j = i; j < i + 10; j++) {
+                publisher.getChannel("/ordered").publish(j, replies::add);
+            }
+            publisher.endBatch();
+            for (int j = 0; j < 10; j++) {
+                Message reply = Clients.next(replies);
+                assertTrue(reply.isSuccessful(), () -> "publish failed: " + reply);
+            }
+        }
+        awaitSizes(received, COUNT);
+        assertEquals(0, overlaps.get(), "a client's listener never runs for two responses at once");
+        // The subscribers get everything in the connect replies, one after the other: in order.
+        for (int i = 1; i < received.size(); i++) {
+            assertEquals(IntStream.range(0, COUNT).boxed().toList(), List.copyOf(received.get(i)), "subscriber " + i + ": all, once, in order");
+        }
+        // The publisher gets its messages back in its publish replies and in its connect replies,
+        // read on two connections: each response in order, but one response may overtake another.
+        assertEquals(IntStream.range(0, COUNT).boxed().toList(), received.get(0).stream().sorted().toList(), "the publisher: all, once");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"websocket", "long-polling"})
+    @Timeout(60)
+    void whatIsPublishedWhileTheConnectionIsDownGoesOnceItIsBack(String transport) throws Exception {
+        ClientConfig slow = ClientConfig.builder().eventLoopGroup(group)
+                .backoffIncrement(java.time.Duration.ofSeconds(1)).maxBackoff(java.time.Duration.ofSeconds(1)).build();
+        var cuttable = Clients.transport(transport, slow);
+        BayeuxClient client = Clients.client(server.uri(), slow, cuttable);
+        clients.add(client);
+        Clients.connect(client);
+        BlockingQueue<Object> arrived = new LinkedBlockingQueue<>();
+        subscribe(client, "/back", (channel, message) -> arrived.add(message.getData()));
+        cuttable.abort();
+        assertTrue(client.waitFor(Clients.WAIT, BayeuxClient.State.UNCONNECTED), () -> "the cut was noticed: " + client);
+        BlockingQueue<Message> reply = new LinkedBlockingQueue<>();
+        client.getChannel("/back").publish(Map.of("n", 1), reply::add);
+        Message published = Clients.next(reply);
+        assertTrue(published.isSuccessful(), () -> "publish failed: " + published);
+        assertEquals(1, ((Number) ((Map<?, ?>) Clients.next(arrived)).get("n")).intValue());
+        assertTrue(client.waitFor(Clients.WAIT, BayeuxClient.State.CONNECTED));
+    }
+}
