@@ -20,6 +20,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -108,11 +110,12 @@ class SharedEventLoopGroupIT {
 
     @Test
     @Timeout(120)
-    void aLongPollingClientHandlesOneResponseAtATimeAndGetsOnePublishersMessagesInOrder() throws Exception {
+    void longPollingClientsHandleTheirResponsesOneAtATimeOnOneLoopAndSubscribersGetOnePublishersMessagesInOrder() throws Exception {
         // The publisher is subscribed too: its messages come back in its publish replies and in
         // its held connect's replies, read on two connections.
         List<List<Integer>> received = new ArrayList<>();
         AtomicInteger overlaps = new AtomicInteger();
+        List<Set<Thread>> threads = new ArrayList<>();
         BayeuxClient publisher = Clients.connect(connected(LongPollingTransport.NAME));
         List<BayeuxClient> receivers = new ArrayList<>(List.of(publisher));
         for (int i = 0; i < 4; i++) {
@@ -122,7 +125,10 @@ class SharedEventLoopGroupIT {
             List<Integer> mine = new CopyOnWriteArrayList<>();
             received.add(mine);
             AtomicInteger inListener = new AtomicInteger();
+            Set<Thread> mineThreads = ConcurrentHashMap.newKeySet();
+            threads.add(mineThreads);
             subscribe(receiver, "/ordered", (channel, message) -> {
+                mineThreads.add(Thread.currentThread());
                 if (inListener.incrementAndGet() > 1) {
                     overlaps.incrementAndGet();
                 }
@@ -148,6 +154,9 @@ class SharedEventLoopGroupIT {
         }
         awaitSizes(received, COUNT);
         assertEquals(0, overlaps.get(), "a client's listener never runs for two responses at once");
+        for (int i = 0; i < threads.size(); i++) {
+            assertEquals(1, threads.get(i).size(), "client " + i + " handles its responses on its one event loop: " + threads.get(i));
+        }
         // The subscribers get everything in the connect replies, one after the other: in order.
         for (int i = 1; i < received.size(); i++) {
             assertEquals(IntStream.range(0, COUNT).boxed().toList(), List.copyOf(received.get(i)), "subscriber " + i + ": all, once, in order");
