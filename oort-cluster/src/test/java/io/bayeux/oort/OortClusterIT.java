@@ -237,11 +237,28 @@ class OortClusterIT {
         OortTesting.Node b = node(true, SECRET);
         a.oort().observeComet(b.url());
         b.oort().observeComet(a.url());
-        a.oort().observeComet(b.url().replace("127.0.0.1", "localhost"));
         awaitMesh(a, b);
         await("one link each way", () -> a.server().bayeux().getSessions().stream().filter(a.oort()::isOort).count() == 1
                 && b.server().bayeux().getSessions().stream().filter(b.oort()::isOort).count() == 1);
+        List<String> left = new CopyOnWriteArrayList<>();
+        for (OortTesting.Node node : List.of(a, b)) {
+            node.oort().addCometListener(new CometListener() {
+                @Override
+                public void cometJoined(Event event) {
+                }
+
+                @Override
+                public void cometLeft(Event event) {
+                    left.add(node.url() + " saw " + event.cometURL() + " leave");
+                }
+            });
+        }
+        // The same node under another name: refused without disturbing the link that exists.
+        String alias = b.url().replace("127.0.0.1", "localhost");
+        a.oort().observeComet(alias);
+        await("the alias to be known as the same node", () -> a.oort().getComet(alias) == a.oort().getComet(b.url()));
         Thread.sleep(500);
+        assertEquals(List.of(), left);
         assertEquals(1, a.server().bayeux().getSessions().stream().filter(a.oort()::isOort).count());
         assertEquals(1, b.server().bayeux().getSessions().stream().filter(b.oort()::isOort).count());
     }
