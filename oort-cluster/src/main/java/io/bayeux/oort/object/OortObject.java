@@ -4,6 +4,8 @@ import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ConfigurableServerChannel;
 import io.bayeux.api.server.LocalSession;
 import io.bayeux.api.server.ServerChannel;
+import io.bayeux.api.server.ServerMessage;
+import io.bayeux.api.server.ServerSession;
 import io.bayeux.oort.CometListener;
 import io.bayeux.oort.Oort;
 import io.bayeux.oort.OortComet;
@@ -34,7 +36,9 @@ import java.util.function.Function;
  * {@code oort.info.version} and either the whole value ({@code oort.info.object}) or, for
  * containers, a delta ({@code oort.info.type} and its own fields). A node that joins gets each
  * node's whole part on {@code /service/oort/objects/<name>} ({@code oort.info.action:
- * "oort.object.push"}, answered once with a push of its own carrying {@code oort.info.peer});
+ * "oort.object.push"}, answered once with a push of its own carrying {@code oort.info.peer}),
+ * and again when its subscription to the broadcasts arrives, so that a change made while
+ * it was subscribing is not lost;
  * {@code "oort.object.pull"} asks a node to push its part.
  *
  * <p>Consistency: each part's version grows by one per change. A whole value is applied when
@@ -74,6 +78,20 @@ public class OortObject<T> implements Iterable<Info<T>> {
             received(data);
         }
         return true;
+    };
+    /** A node subscribing to the broadcasts gets this node's part then: nothing broadcast before it subscribed is missed. */
+    private final ServerChannel.SubscriptionListener subscriptionListener = new ServerChannel.SubscriptionListener() {
+        @Override
+        public void subscribed(ServerSession session, ServerChannel channel, ServerMessage message) {
+            String url = getOort().getRemoteURL(session);
+            if (url != null) {
+                push(url, url);
+            }
+        }
+
+        @Override
+        public void unsubscribed(ServerSession session, ServerChannel channel, ServerMessage message) {
+        }
     };
     private final CometListener cometListener = new CometListener() {
         @Override
@@ -145,7 +163,9 @@ public class OortObject<T> implements Iterable<Info<T>> {
         session.handshake();
         sender = session;
         BayeuxServer bayeux = oort.getBayeuxServer();
-        bayeux.createChannelIfAbsent(broadcastChannel, ConfigurableServerChannel.Initializer.persistent()).getReference().addListener(broadcastListener);
+        ServerChannel broadcast = bayeux.createChannelIfAbsent(broadcastChannel, ConfigurableServerChannel.Initializer.persistent()).getReference();
+        broadcast.addListener(broadcastListener);
+        broadcast.addListener(subscriptionListener);
         bayeux.createChannelIfAbsent(serviceChannel, ConfigurableServerChannel.Initializer.persistent()).getReference().addListener(serviceListener);
         oort.addCometListener(cometListener);
         oort.observeChannel(broadcastChannel);
@@ -176,6 +196,7 @@ public class OortObject<T> implements Iterable<Info<T>> {
         ServerChannel channel = bayeux.getChannel(broadcastChannel);
         if (channel != null) {
             channel.removeListener(broadcastListener);
+            channel.removeListener(subscriptionListener);
         }
         channel = bayeux.getChannel(serviceChannel);
         if (channel != null) {
