@@ -318,5 +318,24 @@ class OortObjectsIT {
                 "oort.info.type", "oort.map.entry", "oort.info.action", "oort.map.remove",
                 "oort.map.key", "k"), fromA.get(1));
         await("B to apply both", () -> mapB.getInfo(a.url()).getVersion() == 2 && mapB.find("k") == null);
+
+        OortList<String> listA = started(new OortList<>(a.oort(), "wirelist"));
+        OortList<String> listB = started(new OortList<>(b.oort(), "wirelist"));
+        List<Map<String, Object>> listOnB = new CopyOnWriteArrayList<>();
+        b.server().bayeux().getChannel("/oort/objects/wirelist").addListener((ServerChannel.MessageListener) (from, channel, message) -> {
+            if (a.url().equals(message.getDataAsMap().get("oort.info.url"))) {
+                listOnB.add(normalized(message.getDataAsMap()));
+            }
+            return true;
+        });
+        await("B to hold A's list", () -> listB.getInfo(a.url()) != null);
+        listA.addAndShare("x", "y");
+        listA.removeAndShare("x");
+        await("both list deltas on B", () -> listOnB.size() == 2);
+        assertEquals(Map.of("oort.info.url", a.url(), "oort.info.name", "wirelist", "oort.info.version", 1L,
+                "oort.info.type", "oort.list.item", "oort.info.action", "oort.list.add", "oort.list.items", List.of("x", "y")), listOnB.get(0));
+        assertEquals(Map.of("oort.info.url", a.url(), "oort.info.name", "wirelist", "oort.info.version", 2L,
+                "oort.info.type", "oort.list.item", "oort.info.action", "oort.list.remove", "oort.list.items", List.of("x")), listOnB.get(1));
+        await("B to apply the list deltas", () -> List.of("y").equals(listB.getInfo(a.url()).getObject()));
     }
 }
