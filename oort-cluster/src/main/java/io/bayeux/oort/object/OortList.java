@@ -13,16 +13,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * A list per node, shared across the cloud: each node adds and removes elements of its own
  * part; {@link #isPresent} looks in every part. Changes travel as deltas
- * ({@code oort.info.type: "oort.list.item"}, {@code oort.info.action: "oort.list.add" |
- * "oort.list.remove"}, {@code oort.list.items}: the elements).
+ * (CometD 8's fields: {@code oort.info.type: "oort.list.element"}, {@code oort.info.action:
+ * "oort.list.add" | "oort.list.remove"}, {@code oort.info.object}: the elements). A removal
+ * removes every occurrence of each element, as CometD's does.
  *
  * @param <E> the element type (JSON: numbers arrive on other nodes as the codec reads them: integers, longs or doubles)
  */
 public class OortList<E> extends OortObject<List<E>> {
-    public static final String TYPE_ITEM = "oort.list.item";
+    public static final String TYPE_ELEMENT = "oort.list.element";
     public static final String ACTION_ADD = "oort.list.add";
     public static final String ACTION_REMOVE = "oort.list.remove";
-    public static final String ITEMS_FIELD = "oort.list.items";
 
     private final List<ElementListener<E>> elementListeners = new CopyOnWriteArrayList<>();
 
@@ -36,7 +36,7 @@ public class OortList<E> extends OortObject<List<E>> {
         return shareDelta(delta(ACTION_ADD, elements)) != null;
     }
 
-    /** Removes the elements (each first occurrence) from this node's part and shares it; returns whether any was removed. */
+    /** Removes the elements (every occurrence) from this node's part and shares it; returns whether any was removed. */
     @SafeVarargs
     public final boolean removeAndShare(E... elements) {
         return shareDelta(delta(ACTION_REMOVE, elements)) != null;
@@ -48,19 +48,19 @@ public class OortList<E> extends OortObject<List<E>> {
             items.add(Objects.requireNonNull(element, "element"));
         }
         Map<String, Object> delta = new LinkedHashMap<>();
-        delta.put(Info.TYPE_FIELD, TYPE_ITEM);
+        delta.put(Info.TYPE_FIELD, TYPE_ELEMENT);
         delta.put(Info.ACTION_FIELD, action);
-        delta.put(ITEMS_FIELD, items);
+        delta.put(Info.OBJECT_FIELD, items);
         return delta;
     }
 
     @Override
     @SuppressWarnings("unchecked")
     protected Delta<List<E>> applyDelta(Info<List<E>> current, Map<String, Object> delta, List<Runnable> events) {
-        if (!TYPE_ITEM.equals(delta.get(Info.TYPE_FIELD))) {
+        if (!TYPE_ELEMENT.equals(delta.get(Info.TYPE_FIELD))) {
             return null;
         }
-        Object itemsField = delta.get(ITEMS_FIELD);
+        Object itemsField = delta.get(Info.OBJECT_FIELD);
         List<E> items = itemsField instanceof List<?> list ? (List<E>) list
                 : itemsField instanceof Object[] array ? (List<E>) List.of(array) : List.of();
         if (items.isEmpty()) {
@@ -74,7 +74,7 @@ public class OortList<E> extends OortObject<List<E>> {
             changed.addAll(items);
         } else if (ACTION_REMOVE.equals(delta.get(Info.ACTION_FIELD))) {
             for (E item : items) {
-                if (next.remove(item)) {
+                if (next.removeIf(item::equals) && !changed.contains(item)) {
                     changed.add(item);
                 }
             }

@@ -13,7 +13,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * A map per node, shared across the cloud: each node puts and removes entries in its own part
  * and finds any key in any part. Changes travel as deltas (CometD 8's fields:
  * {@code oort.info.type: "oort.map.entry"}, {@code oort.info.action: "oort.map.put" |
- * "oort.map.put.absent" | "oort.map.remove"}, {@code oort.map.key}, {@code oort.map.value}).
+ * "oort.map.put.absent" | "oort.map.remove"}, {@code oort.info.object: {"oort.map.key": K,
+ * "oort.map.value": V}}).
  *
  * <p>Keys and values travel as JSON: keys are strings on the other nodes (see
  * {@link OortStringMap}); numbers arrive as the JSON codec reads them (integers, longs or doubles).
@@ -71,13 +72,15 @@ public class OortMap<K, V> extends OortObject<Map<K, V>> {
 
     private Map<String, Object> delta(String action, K key, V value) {
         Objects.requireNonNull(key, "key");
+        Map<String, Object> entry = new LinkedHashMap<>();
+        entry.put(KEY_FIELD, key);
+        if (value != null) {
+            entry.put(VALUE_FIELD, value);
+        }
         Map<String, Object> delta = new LinkedHashMap<>();
+        delta.put(Info.OBJECT_FIELD, entry);
         delta.put(Info.TYPE_FIELD, TYPE_ENTRY);
         delta.put(Info.ACTION_FIELD, action);
-        delta.put(KEY_FIELD, key);
-        if (value != null) {
-            delta.put(VALUE_FIELD, value);
-        }
         return delta;
     }
 
@@ -88,8 +91,11 @@ public class OortMap<K, V> extends OortObject<Map<K, V>> {
             return null;
         }
         Object[] previousSlot = (Object[]) delta.remove(PREVIOUS_SLOT);
-        K key = (K) delta.get(KEY_FIELD);
-        V value = (V) delta.get(VALUE_FIELD);
+        if (!(delta.get(Info.OBJECT_FIELD) instanceof Map<?, ?> entry)) {
+            return null;
+        }
+        K key = (K) entry.get(KEY_FIELD);
+        V value = (V) entry.get(VALUE_FIELD);
         Object action = delta.get(Info.ACTION_FIELD);
         Map<K, V> map = current.getObject();
         V previous = map.get(key);

@@ -313,10 +313,10 @@ class OortObjectsIT {
         List<Map<String, Object>> fromA = broadcastOnB.stream().filter(m -> a.url().equals(m.get("oort.info.url"))).toList();
         assertEquals(Map.of("oort.info.url", a.url(), "oort.info.name", "wire", "oort.info.version", 1L,
                 "oort.info.type", "oort.map.entry", "oort.info.action", "oort.map.put",
-                "oort.map.key", "k", "oort.map.value", "v"), fromA.get(0));
+                "oort.info.object", Map.of("oort.map.key", "k", "oort.map.value", "v")), fromA.get(0));
         assertEquals(Map.of("oort.info.url", a.url(), "oort.info.name", "wire", "oort.info.version", 2L,
                 "oort.info.type", "oort.map.entry", "oort.info.action", "oort.map.remove",
-                "oort.map.key", "k"), fromA.get(1));
+                "oort.info.object", Map.of("oort.map.key", "k")), fromA.get(1));
         await("B to apply both", () -> mapB.getInfo(a.url()).getVersion() == 2 && mapB.find("k") == null);
 
         OortList<String> listA = started(new OortList<>(a.oort(), "wirelist"));
@@ -329,13 +329,13 @@ class OortObjectsIT {
             return true;
         });
         await("B to hold A's list", () -> listB.getInfo(a.url()) != null);
-        listA.addAndShare("x", "y");
+        listA.addAndShare("x", "y", "x");
         listA.removeAndShare("x");
         await("both list deltas on B", () -> listOnB.size() == 2);
         assertEquals(Map.of("oort.info.url", a.url(), "oort.info.name", "wirelist", "oort.info.version", 1L,
-                "oort.info.type", "oort.list.item", "oort.info.action", "oort.list.add", "oort.list.items", List.of("x", "y")), listOnB.get(0));
+                "oort.info.type", "oort.list.element", "oort.info.action", "oort.list.add", "oort.info.object", List.of("x", "y", "x")), listOnB.get(0));
         assertEquals(Map.of("oort.info.url", a.url(), "oort.info.name", "wirelist", "oort.info.version", 2L,
-                "oort.info.type", "oort.list.item", "oort.info.action", "oort.list.remove", "oort.list.items", List.of("x")), listOnB.get(1));
+                "oort.info.type", "oort.list.element", "oort.info.action", "oort.list.remove", "oort.info.object", List.of("x")), listOnB.get(1));
         await("B to apply the list deltas", () -> List.of("y").equals(listB.getInfo(a.url()).getObject()));
     }
 }
