@@ -244,6 +244,7 @@ class OortObjectsIT {
         OortStringMap<Object> mapB = started(new OortStringMap<>(b.oort(), "gaps"));
         mapA.putAndShare("one", 1);
         await("B to hold A's first entry", () -> mapB.find("one") != null);
+        await("B subscribed to A's broadcasts", () -> !a.server().bayeux().getChannel("/oort/objects/gaps").getSubscribers().isEmpty());
         List<Object> pullsOnA = new CopyOnWriteArrayList<>();
         a.server().bayeux().getChannel("/service/oort/objects/gaps").addListener((ServerChannel.MessageListener) (from, channel, message) -> {
             if (OortObject.ACTION_PULL.equals(message.getDataAsMap().get(Info.ACTION_FIELD))) {
@@ -307,6 +308,7 @@ class OortObjectsIT {
             assertEquals(expected, message);
         }
         await("B to hold A's part", () -> mapB.getInfo(a.url()) != null);
+        await("B subscribed to A's broadcasts", () -> !a.server().bayeux().getChannel("/oort/objects/wire").getSubscribers().isEmpty());
         mapA.putAndShare("k", "v");
         mapA.removeAndShare("k");
         await("both deltas on B", () -> broadcastOnB.stream().filter(m -> a.url().equals(m.get("oort.info.url"))).count() == 2);
@@ -329,6 +331,7 @@ class OortObjectsIT {
             return true;
         });
         await("B to hold A's list", () -> listB.getInfo(a.url()) != null);
+        await("B subscribed to A's list broadcasts", () -> !a.server().bayeux().getChannel("/oort/objects/wirelist").getSubscribers().isEmpty());
         listA.addAndShare("x", "y", "x");
         listA.removeAndShare("x");
         await("both list deltas on B", () -> listOnB.size() == 2);
