@@ -2,7 +2,7 @@ package io.bayeux.oort.object;
 
 /**
  * One node's part of an {@link OortObject}: the node's URL, the object's name, the value and
- * its version (a count of the owner's changes, per start of the object). Immutable.
+ * its version (from the clock at the object's start, plus one per change of the owner). Immutable.
  *
  * @param <T> the type of the value
  */

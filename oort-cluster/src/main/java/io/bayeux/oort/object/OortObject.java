@@ -41,7 +41,8 @@ import java.util.function.Function;
  * it was subscribing is not lost;
  * {@code "oort.object.pull"} asks a node to push its part.
  *
- * <p>Consistency: each part's version grows by one per change. A whole value is applied when
+ * <p>Consistency: each part's version starts from the clock (milliseconds times 1000, so a
+ * restarted object outranks its previous run) and grows by one per change. A whole value is applied when
  * its version is newer than the one held; a delta only when it is the next one; a gap (or a
  * delta for a part not held yet) makes this node pull the owner's whole part. A node that
  * leaves the cloud ({@link CometListener#cometLeft}) has its part removed here, and the
@@ -156,7 +157,10 @@ public class OortObject<T> implements Iterable<Info<T>> {
                 throw new IllegalStateException("Already started: " + this);
             }
             parts.clear();
-            parts.put(oort.getURL(), new Part<>(new Info<>(oort.getURL(), oort.getURL(), name, factory.newObject(null), 0)));
+            // Versions start from the clock (in thousandths of a millisecond), so that an object
+            // restarted at the same URL outranks what the other nodes still hold of its previous run.
+            long initial = System.currentTimeMillis() * 1000;
+            parts.put(oort.getURL(), new Part<>(new Info<>(oort.getURL(), oort.getURL(), name, factory.newObject(null), initial)));
             running = true;
         }
         LocalSession session = oort.getBayeuxServer().newLocalSession("oort-object-" + name);

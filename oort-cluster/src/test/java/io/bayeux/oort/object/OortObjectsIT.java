@@ -242,6 +242,7 @@ class OortObjectsIT {
         });
         OortStringMap<Object> mapA = started(new OortStringMap<>(a.oort(), "gaps"));
         OortStringMap<Object> mapB = started(new OortStringMap<>(b.oort(), "gaps"));
+        long base = mapA.getLocalInfo().getVersion();
         mapA.putAndShare("one", 1);
         await("B to hold A's first entry", () -> mapB.find("one") != null);
         await("B subscribed to A's broadcasts", () -> !a.server().bayeux().getChannel("/oort/objects/gaps").getSubscribers().isEmpty());
@@ -258,11 +259,30 @@ class OortObjectsIT {
         }
         await("B to lose 5 deltas", () -> dropped.get() == 5);
         dropping.set(false);
-        assertEquals(1, mapB.getInfo(a.url()).getVersion());
+        assertEquals(base + 1, mapB.getInfo(a.url()).getVersion());
         mapA.putAndShare("next", "delta");
         await("B to pull and hold A's whole part", () -> holds(mapB, a.url(), mapA.getLocal()));
         assertEquals(List.of(b.url()), pullsOnA, "one pull, from B");
-        assertEquals(7, mapB.getInfo(a.url()).getVersion());
+        assertEquals(base + 7, mapB.getInfo(a.url()).getVersion());
+    }
+
+    @Test
+    void anObjectRestartedOnANodeReplacesWhatTheOthersHeldOfItsPreviousRun() throws Exception {
+        OortTesting.Node a = node();
+        OortTesting.Node b = node();
+        b.oort().observeComet(a.url());
+        awaitMesh(a, b);
+        OortStringMap<Object> first = started(new OortStringMap<>(a.oort(), "restart"));
+        OortStringMap<Object> mapB = started(new OortStringMap<>(b.oort(), "restart"));
+        for (int i = 0; i < 3; i++) {
+            first.putAndShare("old" + i, i);
+        }
+        await("B to hold the first run's part", () -> holds(mapB, a.url(), first.getLocal()));
+        first.stop();
+        OortStringMap<Object> second = started(new OortStringMap<>(a.oort(), "restart"));
+        second.putAndShare("new", "value");
+        await("B to hold the second run's part", () -> holds(mapB, a.url(), Map.of("new", "value")));
+        assertNull(mapB.find("old0"));
     }
 
     private static boolean holds(OortObject<?> object, String url, Object value) {
@@ -298,7 +318,9 @@ class OortObjectsIT {
         started(mapA);
         // A's start pushes its part to B; A may also answer B's own start-up push (with "peer").
         await("A's push on B", () -> serviceOnB.stream().anyMatch(m -> !m.containsKey("oort.info.peer")));
-        Map<String, Object> push = Map.of("oort.info.url", a.url(), "oort.info.name", "wire", "oort.info.version", 0L,
+        long base = mapA.getLocalInfo().getVersion();
+        assertTrue(Math.abs(base / 1000 - System.currentTimeMillis()) < 600_000, "versions start from the clock");
+        Map<String, Object> push = Map.of("oort.info.url", a.url(), "oort.info.name", "wire", "oort.info.version", base,
                 "oort.info.object", Map.of(), "oort.info.action", "oort.object.push");
         for (Map<String, Object> message : serviceOnB) {
             Map<String, Object> expected = new HashMap<>(push);
@@ -313,13 +335,13 @@ class OortObjectsIT {
         mapA.removeAndShare("k");
         await("both deltas on B", () -> broadcastOnB.stream().filter(m -> a.url().equals(m.get("oort.info.url"))).count() == 2);
         List<Map<String, Object>> fromA = broadcastOnB.stream().filter(m -> a.url().equals(m.get("oort.info.url"))).toList();
-        assertEquals(Map.of("oort.info.url", a.url(), "oort.info.name", "wire", "oort.info.version", 1L,
+        assertEquals(Map.of("oort.info.url", a.url(), "oort.info.name", "wire", "oort.info.version", base + 1,
                 "oort.info.type", "oort.map.entry", "oort.info.action", "oort.map.put",
                 "oort.info.object", Map.of("oort.map.key", "k", "oort.map.value", "v")), fromA.get(0));
-        assertEquals(Map.of("oort.info.url", a.url(), "oort.info.name", "wire", "oort.info.version", 2L,
+        assertEquals(Map.of("oort.info.url", a.url(), "oort.info.name", "wire", "oort.info.version", base + 2,
                 "oort.info.type", "oort.map.entry", "oort.info.action", "oort.map.remove",
                 "oort.info.object", Map.of("oort.map.key", "k")), fromA.get(1));
-        await("B to apply both", () -> mapB.getInfo(a.url()).getVersion() == 2 && mapB.find("k") == null);
+        await("B to apply both", () -> mapB.getInfo(a.url()).getVersion() == base + 2 && mapB.find("k") == null);
 
         OortList<String> listA = started(new OortList<>(a.oort(), "wirelist"));
         OortList<String> listB = started(new OortList<>(b.oort(), "wirelist"));
@@ -331,13 +353,14 @@ class OortObjectsIT {
             return true;
         });
         await("B to hold A's list", () -> listB.getInfo(a.url()) != null);
+        long listBase = listA.getLocalInfo().getVersion();
         await("B subscribed to A's list broadcasts", () -> !a.server().bayeux().getChannel("/oort/objects/wirelist").getSubscribers().isEmpty());
         listA.addAndShare("x", "y", "x");
         listA.removeAndShare("x");
         await("both list deltas on B", () -> listOnB.size() == 2);
-        assertEquals(Map.of("oort.info.url", a.url(), "oort.info.name", "wirelist", "oort.info.version", 1L,
+        assertEquals(Map.of("oort.info.url", a.url(), "oort.info.name", "wirelist", "oort.info.version", listBase + 1,
                 "oort.info.type", "oort.list.element", "oort.info.action", "oort.list.add", "oort.info.object", List.of("x", "y", "x")), listOnB.get(0));
-        assertEquals(Map.of("oort.info.url", a.url(), "oort.info.name", "wirelist", "oort.info.version", 2L,
+        assertEquals(Map.of("oort.info.url", a.url(), "oort.info.name", "wirelist", "oort.info.version", listBase + 2,
                 "oort.info.type", "oort.list.element", "oort.info.action", "oort.list.remove", "oort.info.object", List.of("x")), listOnB.get(1));
         await("B to apply the list deltas", () -> List.of("y").equals(listB.getInfo(a.url()).getObject()));
     }
