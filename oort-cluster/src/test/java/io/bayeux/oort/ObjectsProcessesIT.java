@@ -4,8 +4,6 @@ import io.bayeux.client.BayeuxClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
@@ -20,19 +18,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ObjectsProcessesIT {
     private static final long FAILURE_MILLIS = 3000;
-    private final List<AutoCloseable> closing = Collections.synchronizedList(new ArrayList<>());
+    private final Closing closing = new Closing();
 
     @AfterEach
     void close() {
-        List<AutoCloseable> all = new ArrayList<>(closing);
-        Collections.reverse(all);
-        for (AutoCloseable c : all) {
-            try {
-                c.close();
-            } catch (Exception ignored) {
-                // Best effort.
-            }
-        }
+        closing.closeAll();
     }
 
     private NodeProcess start(String... peers) throws Exception {

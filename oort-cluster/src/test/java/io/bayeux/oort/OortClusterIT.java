@@ -9,7 +9,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,19 +29,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Three nodes in one JVM, on loopback: the mesh, observed channels, the secret, self-links. */
 class OortClusterIT {
-    private final List<AutoCloseable> closing = Collections.synchronizedList(new ArrayList<>());
+    private final Closing closing = new Closing();
 
     @AfterEach
     void close() {
-        List<AutoCloseable> all = new ArrayList<>(closing);
-        Collections.reverse(all);
-        for (AutoCloseable c : all) {
-            try {
-                c.close();
-            } catch (Exception ignored) {
-                // Best effort.
-            }
-        }
+        closing.closeAll();
     }
 
     private OortTesting.Node node(boolean websocket, String secret, String... observed) {

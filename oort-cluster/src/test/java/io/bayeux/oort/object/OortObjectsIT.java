@@ -1,12 +1,12 @@
 package io.bayeux.oort.object;
 
 import io.bayeux.api.server.ServerChannel;
+import io.bayeux.oort.Closing;
 import io.bayeux.oort.OortTesting;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -24,19 +24,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Oort objects on three nodes in one JVM, on loopback. */
 class OortObjectsIT {
-    private final List<AutoCloseable> closing = Collections.synchronizedList(new ArrayList<>());
+    private final Closing closing = new Closing();
 
     @AfterEach
     void close() {
-        List<AutoCloseable> all = new ArrayList<>(closing);
-        Collections.reverse(all);
-        for (AutoCloseable c : all) {
-            try {
-                c.close();
-            } catch (Exception ignored) {
-                // Best effort.
-            }
-        }
+        closing.closeAll();
     }
 
     private OortTesting.Node node() {

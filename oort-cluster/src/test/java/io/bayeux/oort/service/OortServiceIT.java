@@ -1,5 +1,6 @@
 package io.bayeux.oort.service;
 
+import io.bayeux.oort.Closing;
 import io.bayeux.oort.Oort;
 import io.bayeux.oort.OortTesting;
 import org.junit.jupiter.api.AfterEach;
@@ -7,7 +8,6 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -28,19 +28,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Oort services on three nodes in one JVM, on loopback. */
 class OortServiceIT {
-    private final List<AutoCloseable> closing = Collections.synchronizedList(new ArrayList<>());
+    private final Closing closing = new Closing();
 
     @AfterEach
     void close() {
-        List<AutoCloseable> all = new ArrayList<>(closing);
-        Collections.reverse(all);
-        for (AutoCloseable c : all) {
-            try {
-                c.close();
-            } catch (Exception ignored) {
-                // Best effort.
-            }
-        }
+        closing.closeAll();
     }
 
     private OortTesting.Node node() {
