@@ -146,7 +146,12 @@ public class RedisCluster {
         subscriber.addListener(new RedisPubSubAdapter<>() {
             @Override
             public void message(String channel, String message) {
-                arrived(message);
+                java.util.function.Consumer<String> handler = handlers.get(channel);
+                if (handler != null) {
+                    handler.accept(message);
+                } else {
+                    arrived(message);
+                }
             }
 
             @Override
@@ -335,6 +340,33 @@ public class RedisCluster {
     }
 
     private final Set<String> confirmed = ConcurrentHashMap.newKeySet();
+    private final Map<String, java.util.function.Consumer<String>> handlers = new ConcurrentHashMap<>();
+
+    /** Subscribes this node to a Redis channel of its own (presence, direct messages), handled by {@code handler}. */
+    void subscribeDirect(String redisChannel, java.util.function.Consumer<String> handler) {
+        handlers.put(redisChannel, handler);
+        await(subscriber.async().subscribe(redisChannel), "subscribe " + redisChannel);
+    }
+
+    void unsubscribeDirect(String redisChannel) {
+        if (handlers.remove(redisChannel) != null && subscriber.isOpen()) {
+            await(subscriber.async().unsubscribe(redisChannel), "unsubscribe " + redisChannel);
+        }
+    }
+
+    /** The commands connection (requests queue, in order, while Redis is away). */
+    RedisAsyncCommands<String, String> commands() {
+        return commands;
+    }
+
+    LocalSession localSession() {
+        return session;
+    }
+
+    /** Counts a message for the other nodes that Redis never took. */
+    void countDropped() {
+        dropped.incrementAndGet();
+    }
 
     /**
      * The Redis channels and patterns this node is subscribed to, as last decided (a subscribe
