@@ -13,8 +13,10 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.event.connection.ConnectedEvent;
-import io.lettuce.core.event.connection.DisconnectedEvent;
+import io.lettuce.core.event.connection.ConnectionActivatedEvent;
+import io.lettuce.core.event.connection.ConnectionDeactivatedEvent;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.slf4j.Logger;
@@ -73,11 +75,14 @@ public class RedisCluster {
     private final AtomicLong duplicates = new AtomicLong();
     private final AtomicLong dropped = new AtomicLong();
     private final Object publishLock = new Object();
-    private long seq;
     private String prefix = DEFAULT_PREFIX;
     private int bufferSize = 10_000;
     private volatile boolean connected;
 
+    private Duration maxReconnectDelay = Duration.ofSeconds(5);
+    private final AtomicLong lost = new AtomicLong();
+    private final Map<String, Long> sequences = new HashMap<>();
+    private ClientResources resources;
     private RedisClient client;
     private StatefulRedisConnection<String, String> publisher;
     private RedisAsyncCommands<String, String> commands;
@@ -120,6 +125,11 @@ public class RedisCluster {
         this.bufferSize = bufferSize;
     }
 
+    /** The longest wait between two attempts to reach Redis again (default 5 s; from 100 ms, doubling); set before start. */
+    public void setMaxReconnectDelay(Duration delay) {
+        this.maxReconnectDelay = Objects.requireNonNull(delay, "delay");
+    }
+
     public synchronized void start() {
         if (started) {
             return;
@@ -127,16 +137,19 @@ public class RedisCluster {
         started = true;
         control = Executors.newSingleThreadExecutor(task -> daemon(task, "redis-cluster-control"));
         delivery = Executors.newSingleThreadExecutor(task -> daemon(task, "redis-cluster-delivery"));
-        client = RedisClient.create(redisURI);
+        resources = ClientResources.builder()
+                .reconnectDelay(Delay.exponential(Duration.ofMillis(100), maxReconnectDelay, 2, TimeUnit.MILLISECONDS))
+                .build();
+        client = RedisClient.create(resources, redisURI);
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
                 .requestQueueSize(bufferSize)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
                 .build());
         events = client.getResources().eventBus().get().subscribe(event -> {
-            if (event instanceof ConnectedEvent) {
+            if (event instanceof ConnectionActivatedEvent) {
                 changed(true);
-            } else if (event instanceof DisconnectedEvent) {
+            } else if (event instanceof ConnectionDeactivatedEvent) {
                 changed(false);
             }
         });
@@ -195,6 +208,7 @@ public class RedisCluster {
         subscriber.close();
         publisher.close();
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        resources.shutdown(0, 2, TimeUnit.SECONDS);
         session.disconnect();
         wanted.clear();
     }
@@ -312,11 +326,34 @@ public class RedisCluster {
                 var future = pattern ? async.psubscribe(name) : async.subscribe(name);
                 await(future, "subscribe " + name);
             } else if (!want && wanted.remove(name)) {
+                confirmed.remove("subscribe " + name);
                 var async = subscriber.async();
                 var future = pattern ? async.punsubscribe(name) : async.unsubscribe(name);
-                await(future, "unsubscribe " + name);
+                if (await(future, "unsubscribe " + name)) {
+                    // Redis sent nothing more for it after its reply: the next message starts a new count.
+                    forget();
+                }
             }
         });
+    }
+
+    /** Forgets the counts of the channels no Redis subscription of this node covers any more. */
+    private void forget() {
+        synchronized (lastSeq) {
+            lastSeq.keySet().removeIf(key -> !covered(prefix + key.substring(key.indexOf(' ') + 1)));
+        }
+    }
+
+    private boolean covered(String redisChannel) {
+        for (String name : wanted) {
+            if (name.equals(redisChannel)) {
+                return true;
+            }
+            if (name.endsWith("/*") && redisChannel.startsWith(name.substring(0, name.length() - 1).replace("\\", ""))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean hasRemoteSubscribers(ServerChannel channel) {
@@ -329,13 +366,18 @@ public class RedisCluster {
         return false;
     }
 
-    private void await(java.util.concurrent.CompletionStage<?> future, String what) {
+    private boolean await(java.util.concurrent.CompletionStage<?> future, String what) {
         try {
             future.toCompletableFuture().get(5, TimeUnit.SECONDS);
             confirmed.add(what);
+            return true;
+        } catch (InterruptedException x) {
+            Thread.currentThread().interrupt();
+            return false;
         } catch (Exception x) {
             // Redis is away: Lettuce sends it on reconnection, and subscribes again to what it had.
             LOGGER.debug("{} not confirmed yet: {}", what, x.toString());
+            return false;
         }
     }
 
@@ -393,7 +435,7 @@ public class RedisCluster {
         envelope.put("channel", channel.getId());
         envelope.put("data", message.getData());
         synchronized (publishLock) {
-            envelope.put("seq", ++seq);
+            envelope.put("seq", sequences.merge(channel.getId(), 1L, Long::sum));
             String json;
             try {
                 json = JSON.writeValueAsString(envelope);
@@ -431,16 +473,21 @@ public class RedisCluster {
             return;
         }
         long n = ((Number) envelope.get("seq")).longValue();
+        String channel = (String) envelope.get("channel");
+        String key = node + ' ' + channel;
         synchronized (lastSeq) {
-            Long last = lastSeq.get(node);
+            Long last = lastSeq.get(key);
             if (last != null && n <= last) {
                 duplicates.incrementAndGet();
                 return;
             }
-            lastSeq.put(node, n);
+            if (last != null && n > last + 1) {
+                // Lost on the way: dropped by the origin, or published while this node was not subscribed.
+                lost.addAndGet(n - last - 1);
+            }
+            lastSeq.put(key, n);
         }
         received.incrementAndGet();
-        String channel = (String) envelope.get("channel");
         Object data = envelope.get("data");
         delivery.execute(() -> session.getChannel(channel).publish(data));
     }
@@ -460,6 +507,15 @@ public class RedisCluster {
     /** Second copies of a message dropped here (a message matching two of this node's Redis subscriptions). */
     public long getDuplicates() {
         return duplicates.get();
+    }
+
+    /**
+     * Messages from other nodes this node knows it missed: each origin numbers its messages per
+     * channel, and a gap before a message that arrives is counted here (losses at the very end
+     * of a channel's traffic show with its next message).
+     */
+    public long getLost() {
+        return lost.get();
     }
 
     /** Messages for the other nodes lost: the buffer was full while Redis was away, or Redis refused them. */
@@ -498,6 +554,7 @@ public class RedisCluster {
         }
         connected = now;
         if (now) {
+            resubscribe();
             LOGGER.info("Redis cluster node {}: Redis {} is back", nodeId, redisURI);
         } else {
             LOGGER.warn("Redis cluster node {}: Redis {} is away; local clients are still served, messages for other nodes wait (at most {})",
@@ -510,6 +567,23 @@ public class RedisCluster {
                 LOGGER.warn("Engine listener failed", x);
             }
         }
+    }
+
+    /** Subscribes again, after a reconnection, to every Redis channel and pattern this node needs (idempotent in Redis). */
+    private void resubscribe() {
+        if (control == null || control.isShutdown()) {
+            return;
+        }
+        control.execute(() -> {
+            var async = subscriber.async();
+            for (String name : List.copyOf(wanted)) {
+                boolean pattern = name.endsWith("/*");
+                await(pattern ? async.psubscribe(name) : async.subscribe(name), "subscribe " + name);
+            }
+            for (String name : List.copyOf(handlers.keySet())) {
+                await(async.subscribe(name), "subscribe " + name);
+            }
+        });
     }
 
     private static Thread daemon(Runnable task, String name) {

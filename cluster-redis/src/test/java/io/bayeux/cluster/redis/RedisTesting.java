@@ -42,8 +42,13 @@ final class RedisTesting {
     }
 
     static Node node(RedisProcess redis, String... observed) {
+        return node(redis, cluster -> { }, observed);
+    }
+
+    static Node node(RedisProcess redis, java.util.function.Consumer<RedisCluster> configure, String... observed) {
         NettyBayeuxServer server = NettyBayeuxServer.builder().host("127.0.0.1").port(0).build().start();
         RedisCluster cluster = new RedisCluster(server.bayeux(), redis.uri());
+        configure.accept(cluster);
         for (String channel : observed) {
             cluster.observeChannel(channel);
         }
