@@ -139,6 +139,48 @@ class RedisOutageIT {
         return onB;
     }
 
+    @Test
+    void presenceIsPublishedAgainWhenRedisComesBackEmpty() throws Exception {
+        RedisTesting.Node a = node(redis);
+        closing.add(a);
+        RedisTesting.Node b = node(redis);
+        closing.add(b);
+        RedisSeti setiA = new RedisSeti(a.cluster());
+        RedisSeti setiB = new RedisSeti(b.cluster());
+        setiA.setPresenceTtl(java.time.Duration.ofSeconds(2));
+        setiB.setPresenceTtl(java.time.Duration.ofSeconds(2));
+        setiA.start();
+        closing.add(setiA::stop);
+        setiB.start();
+        closing.add(setiB::stop);
+        BayeuxClient alice = connected(a.url(), "websocket");
+        setiA.associate("alice", a.server().bayeux().getSession(alice.getId()));
+        await("alice known on B", () -> setiB.isPresent("alice"));
+
+        redis.kill();
+        await("A told Redis is away", () -> !a.cluster().isConnected());
+        // Redis away: what each node knows stays; local users stay local.
+        assertTrue(setiA.isAssociated("alice"));
+        redis.restart();
+        assertTrue(redis.command("EXISTS bayeux:presence:" + setiA.getId()).startsWith(":0"), "Redis came back empty");
+        await("alice's presence published again", () -> {
+            try {
+                return redis.command("SMEMBERS bayeux:presence:" + setiA.getId()).contains("alice");
+            } catch (java.io.IOException x) {
+                return false;
+            }
+        });
+        await("alice known on B", () -> setiB.isPresent("alice"));
+        // And messages reach her again through A's own Redis channel.
+        List<Object> toAlice = new CopyOnWriteArrayList<>();
+        alice.getChannel("/private").subscribe((ch, m) -> toAlice.add(m.getDataAsMap().get("text")));
+        await("alice subscribed", () -> a.server().bayeux().getChannel("/private") != null
+                && !a.server().bayeux().getChannel("/private").getSubscribers().isEmpty());
+        await("A's Redis channel back", () -> numsub("bayeux:seti:" + setiA.getId()) == 1);
+        setiB.sendMessage("alice", "/private", Map.of("text", "welcome back"));
+        await("the message", () -> toAlice.contains("welcome back"));
+    }
+
     private int numsub(String channel) {
         try {
             String reply = redis.command("PUBSUB NUMSUB " + channel);
