@@ -396,6 +396,12 @@ public class RedisCluster {
         }
     }
 
+    /** Whether {@code session} is the in-process session that re-publishes here what other nodes published. */
+    public boolean isClusterSession(ServerSession session) {
+        LocalSession local = this.session;
+        return session != null && local != null && session == local.getServerSession();
+    }
+
     /** The commands connection (requests queue, in order, while Redis is away). */
     RedisAsyncCommands<String, String> commands() {
         return commands;
