@@ -31,10 +31,12 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -51,15 +53,18 @@ import java.util.concurrent.atomic.AtomicLong;
  * second copy (a message matching two of its Redis subscriptions arrives twice: the origin's
  * sequence number tells them apart).
  * <p>
- * While Redis is away, local publishing and delivery go on; messages for the other nodes wait
- * in Lettuce's bounded request queue ({@link #setBufferSize}) and are sent in order on
- * reconnection; past that bound they are dropped and counted ({@link #getDropped()}). Lettuce
- * reconnects with back-off and subscribes again to the node's Redis channels.
+ * While Redis is away, local publishing and delivery go on; messages for the other nodes wait,
+ * in order, in a bounded buffer ({@link #setBufferSize}) and are sent once Redis is back and
+ * the settle delay passed ({@link #setSettleDelay}: time for the other nodes to subscribe
+ * again); past that bound they are dropped and counted ({@link #getDropped()}). Lettuce
+ * reconnects with back-off and the node subscribes again to its Redis channels.
  */
 public class RedisCluster {
     private static final Logger LOGGER = LoggerFactory.getLogger(RedisCluster.class);
     public static final String DEFAULT_PREFIX = "bayeux:";
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** How many messages from other nodes may wait for the local server. */
+    static final int DELIVERY_QUEUE = 100_000;
 
     private final BayeuxServer bayeux;
     private final RedisURI redisURI;
@@ -75,6 +80,10 @@ public class RedisCluster {
     private final AtomicLong duplicates = new AtomicLong();
     private final AtomicLong dropped = new AtomicLong();
     private final Object publishLock = new Object();
+    /** Messages waiting for Redis (guarded by {@link #publishLock}). */
+    private final java.util.ArrayDeque<String[]> pending = new java.util.ArrayDeque<>();
+    private final Object healthLock = new Object();
+    private Duration settleDelay = Duration.ofSeconds(1);
     private String prefix = DEFAULT_PREFIX;
     private int bufferSize = 10_000;
     private volatile boolean connected;
@@ -88,7 +97,7 @@ public class RedisCluster {
     private RedisAsyncCommands<String, String> commands;
     private StatefulRedisPubSubConnection<String, String> subscriber;
     private LocalSession session;
-    private ExecutorService control;
+    private java.util.concurrent.ScheduledExecutorService control;
     private ExecutorService delivery;
     private Disposable events;
     private Hooks hooks;
@@ -130,13 +139,28 @@ public class RedisCluster {
         this.maxReconnectDelay = Objects.requireNonNull(delay, "delay");
     }
 
+    /**
+     * How long, once Redis is back, the messages that waited for it keep waiting, so that the
+     * other nodes subscribe again first (default 1 s); set before start.
+     */
+    public void setSettleDelay(Duration delay) {
+        this.settleDelay = Objects.requireNonNull(delay, "delay");
+    }
+
     public synchronized void start() {
         if (started) {
             return;
         }
         started = true;
-        control = Executors.newSingleThreadExecutor(task -> daemon(task, "redis-cluster-control"));
-        delivery = Executors.newSingleThreadExecutor(task -> daemon(task, "redis-cluster-delivery"));
+        control = Executors.newSingleThreadScheduledExecutor(task -> daemon(task, "redis-cluster-control"));
+        // Messages from other nodes wait here for the local server, in order; past the bound they are lost and counted.
+        delivery = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(DELIVERY_QUEUE),
+                task -> daemon(task, "redis-cluster-delivery"), (task, executor) -> {
+                    if (!executor.isShutdown()) {
+                        lost.incrementAndGet();
+                        LOGGER.warn("Redis cluster node {}: a message from another node dropped, {} waiting already", nodeId, DELIVERY_QUEUE);
+                    }
+                });
         resources = ClientResources.builder()
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(100), maxReconnectDelay, 2, TimeUnit.MILLISECONDS))
                 .build();
@@ -449,19 +473,48 @@ public class RedisCluster {
                 LOGGER.warn("Message on {} not shared: {}", channel.getId(), x.toString());
                 return;
             }
-            try {
-                commands.publish(prefix + channel.getId(), json).whenComplete((receivers, failure) -> {
-                    if (failure != null) {
-                        dropped.incrementAndGet();
-                        LOGGER.debug("Message on {} dropped: {}", channel.getId(), failure.toString());
-                    } else {
-                        published.incrementAndGet();
-                    }
-                });
-            } catch (RuntimeException x) {
-                // The request queue is full while Redis is away.
-                dropped.incrementAndGet();
-                LOGGER.debug("Message on {} dropped: {}", channel.getId(), x.toString());
+            String redisChannel = prefix + channel.getId();
+            if (!connected || !pending.isEmpty()) {
+                // Redis away, or back but the other nodes may not have subscribed again yet: wait, in order.
+                if (pending.size() >= bufferSize) {
+                    dropped.incrementAndGet();
+                    LOGGER.debug("Message on {} dropped: {} already wait for Redis", channel.getId(), bufferSize);
+                } else {
+                    pending.add(new String[]{redisChannel, json});
+                }
+                return;
+            }
+            send(redisChannel, json);
+        }
+    }
+
+    /** Publishes one encoded message (under {@link #publishLock}, so in order). */
+    private void send(String redisChannel, String json) {
+        try {
+            commands.publish(redisChannel, json).whenComplete((receivers, failure) -> {
+                if (failure != null) {
+                    dropped.incrementAndGet();
+                    LOGGER.debug("Message on {} dropped: {}", redisChannel, failure.toString());
+                } else {
+                    published.incrementAndGet();
+                }
+            });
+        } catch (RuntimeException x) {
+            // Lettuce's request queue is full.
+            dropped.incrementAndGet();
+            LOGGER.debug("Message on {} dropped: {}", redisChannel, x.toString());
+        }
+    }
+
+    /** Sends what waited while Redis was away, once the other nodes had time to subscribe again. */
+    private void flush() {
+        synchronized (publishLock) {
+            if (!connected) {
+                return;
+            }
+            String[] next;
+            while ((next = pending.poll()) != null) {
+                send(next[0], next[1]);
             }
         }
     }
@@ -518,7 +571,8 @@ public class RedisCluster {
     /**
      * Messages from other nodes this node knows it missed: each origin numbers its messages per
      * channel, and a gap before a message that arrives is counted here (losses at the very end
-     * of a channel's traffic show with its next message).
+     * of a channel's traffic show with its next message); and messages dropped here because
+     * 100,000 were already waiting for the local server.
      */
     public long getLost() {
         return lost.get();
@@ -554,17 +608,24 @@ public class RedisCluster {
     }
 
     private void changed(boolean up) {
-        boolean now = up ? publisher != null && publisher.isOpen() && subscriber != null && subscriber.isOpen() : false;
-        if (now == connected) {
-            return;
+        boolean now;
+        synchronized (healthLock) {
+            now = up && publisher != null && publisher.isOpen() && subscriber != null && subscriber.isOpen();
+            if (now == connected) {
+                return;
+            }
+            connected = now;
         }
-        connected = now;
         if (now) {
             resubscribe();
+            if (control != null && !control.isShutdown()) {
+                control.schedule(this::flush, settleDelay.toMillis(), TimeUnit.MILLISECONDS);
+            }
             LOGGER.info("Redis cluster node {}: Redis {} is back", nodeId, redisURI);
         } else {
             LOGGER.warn("Redis cluster node {}: Redis {} is away; local clients are still served, messages for other nodes wait (at most {})",
                     nodeId, redisURI, bufferSize);
+            // Redis may be gone since before this moment: what Lettuce still holds it sends on reconnection.
         }
         for (EngineListener listener : engineListeners) {
             try {

@@ -430,6 +430,14 @@ public class RedisSeti {
                 commands.sadd(own, users);
                 commands.pexpire(own, ttl.toMillis()).get(5, TimeUnit.SECONDS);
             }
+            // A removal lost while Redis was away is made good here.
+            Set<String> stale = new HashSet<>(commands.smembers(own).get(5, TimeUnit.SECONDS));
+            synchronized (this) {
+                stale.removeAll(local.keySet());
+            }
+            if (!stale.isEmpty()) {
+                commands.srem(own, stale.toArray(String[]::new)).get(5, TimeUnit.SECONDS);
+            }
             long before;
             synchronized (this) {
                 before = events;
