@@ -91,6 +91,8 @@ public class Oort {
     private static final Logger LOG = LoggerFactory.getLogger(Oort.class);
     static final String REMOTE_URL_ATTRIBUTE = Oort.class.getName() + ".remoteURL";
     static final String REMOTE_ID_ATTRIBUTE = Oort.class.getName() + ".remoteId";
+    /** The URL of this node as the other node dialed it (its {@code cometURL}). */
+    static final String DIALED_URL_ATTRIBUTE = Oort.class.getName() + ".dialedURL";
     private static final String FILTERED_ATTRIBUTE = Oort.class.getName() + ".filtered";
     private static final List<String> PROTECTED = List.of("/oort/**", "/seti/**", OORT_SERVICE_CHANNEL, OORT_SERVICE_CHANNEL + "/**");
 
@@ -462,6 +464,9 @@ public class Oort {
         }
         session.setAttribute(REMOTE_URL_ATTRIBUTE, rurl);
         session.setAttribute(REMOTE_ID_ATTRIBUTE, rid);
+        if (ext.get(EXT_COMET_URL_FIELD) instanceof String dialed) {
+            session.setAttribute(DIALED_URL_ATTRIBUTE, dialed);
+        }
         long failure = failureTimeout.toMillis();
         session.setTimeout(failure / 2);
         session.setMaxInterval(failure);

@@ -274,6 +274,13 @@ final class OortLinks {
             linkDown(link, "restarted with a new id");
         }
         link.remoteId = remoteId;
+        if (link.incoming != null && link.incoming != session && isDuplicate(link.incoming, session)) {
+            // The same node dialed this one again under another name (an alias of its URL): the
+            // link it has stays, the duplicate goes (its dialer closes it too when it learns who we are).
+            LOG.debug("{} linked again through {}: keeping its first link", remoteURL, session.getAttribute(Oort.DIALED_URL_ATTRIBUTE));
+            oort.getBayeuxServer().removeSession(session);
+            return;
+        }
         if (link.incoming != null && link.incoming != session) {
             ServerSession old = link.incoming;
             if (link.joined) {
@@ -285,6 +292,14 @@ final class OortLinks {
         link.incoming = session;
         link.remoteAnnounced = false;
         check(link);
+    }
+
+    /** Whether {@code next} comes from the node of {@code current} (same id) that dialed this node by another URL. */
+    private static boolean isDuplicate(ServerSession current, ServerSession next) {
+        Object currentId = current.getAttribute(Oort.REMOTE_ID_ATTRIBUTE);
+        Object dialed = current.getAttribute(Oort.DIALED_URL_ATTRIBUTE);
+        return currentId != null && currentId.equals(next.getAttribute(Oort.REMOTE_ID_ATTRIBUTE))
+                && dialed != null && !dialed.equals(next.getAttribute(Oort.DIALED_URL_ATTRIBUTE));
     }
 
     void incomingGone(ServerSession session) {

@@ -8,7 +8,6 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -31,19 +30,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class LinkCutIT {
     private static final Duration FAILURE = Duration.ofSeconds(3);
-    private final List<AutoCloseable> closing = Collections.synchronizedList(new ArrayList<>());
+    private final Closing closing = new Closing();
 
     @AfterEach
     void close() {
-        List<AutoCloseable> all = new ArrayList<>(closing);
-        Collections.reverse(all);
-        for (AutoCloseable c : all) {
-            try {
-                c.close();
-            } catch (Exception ignored) {
-                // Best effort.
-            }
-        }
+        closing.closeAll();
     }
 
     /** A node whose URL, as the other nodes dial it, goes through a proxy. */

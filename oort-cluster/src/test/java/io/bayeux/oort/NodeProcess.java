@@ -55,9 +55,14 @@ final class NodeProcess implements AutoCloseable {
 
     /** A node whose links use {@code links} ("websocket", or "long-polling" only). */
     static NodeProcess start(String links, int port, long failureMillis, String... peers) throws Exception {
+        return start(ClusterNodeMain.class, links, port, failureMillis, peers);
+    }
+
+    /** A node running {@code main} (same arguments as {@link ClusterNodeMain}; prints {@code READY <id>} first). */
+    static NodeProcess start(Class<?> main, String links, int port, long failureMillis, String... peers) throws Exception {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx128m", "-XX:TieredStopAtLevel=1", "-Doort.links=" + links, "-cp", System.getProperty("java.class.path"),
-                ClusterNodeMain.class.getName(), String.valueOf(port), OortTesting.SECRET, String.valueOf(failureMillis)));
+                main.getName(), String.valueOf(port), OortTesting.SECRET, String.valueOf(failureMillis)));
         command.addAll(List.of(peers));
         File log = new File("target", "node-" + port + "-" + System.nanoTime() + ".log");
         Process process = new ProcessBuilder(command).redirectError(log).start();

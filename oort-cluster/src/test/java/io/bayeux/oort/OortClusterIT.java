@@ -9,7 +9,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,19 +29,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Three nodes in one JVM, on loopback: the mesh, observed channels, the secret, self-links. */
 class OortClusterIT {
-    private final List<AutoCloseable> closing = Collections.synchronizedList(new ArrayList<>());
+    private final Closing closing = new Closing();
 
     @AfterEach
     void close() {
-        List<AutoCloseable> all = new ArrayList<>(closing);
-        Collections.reverse(all);
-        for (AutoCloseable c : all) {
-            try {
-                c.close();
-            } catch (Exception ignored) {
-                // Best effort.
-            }
-        }
+        closing.closeAll();
     }
 
     private OortTesting.Node node(boolean websocket, String secret, String... observed) {
@@ -237,11 +228,28 @@ class OortClusterIT {
         OortTesting.Node b = node(true, SECRET);
         a.oort().observeComet(b.url());
         b.oort().observeComet(a.url());
-        a.oort().observeComet(b.url().replace("127.0.0.1", "localhost"));
         awaitMesh(a, b);
         await("one link each way", () -> a.server().bayeux().getSessions().stream().filter(a.oort()::isOort).count() == 1
                 && b.server().bayeux().getSessions().stream().filter(b.oort()::isOort).count() == 1);
+        List<String> left = new CopyOnWriteArrayList<>();
+        for (OortTesting.Node node : List.of(a, b)) {
+            node.oort().addCometListener(new CometListener() {
+                @Override
+                public void cometJoined(Event event) {
+                }
+
+                @Override
+                public void cometLeft(Event event) {
+                    left.add(node.url() + " saw " + event.cometURL() + " leave");
+                }
+            });
+        }
+        // The same node under another name: refused without disturbing the link that exists.
+        String alias = b.url().replace("127.0.0.1", "localhost");
+        a.oort().observeComet(alias);
+        await("the alias to be known as the same node", () -> a.oort().getComet(alias) == a.oort().getComet(b.url()));
         Thread.sleep(500);
+        assertEquals(List.of(), left);
         assertEquals(1, a.server().bayeux().getSessions().stream().filter(a.oort()::isOort).count());
         assertEquals(1, b.server().bayeux().getSessions().stream().filter(b.oort()::isOort).count());
     }

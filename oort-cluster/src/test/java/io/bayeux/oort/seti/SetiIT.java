@@ -2,12 +2,12 @@ package io.bayeux.oort.seti;
 
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.client.BayeuxClient;
+import io.bayeux.oort.Closing;
 import io.bayeux.oort.OortTesting;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -21,19 +21,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Seti across three nodes in one JVM: presence, messages to users wherever they are, late joiners, leaving nodes. */
 class SetiIT {
-    private final List<AutoCloseable> closing = Collections.synchronizedList(new ArrayList<>());
+    private final Closing closing = new Closing();
 
     @AfterEach
     void close() {
-        List<AutoCloseable> all = new ArrayList<>(closing);
-        Collections.reverse(all);
-        for (AutoCloseable c : all) {
-            try {
-                c.close();
-            } catch (Exception ignored) {
-                // Best effort.
-            }
-        }
+        closing.closeAll();
     }
 
     private record SetiNode(OortTesting.Node node, Seti seti, List<String> events) {
@@ -59,7 +51,7 @@ class SetiIT {
             }
         });
         seti.start();
-        closing.add(0, seti::stop);
+        closing.addToCloseLast(seti::stop);
         return new SetiNode(node, seti, events);
     }
 

@@ -1,0 +1,100 @@
+package io.bayeux.load;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code bin/bayeux-load}: the chat benchmark against a running server, and its sub-commands
+ * {@code server} (this project's server set up for the benchmark) and {@code compare} (A/B runs).
+ */
+@Command(name = "bayeux-load", mixinStandardHelpOptions = true, version = "bayeux-load 0.1",
+        description = "The chat benchmark: clients join chat rooms, publishers send to them; every delivery is counted and timed.",
+        subcommands = {ServerCommand.class, CompareCommand.class},
+        sortOptions = false)
+public final class LoadTool implements Callable<Integer> {
+    static final URI DEFAULT_URL = URI.create("http://127.0.0.1:8080/cometd");
+
+    @Mixin
+    ScenarioOptions scenario = new ScenarioOptions();
+
+    @Mixin
+    OutputOptions output = new OutputOptions();
+
+    @Option(names = "--server-pid", paramLabel = "PID", description = "The server's process on this machine: its CPU, RSS and (a JVM's) heap after GC are reported")
+    Long serverPid;
+
+    @Option(names = "--label", description = "The run's name in the outputs (default: ${DEFAULT-VALUE})")
+    String label = "chat benchmark";
+
+    @Override
+    public Integer call() throws Exception {
+        Scenario s = scenario.toScenario(DEFAULT_URL);
+        PrintStream out = System.out;
+        ChatBenchmark benchmark = new ChatBenchmark(s, label, serverPid, output.ioThreads(), out, System.console() != null);
+        RunResult result;
+        try {
+            result = benchmark.run();
+        } catch (BenchmarkException x) {
+            System.err.println(x.getMessage());
+            return 3;
+        }
+        Summary.print(result, out);
+        output.write(result, List.of(result), null);
+        Counts c = result.counts();
+        // Refused publishes are a failure too, except where connections are cut on purpose.
+        boolean clean = c.lost() == 0 && c.duplicated() == 0 && c.unexpected() == 0 && (s.cutEvery() != null || c.failedPublishes() == 0);
+        return clean ? 0 : 1;
+    }
+
+    public static void main(String[] args) {
+        System.setProperty("java.awt.headless", "true");
+        System.exit(commandLine().execute(args));
+    }
+
+    static CommandLine commandLine() {
+        CommandLine line = new CommandLine(new LoadTool());
+        line.setExecutionExceptionHandler((x, cmd, parsed) -> {
+            if (x instanceof IllegalArgumentException || x instanceof BenchmarkException) {
+                cmd.getErr().println(x.getMessage());
+                return 2;
+            }
+            throw x;
+        });
+        return line;
+    }
+
+    /** {@code --json}, {@code --report}, {@code --threads}. */
+    public static final class OutputOptions {
+        @Option(names = "--json", paramLabel = "FILE", description = "Write every figure as JSON")
+        Path json;
+
+        @Option(names = "--report", paramLabel = "FILE.html", description = "Write a self-contained HTML report")
+        Path report;
+
+        @Option(names = "--threads", paramLabel = "N", description = "Event-loop threads shared by all clients (default: the number of cores)")
+        Integer threads;
+
+        int ioThreads() {
+            return threads != null ? threads : Runtime.getRuntime().availableProcessors();
+        }
+
+        void write(Object json, List<RunResult> runs, Comparison comparison) throws Exception {
+            if (this.json != null) {
+                Summary.writeJson(json, this.json);
+                System.out.println("JSON written to " + this.json);
+            }
+            if (report != null) {
+                HtmlReport.write(report, runs, comparison);
+                System.out.println("Report written to " + report);
+            }
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package io.bayeux.load;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every figure of one run, as written to {@code --json} and shown in the report. Rates are per
+ * second; a <em>delivery</em> is one message arriving at one client, so "delivered msg/s" counts
+ * deliveries, while "published msg/s" counts messages sent by publishers (each published message
+ * causes as many deliveries as its room has subscribers). Null means "not measured".
+ *
+ * @param label       what was run (the server's name in a comparison)
+ * @param scenario    the parameters
+ * @param startedAt   ISO-8601 time of the start
+ * @param drain       how the wait after the last batch ended: {@code complete} (everything expected
+ *                    arrived), {@code quiet} (nothing arrived for 5 s with every client connected: what
+ *                    is missing is lost) or {@code timeout} ({@code --drain-timeout} passed while
+ *                    messages were still arriving: "lost" then includes messages that were only late)
+ * @param connect     how the clients connected
+ * @param counts      the exact account: expected, received, lost, duplicated...
+ * @param rates       offered and achieved rates over the measured phase
+ * @param latency     latency of the measured deliveries, in microseconds
+ * @param percentiles the latency distribution: percentile and microseconds, for the plot
+ * @param timeline    one sample per second of the whole run
+ * @param tool        the load tool's own cost
+ * @param server      the server's figures, where they could be read
+ */
+public record RunResult(String label, Map<String, Object> scenario, String startedAt, String drain, Connect connect,
+                        Counts counts, Rates rates, Latency latency, List<double[]> percentiles,
+                        List<Sample> timeline, Tool tool, Server server) {
+
+    /**
+     * Clients, how long it took to connect and subscribe them, how many connections {@code --cut-every}
+     * cut, and how many times a client had to handshake again (its session was gone).
+     */
+    public record Connect(int clients, int connected, long subscribeFailures, double seconds, int cuts, long rehandshakes) {
+    }
+
+    /**
+     * @param offeredPublishedPerSecond  what the scenario asked for
+     * @param publishedPerSecond         measured messages published per second
+     * @param deliveredPerSecond         measured deliveries per second (messages arriving at clients)
+     * @param expectedDeliveriesPerMessage the mean number of subscribers a published message reaches
+     * @param measuredSeconds            from the first measured publish to the last measured arrival
+     */
+    public record Rates(double offeredPublishedPerSecond, double publishedPerSecond, double deliveredPerSecond,
+                        double expectedDeliveriesPerMessage, double measuredSeconds, long measuredDeliveries) {
+    }
+
+    /** Microseconds. */
+    public record Latency(long count, double mean, long p50, long p90, long p99, long p999, long max) {
+    }
+
+    /**
+     * One second of the run.
+     *
+     * @param second    seconds since the first client started
+     * @param phase     {@code connect}, {@code warmup}, {@code measure}, {@code drain} or {@code idle}
+     * @param published messages published in that second
+     * @param received  deliveries in that second
+     * @param p50       median latency in that second (µs), or 0
+     * @param p99       99th percentile in that second (µs), or 0
+     * @param connected clients connected
+     */
+    public record Sample(double second, String phase, long published, long received, long p50, long p99, int connected) {
+    }
+
+    /** The tool's CPU over the measured phase and its threads. */
+    public record Tool(double cpuSeconds, double cpuPercentOfOneCore, Double cpuMicrosPerDelivery, int ioThreads) {
+    }
+
+    /**
+     * @param pid                 the server's process id when known
+     * @param cpuSeconds          its CPU time (user + system) over the measured phase
+     * @param cpuMicrosPerDelivery that CPU divided by the deliveries
+     * @param rssBytes            resident memory at the end, clients still connected
+     * @param rssBeforeBytes      resident memory before the clients connected
+     * @param heapAfterGcBytes    heap in use after a full GC at the end (jcmd), clients still connected
+     * @param heapBeforeBytes     the same before the clients connected (idle runs only)
+     * @param stats               what the server's {@code /service/load/stats} answered at the end, or null
+     * @param statsBefore         the same before the measured phase, or null
+     */
+    public record Server(Long pid, Double cpuSeconds, Double cpuMicrosPerDelivery, Long rssBytes, Long rssBeforeBytes,
+                         Long heapAfterGcBytes, Long heapBeforeBytes, Map<String, Object> stats,
+                         Map<String, Object> statsBefore) {
+    }
+}

@@ -1,0 +1,86 @@
+package io.bayeux.load;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What a benchmark run does: an immutable value, made from the command line by
+ * {@link ScenarioOptions} and reused unchanged by every run of a comparison.
+ *
+ * @param urls            the servers' endpoints; client {@code i} uses {@code urls[i % size]}
+ * @param transport       {@code websocket} or {@code long-polling}
+ * @param clients         how many clients
+ * @param rooms           how many chat rooms {@code /chat/room/<i>}
+ * @param roomsPerClient  how many distinct rooms each client joins, chosen at random
+ * @param seed            the seed of every random choice (rooms, publishers)
+ * @param rampUpRate      clients started per second
+ * @param batchSize       messages per batch (one Bayeux batch, from one client)
+ * @param batchInterval   time between batches; derived from {@code --rate} when given
+ * @param batches         measured batches
+ * @param warmupBatches   batches sent before measuring (counted, not measured)
+ * @param messageSize     characters of chat text in each message
+ * @param selfDelivery    whether a publisher receives its own messages (the servers' default)
+ * @param idle            {@code --idle}: connect and subscribe, publish nothing, hold for {@code hold}
+ * @param hold            how long an idle run holds its connections
+ * @param ack             ask for acknowledged delivery (the ack extension)
+ * @param soak            publish for this long instead of a number of batches, or null
+ * @param cutEvery        close a random client's connection this often, or null
+ * @param drainTimeout    the longest wait, after the last batch, for what is still on its way
+ * @param connectTimeout  the longest wait for every client to be connected and subscribed
+ */
+public record Scenario(List<URI> urls, String transport, int clients, int rooms, int roomsPerClient, long seed,
+                       int rampUpRate, int batchSize, Duration batchInterval, int batches, int warmupBatches,
+                       int messageSize, boolean selfDelivery, boolean idle, Duration hold, boolean ack,
+                       Duration soak, Duration cutEvery, Duration drainTimeout, Duration connectTimeout) {
+    public static final String WEBSOCKET = "websocket";
+    public static final String LONG_POLLING = "long-polling";
+
+    public Scenario {
+        urls = List.copyOf(urls);
+        if (urls.isEmpty()) {
+            throw new IllegalArgumentException("At least one --url is needed");
+        }
+        if (!WEBSOCKET.equals(transport) && !LONG_POLLING.equals(transport)) {
+            throw new IllegalArgumentException("--transport must be websocket or long-polling: " + transport);
+        }
+        positive("clients", clients);
+        positive("rooms", rooms);
+        positive("rooms-per-client", roomsPerClient);
+        if (roomsPerClient > rooms) {
+            throw new IllegalArgumentException("--rooms-per-client (" + roomsPerClient + ") cannot exceed --rooms (" + rooms + ")");
+        }
+        positive("ramp-up", rampUpRate);
+        positive("batch-size", batchSize);
+        Objects.requireNonNull(batchInterval, "batchInterval");
+        if (batchInterval.isNegative() || batchInterval.isZero()) {
+            throw new IllegalArgumentException("--batch-interval must be positive: " + batchInterval);
+        }
+        if (batches < 0 || warmupBatches < 0 || messageSize < 0) {
+            throw new IllegalArgumentException("--batches, --warmup-batches and --message-size must not be negative");
+        }
+    }
+
+    private static void positive(String name, int value) {
+        if (value <= 0) {
+            throw new IllegalArgumentException("--" + name + " must be positive: " + value);
+        }
+    }
+
+    /** Published messages per second offered: batch size over batch interval. */
+    public double offeredRate() {
+        return batchSize * 1e9 / batchInterval.toNanos();
+    }
+
+    /** The measured batches: those of {@code --batches}, or as many as fit in {@code --soak}. */
+    public long measuredBatches() {
+        if (idle) {
+            return 0;
+        }
+        if (soak != null) {
+            return Math.max(1, soak.toNanos() / batchInterval.toNanos());
+        }
+        return batches;
+    }
+}

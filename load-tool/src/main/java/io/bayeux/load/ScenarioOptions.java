@@ -1,0 +1,122 @@
+package io.bayeux.load;
+
+import picocli.CommandLine.Option;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The scenario's command-line options, shared by the benchmark and by {@code compare}. */
+public final class ScenarioOptions {
+    @Option(names = "--url", paramLabel = "URL", description = "The server's Bayeux endpoint; repeat it to spread the clients over several nodes (client i uses URL i mod n). Default: http://127.0.0.1:8080/cometd")
+    List<URI> urls = new ArrayList<>();
+
+    @Option(names = "--transport", paramLabel = "NAME", description = "websocket or long-polling (default: ${DEFAULT-VALUE})")
+    String transport = Scenario.WEBSOCKET;
+
+    @Option(names = "--clients", description = "Clients (default: ${DEFAULT-VALUE})")
+    int clients = 1000;
+
+    @Option(names = "--rooms", description = "Chat rooms /chat/room/<i> (default: ${DEFAULT-VALUE})")
+    int rooms = 100;
+
+    @Option(names = "--rooms-per-client", description = "Rooms each client joins, chosen at random (default: ${DEFAULT-VALUE})")
+    int roomsPerClient = 10;
+
+    @Option(names = "--seed", description = "Seed of the random choices (default: ${DEFAULT-VALUE})")
+    long seed = 42;
+
+    @Option(names = "--ramp-up", paramLabel = "N", description = "Clients started per second (default: ${DEFAULT-VALUE})")
+    int rampUp = 500;
+
+    @Option(names = "--batch-size", description = "Messages per batch, sent by one random client in one Bayeux batch (default: ${DEFAULT-VALUE})")
+    int batchSize = 10;
+
+    @Option(names = "--batch-interval", paramLabel = "MS", description = "Milliseconds between batches (default: ${DEFAULT-VALUE})")
+    double batchIntervalMillis = 10;
+
+    @Option(names = "--rate", paramLabel = "MSG/S", description = "Published messages per second; sets the batch interval (batch size / rate)")
+    Double rate;
+
+    @Option(names = "--delivery-rate", paramLabel = "MSG/S", description = "Deliveries per second wanted; sets the publish rate to this over the mean subscribers per published message")
+    Double deliveryRate;
+
+    @Option(names = "--batches", description = "Measured batches (default: ${DEFAULT-VALUE})")
+    int batches = 1000;
+
+    @Option(names = "--warmup-batches", description = "Batches before measuring; counted, not timed (default: ${DEFAULT-VALUE})")
+    int warmupBatches = 100;
+
+    @Option(names = "--message-size", paramLabel = "CHARS", description = "Characters of chat text per message (default: ${DEFAULT-VALUE})")
+    int messageSize = 50;
+
+    @Option(names = "--no-self-delivery", negatable = false, description = "The server does not send publishers their own messages (both servers do by default)")
+    boolean noSelfDelivery;
+
+    @Option(names = "--idle", description = "Connect and subscribe, publish nothing, hold the connections for --hold (memory per connection)")
+    boolean idle;
+
+    @Option(names = "--hold", paramLabel = "DURATION", description = "How long --idle holds the connections, e.g. 30s, 5m (default: ${DEFAULT-VALUE})")
+    String hold = "30s";
+
+    @Option(names = "--ack", description = "Acknowledged delivery: the ack extension on every client (the servers must have it)")
+    boolean ack;
+
+    @Option(names = "--soak", paramLabel = "DURATION", description = "Publish for this long (e.g. 10m) instead of --batches")
+    String soak;
+
+    @Option(names = "--cut-every", paramLabel = "SECONDS", description = "Close a random client's connection (client side) this often")
+    Double cutEvery;
+
+    @Option(names = "--drain-timeout", paramLabel = "DURATION", description = "The longest wait after the last batch for messages still on their way (default: ${DEFAULT-VALUE})")
+    String drainTimeout = "30s";
+
+    @Option(names = "--connect-timeout", paramLabel = "DURATION", description = "The longest wait for all clients to be connected and subscribed, on top of the ramp-up (default: ${DEFAULT-VALUE})")
+    String connectTimeout = "60s";
+
+    /** The scenario these options describe; {@code defaultUrl} when no --url was given. */
+    public Scenario toScenario(URI defaultUrl) {
+        List<URI> targets = urls.isEmpty() ? List.of(defaultUrl) : urls;
+        Duration interval = Duration.ofNanos(Math.round(batchIntervalMillis * 1_000_000));
+        Duration ramp = Duration.ofMillis(1000L * clients / Math.max(1, rampUp));
+        Scenario base = new Scenario(targets, transport, clients, rooms, roomsPerClient, seed, rampUp, batchSize, interval,
+                batches, warmupBatches, messageSize, !noSelfDelivery, idle, parseDuration(hold, "--hold"), ack,
+                soak == null ? null : parseDuration(soak, "--soak"),
+                cutEvery == null ? null : Duration.ofMillis(Math.round(cutEvery * 1000)),
+                parseDuration(drainTimeout, "--drain-timeout"), parseDuration(connectTimeout, "--connect-timeout").plus(ramp));
+        Double publishRate = rate;
+        if (deliveryRate != null) {
+            if (rate != null) {
+                throw new IllegalArgumentException("Give --rate or --delivery-rate, not both");
+            }
+            double perMessage = new Ledger(clients, rooms, roomsPerClient, seed, !noSelfDelivery).deliveriesPerMessage();
+            publishRate = deliveryRate / perMessage;
+        }
+        if (publishRate == null) {
+            return base;
+        }
+        if (publishRate <= 0) {
+            throw new IllegalArgumentException("The rate must be positive: " + publishRate);
+        }
+        return new Scenario(base.urls(), base.transport(), base.clients(), base.rooms(), base.roomsPerClient(), base.seed(),
+                base.rampUpRate(), base.batchSize(), Duration.ofNanos(Math.round(batchSize * 1e9 / publishRate)),
+                base.batches(), base.warmupBatches(), base.messageSize(), base.selfDelivery(), base.idle(), base.hold(),
+                base.ack(), base.soak(), base.cutEvery(), base.drainTimeout(), base.connectTimeout());
+    }
+
+    /** {@code 90s}, {@code 10m}, {@code 1h}, {@code 500ms}, or plain seconds. */
+    static Duration parseDuration(String text, String option) {
+        String t = text.trim().toLowerCase();
+        try {
+            if (t.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
+            }
+            double value = Double.parseDouble(t.replaceAll("[smh]$", ""));
+            double seconds = t.endsWith("h") ? value * 3600 : t.endsWith("m") ? value * 60 : value;
+            return Duration.ofMillis(Math.round(seconds * 1000));
+        } catch (NumberFormatException x) {
+            throw new IllegalArgumentException(option + ": not a duration (e.g. 30s, 10m, 1h, 500ms): " + text);
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package io.bayeux.load;
+
+import java.util.BitSet;
+
+/**
+ * The distinct sequence numbers received from one stream (one room, for one receiver), in a
+ * window that slides forward as the gaps fill: memory stays small while messages arrive
+ * roughly in order, however long the run. Not thread-safe: the caller guards it.
+ */
+final class SeqSet {
+    private static final int COMPACT_AT = 4096;
+
+    /** Bit {@code i} stands for sequence number {@code offset + i}; every number below offset was seen. */
+    private long offset;
+    private BitSet bits = new BitSet();
+    private long distinct;
+
+    /** Records {@code seq}; false when it was seen (or skipped) before. */
+    boolean add(long seq) {
+        if (!mark(seq)) {
+            return false;
+        }
+        distinct++;
+        return true;
+    }
+
+    /** Marks {@code seq} as not expected (not counted), so that the window can slide past it. */
+    void skip(long seq) {
+        mark(seq);
+    }
+
+    private boolean mark(long seq) {
+        if (seq < offset) {
+            return false;
+        }
+        long index = seq - offset;
+        if (index > Integer.MAX_VALUE - 64) {
+            throw new IllegalStateException("Sequence " + seq + " too far ahead of " + offset);
+        }
+        int i = (int) index;
+        if (bits.get(i)) {
+            return false;
+        }
+        bits.set(i);
+        if (i == 0 || bits.length() > COMPACT_AT) {
+            int firstClear = bits.nextClearBit(0);
+            if (firstClear >= COMPACT_AT || firstClear == bits.length()) {
+                bits = bits.get(firstClear, Math.max(firstClear, bits.length()));
+                offset += firstClear;
+            }
+        }
+        return true;
+    }
+
+    /** How many distinct numbers were added (skipped ones not counted). */
+    long distinct() {
+        return distinct;
+    }
+}

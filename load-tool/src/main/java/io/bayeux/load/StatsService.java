@@ -1,0 +1,64 @@
+package io.bayeux.load;
+
+import io.bayeux.annotation.RemoteCall;
+import io.bayeux.annotation.Service;
+import io.bayeux.api.server.BayeuxServer;
+import io.bayeux.api.server.ServerSession;
+
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryUsage;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The benchmark server's own figures, answered on {@code /service/load/stats} (a remote call):
+ * sessions, messages waiting in their queues, GC counts and pause time, heap in use, process
+ * CPU time. The load tool asks before and after a run.
+ */
+@Service("load-stats")
+public final class StatsService {
+    public static final String TARGET = "load/stats";
+
+    private final BayeuxServer bayeux;
+
+    public StatsService(BayeuxServer bayeux) {
+        this.bayeux = bayeux;
+    }
+
+    @RemoteCall(TARGET)
+    public void stats(RemoteCall.Caller caller, Object data) {
+        caller.result(snapshot(bayeux));
+    }
+
+    /** The figures now. */
+    static Map<String, Object> snapshot(BayeuxServer bayeux) {
+        long sessions = 0;
+        long queued = 0;
+        for (ServerSession session : bayeux.getSessions()) {
+            if (!session.isLocalSession()) {
+                sessions++;
+                queued += session.getQueueSize();
+            }
+        }
+        long gcCount = 0;
+        long gcMillis = 0;
+        Map<String, Object> collectors = new LinkedHashMap<>();
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            gcCount += Math.max(0, gc.getCollectionCount());
+            gcMillis += Math.max(0, gc.getCollectionTime());
+            collectors.put(gc.getName(), Map.of("count", gc.getCollectionCount(), "millis", gc.getCollectionTime()));
+        }
+        MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        Map<String, Object> stats = new LinkedHashMap<>();
+        stats.put("sessions", sessions);
+        stats.put("queued", queued);
+        stats.put("gcCount", gcCount);
+        stats.put("gcMillis", gcMillis);
+        stats.put("gc", collectors);
+        stats.put("heapUsedBytes", heap.getUsed());
+        stats.put("cpuNanos", ProcessFigures.ownCpuNanos());
+        stats.put("pid", ProcessHandle.current().pid());
+        return stats;
+    }
+}

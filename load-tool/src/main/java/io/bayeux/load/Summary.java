@@ -1,0 +1,89 @@
+package io.bayeux.load;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+
+/** The summary table printed at the end of a run, and the JSON file. */
+final class Summary {
+    static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private Summary() {
+    }
+
+    static void print(RunResult r, PrintStream out) {
+        Map<String, Object> s = r.scenario();
+        out.printf(Locale.ROOT, "%s: %s, %s clients, %s rooms, %s per client, %s chars, offered %s published msg/s%n",
+                r.label(), s.get("transport"), s.get("clients"), s.get("rooms"), s.get("roomsPerClient"), s.get("messageSize"),
+                Format.number(r.rates().offeredPublishedPerSecond()));
+        row(out, "connected", r.connect().connected() + "/" + r.connect().clients() + " in " + Format.number(r.connect().seconds()) + " s"
+                + (r.connect().subscribeFailures() > 0 ? ", " + r.connect().subscribeFailures() + " subscriptions refused" : "")
+                + (r.connect().cuts() > 0 ? ", " + r.connect().cuts() + " connections cut" : "")
+                + (r.connect().rehandshakes() > 0 ? ", " + r.connect().rehandshakes() + " handshakes again" : ""));
+        Counts c = r.counts();
+        if (!Boolean.TRUE.equals(s.get("idle"))) {
+            row(out, "published", String.format(Locale.ROOT, "%,d msg/s over %.1f s measured (%,d messages in all%s)",
+                    Math.round(r.rates().publishedPerSecond()), r.rates().measuredSeconds(), c.published(),
+                    c.failedPublishes() > 0 ? ", " + c.failedPublishes() + " failed" : ""));
+            row(out, "delivered", String.format(Locale.ROOT, "%,d msg/s (deliveries: messages arriving at clients; %.1f per published message)",
+                    Math.round(r.rates().deliveredPerSecond()), r.rates().expectedDeliveriesPerMessage()));
+            row(out, "expected", String.format(Locale.ROOT, "%,d", c.expected()));
+            row(out, "received", String.format(Locale.ROOT, "%,d", c.received()));
+            row(out, "lost", String.format(Locale.ROOT, "%,d%s%s", c.lost(), c.lost() != 0 ? "   <-- LOST MESSAGES" : "",
+                    "timeout".equals(r.drain()) ? " (the drain timed out while messages were still arriving: some were late, not lost)" : ""));
+            row(out, "duplicated", String.format(Locale.ROOT, "%,d%s", c.duplicated(), c.duplicated() != 0 ? "   <-- DUPLICATES" : ""));
+            if (c.unexpected() != 0 || c.lateFailed() != 0) {
+                row(out, "unexpected", String.format(Locale.ROOT, "%,d (late after a failed publish: %,d)", c.unexpected(), c.lateFailed()));
+            }
+            row(out, "out of order", c.outOfOrder() < 0 ? "not checked (too many clients)" : String.format(Locale.ROOT, "%,d", c.outOfOrder()));
+            RunResult.Latency l = r.latency();
+            row(out, "latency", "p50 " + Format.micros(l.p50()) + "  p90 " + Format.micros(l.p90()) + "  p99 " + Format.micros(l.p99())
+                    + "  p99.9 " + Format.micros(l.p999()) + "  max " + Format.micros(l.max()));
+        }
+        RunResult.Tool t = r.tool();
+        row(out, "tool CPU", String.format(Locale.ROOT, "%.1f s, %.0f%% of a core%s, %d I/O threads", t.cpuSeconds(), t.cpuPercentOfOneCore(),
+                t.cpuMicrosPerDelivery() == null ? "" : String.format(Locale.ROOT, ", %.2f µs/delivery", t.cpuMicrosPerDelivery()), t.ioThreads()));
+        RunResult.Server sv = r.server();
+        if (sv.pid() != null) {
+            row(out, "server CPU", sv.cpuSeconds() == null ? "-" : String.format(Locale.ROOT, "%.1f s%s", sv.cpuSeconds(),
+                    sv.cpuMicrosPerDelivery() == null ? "" : String.format(Locale.ROOT, ", %.2f µs/delivery", sv.cpuMicrosPerDelivery())));
+            row(out, "server memory", "RSS " + Format.bytes(sv.rssBytes()) + " (before " + Format.bytes(sv.rssBeforeBytes()) + "), heap after GC "
+                    + Format.bytes(sv.heapAfterGcBytes()) + (sv.heapBeforeBytes() == null ? "" : " (before " + Format.bytes(sv.heapBeforeBytes()) + ")"));
+            if (sv.heapBeforeBytes() != null && sv.heapAfterGcBytes() != null) {
+                row(out, "per connection", "heap " + Format.bytes((sv.heapAfterGcBytes() - sv.heapBeforeBytes()) / Math.max(1, r.connect().clients()))
+                        + (sv.rssBytes() != null && sv.rssBeforeBytes() != null
+                        ? ", RSS " + Format.bytes((sv.rssBytes() - sv.rssBeforeBytes()) / Math.max(1, r.connect().clients())) : ""));
+            }
+        }
+        if (sv.stats() != null) {
+            Map<String, Object> st = sv.stats();
+            Map<String, Object> before = sv.statsBefore();
+            long gcCount = number(st.get("gcCount")) - (before == null ? 0 : number(before.get("gcCount")));
+            long gcMillis = number(st.get("gcMillis")) - (before == null ? 0 : number(before.get("gcMillis")));
+            row(out, "server stats", String.format(Locale.ROOT, "%d sessions, %d queued, %d GCs (%d ms) during the run",
+                    number(st.get("sessions")), number(st.get("queued")), gcCount, gcMillis));
+        }
+    }
+
+    private static long number(Object value) {
+        return value instanceof Number n ? n.longValue() : 0;
+    }
+
+    private static void row(PrintStream out, String name, String value) {
+        out.printf(Locale.ROOT, "  %-15s %s%n", name, value);
+    }
+
+    static void writeJson(Object value, Path file) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        JSON.writeValue(file.toFile(), value);
+    }
+}

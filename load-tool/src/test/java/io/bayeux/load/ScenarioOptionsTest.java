@@ -1,0 +1,58 @@
+package io.bayeux.load;
+
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+import java.net.URI;
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+class ScenarioOptionsTest {
+    private static Scenario parse(String... args) {
+        ScenarioOptions options = new ScenarioOptions();
+        new CommandLine(options).parseArgs(args);
+        return options.toScenario(URI.create("http://127.0.0.1:8080/cometd"));
+    }
+
+    @Test
+    void defaultsAreTheClassicChatBenchmark() {
+        Scenario s = parse();
+        assertEquals(1000, s.clients());
+        assertEquals(100, s.rooms());
+        assertEquals(10, s.roomsPerClient());
+        assertEquals(10, s.batchSize());
+        assertEquals(Duration.ofMillis(10), s.batchInterval());
+        assertEquals(1000.0, s.offeredRate(), 1e-9);
+        assertEquals("websocket", s.transport());
+    }
+
+    @Test
+    void rateSetsTheBatchInterval() {
+        assertEquals(Duration.ofMillis(50), parse("--rate", "200").batchInterval());
+    }
+
+    @Test
+    void deliveryRateDividesByTheMeanSubscribersPerMessage() {
+        Scenario s = parse("--clients", "10", "--rooms", "1", "--rooms-per-client", "1", "--delivery-rate", "1000");
+        // Ten subscribers per message: 100 published msg/s.
+        assertEquals(100.0, s.offeredRate(), 1e-6);
+    }
+
+    @Test
+    void durationsTakeUnits() {
+        assertEquals(Duration.ofMinutes(10), ScenarioOptions.parseDuration("10m", "--soak"));
+        assertEquals(Duration.ofMillis(1500), ScenarioOptions.parseDuration("1.5", "--soak"));
+        assertEquals(Duration.ofMillis(500), ScenarioOptions.parseDuration("500ms", "--soak"));
+        assertEquals(Duration.ofHours(2), ScenarioOptions.parseDuration("2h", "--soak"));
+        assertThrows(IllegalArgumentException.class, () -> ScenarioOptions.parseDuration("soon", "--soak"));
+    }
+
+    @Test
+    void badValuesFailWithTheValue() {
+        IllegalArgumentException x = assertThrows(IllegalArgumentException.class, () -> parse("--rooms", "5", "--rooms-per-client", "6"));
+        assertEquals("--rooms-per-client (6) cannot exceed --rooms (5)", x.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> parse("--transport", "carrier-pigeon"));
+    }
+}

@@ -1,0 +1,47 @@
+package io.bayeux.load;
+
+import io.bayeux.api.server.BayeuxServer;
+import io.bayeux.api.server.ServerChannel;
+import io.bayeux.transport.NettyBayeuxServer;
+
+import java.io.PrintStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/** Short scenarios and servers for the integration tests. */
+final class TestScenarios {
+    static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
+
+    private TestScenarios() {
+    }
+
+    /** {@code clients} clients in 20 rooms, 5 each, batches of 5 every 10 ms after 5 warm-up batches. */
+    static Scenario scenario(URI url, String transport, int clients, int batches) {
+        return new Scenario(List.of(url), transport, clients, 20, 5, 1, 2000, 5, Duration.ofMillis(10), batches, 5, 50,
+                true, false, Duration.ofSeconds(1), false, null, null, Duration.ofSeconds(30), Duration.ofSeconds(60));
+    }
+
+    /** The benchmark server on a free port, with {@code extra} set up too. */
+    static NettyBayeuxServer server(Consumer<BayeuxServer> extra) {
+        return BenchmarkServer.builder("127.0.0.1", 0, BenchmarkServer.DEFAULT_MAX_QUEUE, 0, extra).build().start();
+    }
+
+    /** Counts, on the server, the messages published to chat rooms and the deliveries they call for. */
+    static final class ServerCount implements Consumer<BayeuxServer> {
+        final AtomicLong published = new AtomicLong();
+        final AtomicLong deliveries = new AtomicLong();
+
+        @Override
+        public void accept(BayeuxServer bayeux) {
+            bayeux.createChannelIfAbsent("/chat/**", channel -> channel.addListener((ServerChannel.MessageListener) (from, target, message) -> {
+                published.incrementAndGet();
+                deliveries.addAndGet(target.getSubscribers().size());
+                return true;
+            }));
+        }
+    }
+}

@@ -1,0 +1,580 @@
+package io.bayeux.oort.object;
+
+import io.bayeux.api.server.BayeuxServer;
+import io.bayeux.api.server.ConfigurableServerChannel;
+import io.bayeux.api.server.LocalSession;
+import io.bayeux.api.server.ServerChannel;
+import io.bayeux.api.server.ServerMessage;
+import io.bayeux.api.server.ServerSession;
+import io.bayeux.oort.CometListener;
+import io.bayeux.oort.Oort;
+import io.bayeux.oort.OortComet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * A named value shared by the nodes of an Oort cloud: each node owns one part (its
+ * {@link Info}), changes only its own, and holds a copy of every other node's part.
+ * {@code merge} combines the parts, e.g. the sum of per-node counters.
+ *
+ * <p>Wire format (CometD 8's): a change is published on {@code /oort/objects/<name>}
+ * (observed by every node) with the fields {@code oort.info.url}, {@code oort.info.name},
+ * {@code oort.info.version} and either the whole value ({@code oort.info.object}) or, for
+ * containers, a delta ({@code oort.info.type} and its own fields). A node that joins gets each
+ * node's whole part on {@code /service/oort/objects/<name>} ({@code oort.info.action:
+ * "oort.object.push"}, answered once with a push of its own carrying {@code oort.info.peer}),
+ * and again when its subscription to the broadcasts arrives, so that a change made while
+ * it was subscribing is not lost;
+ * {@code "oort.object.pull"} asks a node to push its part.
+ *
+ * <p>Consistency: each part's version starts from the clock (milliseconds times 1000, so a
+ * restarted object outranks its previous run) and grows by one per change. A whole value is applied when
+ * its version is newer than the one held; a delta only when it is the next one; a gap (or a
+ * delta for a part not held yet) makes this node pull the owner's whole part. A node that
+ * leaves the cloud ({@link CometListener#cometLeft}) has its part removed here, and the
+ * listeners are told; a part of a node that is not (or no longer) joined is removed after the
+ * failure timeout, so that a message still in flight from a dead node cannot resurrect it.
+ *
+ * <p>Values are treated as immutable: a change replaces the value (containers copy it).
+ * Thread-safe; listeners run after the lock is released, on the thread that applied the change.
+ *
+ * @param <T> the type of the value
+ */
+public class OortObject<T> implements Iterable<Info<T>> {
+    public static final String OORT_OBJECTS_CHANNEL = "/oort/objects";
+    public static final String ACTION_PUSH = "oort.object.push";
+    public static final String ACTION_PULL = "oort.object.pull";
+
+    protected final Logger logger;
+    private final Oort oort;
+    private final String name;
+    private final Factory<T> factory;
+    private final String broadcastChannel;
+    private final String serviceChannel;
+    private final List<Listener<T>> listeners = new CopyOnWriteArrayList<>();
+    private final ServerChannel.MessageListener broadcastListener = (from, channel, message) -> {
+        Map<String, Object> data = message.getDataAsMap();
+        if (data != null) {
+            received(data);
+        }
+        return true;
+    };
+    private final ServerChannel.MessageListener serviceListener = (from, channel, message) -> {
+        Map<String, Object> data = message.getDataAsMap();
+        if (data != null && getOort().isOort(from)) {
+            received(data);
+        }
+        return true;
+    };
+    /** A node subscribing to the broadcasts gets this node's part then: nothing broadcast before it subscribed is missed. */
+    private final ServerChannel.SubscriptionListener subscriptionListener = new ServerChannel.SubscriptionListener() {
+        @Override
+        public void subscribed(ServerSession session, ServerChannel channel, ServerMessage message) {
+            String url = getOort().getRemoteURL(session);
+            if (url != null) {
+                push(url, url);
+            }
+        }
+
+        @Override
+        public void unsubscribed(ServerSession session, ServerChannel channel, ServerMessage message) {
+        }
+    };
+    private final CometListener cometListener = new CometListener() {
+        @Override
+        public void cometJoined(Event event) {
+            push(event.cometURL(), null);
+        }
+
+        @Override
+        public void cometLeft(Event event) {
+            removePart(event.cometURL(), "left");
+        }
+    };
+
+    /** Guarded by this: each node's part, by its URL. */
+    private final Map<String, Part<T>> parts = new HashMap<>();
+    /** Guarded by this. */
+    private boolean running;
+    private volatile LocalSession sender;
+    private volatile ScheduledFuture<?> sweep;
+
+    public OortObject(Oort oort, String name, Factory<T> factory) {
+        this.oort = Objects.requireNonNull(oort, "oort");
+        this.name = Objects.requireNonNull(name, "name");
+        this.factory = Objects.requireNonNull(factory, "factory");
+        if (name.isEmpty() || name.contains("*") || name.startsWith("/") || name.endsWith("/")) {
+            throw new IllegalArgumentException("Bad object name: " + name);
+        }
+        this.broadcastChannel = OORT_OBJECTS_CHANNEL + "/" + name;
+        this.serviceChannel = "/service" + broadcastChannel;
+        this.logger = LoggerFactory.getLogger(getClass().getName() + "." + name);
+    }
+
+    public Oort getOort() {
+        return oort;
+    }
+
+    public String getName() {
+        return name;
+    }
+
+    public Factory<T> getFactory() {
+        return factory;
+    }
+
+    /** {@code /oort/objects/<name>}: where changes are broadcast. */
+    public String getChannelName() {
+        return broadcastChannel;
+    }
+
+    /** {@code /service/oort/objects/<name>}: where whole parts are pushed to one node. */
+    public String getServiceChannelName() {
+        return serviceChannel;
+    }
+
+    /**
+     * Starts the object (start the {@link Oort} first): this node's part is the factory's
+     * default value; the nodes already joined are asked for theirs and told of this one.
+     */
+    public void start() {
+        synchronized (this) {
+            if (running) {
+                throw new IllegalStateException("Already started: " + this);
+            }
+            parts.clear();
+            // Versions start from the clock (in thousandths of a millisecond), so that an object
+            // restarted at the same URL outranks what the other nodes still hold of its previous run.
+            long initial = System.currentTimeMillis() * 1000;
+            parts.put(oort.getURL(), new Part<>(new Info<>(oort.getURL(), oort.getURL(), name, factory.newObject(null), initial)));
+            running = true;
+        }
+        LocalSession session = oort.getBayeuxServer().newLocalSession("oort-object-" + name);
+        session.handshake();
+        sender = session;
+        BayeuxServer bayeux = oort.getBayeuxServer();
+        ServerChannel broadcast = bayeux.createChannelIfAbsent(broadcastChannel, ConfigurableServerChannel.Initializer.persistent()).getReference();
+        broadcast.addListener(broadcastListener);
+        broadcast.addListener(subscriptionListener);
+        bayeux.createChannelIfAbsent(serviceChannel, ConfigurableServerChannel.Initializer.persistent()).getReference().addListener(serviceListener);
+        oort.addCometListener(cometListener);
+        oort.observeChannel(broadcastChannel);
+        // After the subscriptions (the same link, in order): the others' parts come back as pushes.
+        for (String url : oort.getKnownComets()) {
+            push(url, null);
+        }
+        long period = Math.max(100, oort.getFailureTimeout().toMillis() / 4);
+        sweep = Timers.scheduler().scheduleWithFixedDelay(this::sweep, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** Stops the object: it no longer shares nor receives; the parts are dropped (listeners are not told). */
+    public void stop() {
+        synchronized (this) {
+            if (!running) {
+                return;
+            }
+            running = false;
+            parts.clear();
+        }
+        ScheduledFuture<?> task = sweep;
+        if (task != null) {
+            task.cancel(false);
+        }
+        oort.deobserveChannel(broadcastChannel);
+        oort.removeCometListener(cometListener);
+        BayeuxServer bayeux = oort.getBayeuxServer();
+        ServerChannel channel = bayeux.getChannel(broadcastChannel);
+        if (channel != null) {
+            channel.removeListener(broadcastListener);
+            channel.removeListener(subscriptionListener);
+        }
+        channel = bayeux.getChannel(serviceChannel);
+        if (channel != null) {
+            channel.removeListener(serviceListener);
+        }
+        LocalSession session = sender;
+        if (session != null) {
+            session.disconnect();
+        }
+    }
+
+    public synchronized boolean isRunning() {
+        return running;
+    }
+
+    // --- reading
+
+    /** The part of the node at {@code oortURL}, or null. */
+    public synchronized Info<T> getInfo(String oortURL) {
+        Part<T> part = parts.get(oortURL);
+        return part == null ? null : part.info;
+    }
+
+    /** This node's part. */
+    public Info<T> getLocalInfo() {
+        return getInfo(oort.getURL());
+    }
+
+    /** This node's value. */
+    public T getLocal() {
+        Info<T> info = getLocalInfo();
+        return info == null ? null : info.getObject();
+    }
+
+    /** Every part held here, this node's first. */
+    public synchronized List<Info<T>> getInfos() {
+        List<Info<T>> infos = new ArrayList<>(parts.size());
+        Part<T> local = parts.get(oort.getURL());
+        if (local != null) {
+            infos.add(local.info);
+        }
+        for (Map.Entry<String, Part<T>> entry : parts.entrySet()) {
+            if (!entry.getKey().equals(oort.getURL())) {
+                infos.add(entry.getValue().info);
+            }
+        }
+        return infos;
+    }
+
+    @Override
+    public Iterator<Info<T>> iterator() {
+        return getInfos().iterator();
+    }
+
+    /** Combines every part held here. */
+    public <R> R merge(Merger<T, R> merger) {
+        return merger.merge(getInfos());
+    }
+
+    public void addListener(Listener<T> listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    public void removeListener(Listener<T> listener) {
+        listeners.remove(listener);
+    }
+
+    // --- changing this node's part
+
+    /**
+     * Replaces this node's value and shares it.
+     *
+     * @return the previous value
+     */
+    public T setAndShare(T newObject) {
+        Objects.requireNonNull(newObject, "newObject");
+        return updateAndShare(current -> new Change<>(newObject, current));
+    }
+
+    /**
+     * Changes this node's value atomically and shares the new value whole.
+     *
+     * @param update from the current value to the change (its new value, null for no change, and a result)
+     * @return the change's result
+     */
+    protected <R> R updateAndShare(Function<T, Change<T, R>> update) {
+        Info<T> oldInfo;
+        Info<T> newInfo;
+        Change<T, R> change;
+        synchronized (this) {
+            Part<T> part = localPart();
+            oldInfo = part.info;
+            change = update.apply(oldInfo.getObject());
+            if (change.object() == null) {
+                return change.result();
+            }
+            newInfo = new Info<>(oort.getURL(), oort.getURL(), name, change.object(), oldInfo.getVersion() + 1);
+            part.info = newInfo;
+            Map<String, Object> message = header(newInfo.getVersion());
+            message.put(Info.OBJECT_FIELD, serialize(change.object()));
+            // Published under the lock: the versions go out in order.
+            publish(message);
+        }
+        notifyUpdated(oldInfo, newInfo);
+        return change.result();
+    }
+
+    /**
+     * Applies a delta to this node's value atomically and shares the delta (not the whole value).
+     *
+     * @param delta the delta's fields ({@link Info#TYPE_FIELD} and the type's own)
+     * @return what {@link #applyDelta} returned, or null when it changed nothing
+     */
+    protected Object shareDelta(Map<String, Object> delta) {
+        List<Runnable> events = new ArrayList<>();
+        Info<T> oldInfo;
+        Info<T> newInfo;
+        Delta<T> applied;
+        synchronized (this) {
+            Part<T> part = localPart();
+            oldInfo = part.info;
+            applied = applyDelta(oldInfo, delta, events);
+            if (applied == null) {
+                return null;
+            }
+            newInfo = new Info<>(oort.getURL(), oort.getURL(), name, applied.object(), oldInfo.getVersion() + 1);
+            part.info = newInfo;
+            Map<String, Object> message = header(newInfo.getVersion());
+            message.putAll(delta);
+            publish(message);
+        }
+        notifyUpdated(oldInfo, newInfo);
+        events.forEach(Runnable::run);
+        return applied.result();
+    }
+
+    /**
+     * Containers override this: the value after {@code delta} (a copy: values are immutable),
+     * with the events to fire; null when the delta changes nothing (it is then not shared).
+     * Runs under the object's lock: no user code here, put it in {@code events}.
+     */
+    protected Delta<T> applyDelta(Info<T> current, Map<String, Object> delta, List<Runnable> events) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " has no deltas: " + delta);
+    }
+
+    /** The value as sent: by default itself (it must then be JSON-able). */
+    protected Object serialize(T object) {
+        return object;
+    }
+
+    private Part<T> localPart() {
+        if (!running) {
+            throw new IllegalStateException("Not started: " + this);
+        }
+        return parts.get(oort.getURL());
+    }
+
+    private Map<String, Object> header(long version) {
+        Map<String, Object> message = new LinkedHashMap<>();
+        message.put(Info.OORT_URL_FIELD, oort.getURL());
+        message.put(Info.NAME_FIELD, name);
+        message.put(Info.VERSION_FIELD, version);
+        return message;
+    }
+
+    private void publish(Map<String, Object> message) {
+        LocalSession session = sender;
+        if (session != null) {
+            session.getChannel(broadcastChannel).publish(message);
+        }
+    }
+
+    // --- other nodes
+
+    /** Pushes this node's whole part to the node at {@code oortURL}; {@code peer} marks a reply. */
+    private void push(String oortURL, String peer) {
+        Map<String, Object> message;
+        synchronized (this) {
+            Part<T> part = running ? parts.get(oort.getURL()) : null;
+            if (part == null) {
+                return;
+            }
+            message = header(part.info.getVersion());
+            message.put(Info.OBJECT_FIELD, serialize(part.info.getObject()));
+        }
+        message.put(Info.ACTION_FIELD, ACTION_PUSH);
+        if (peer != null) {
+            message.put(Info.PEER_FIELD, peer);
+        }
+        send(oortURL, message);
+    }
+
+    private void pull(String oortURL) {
+        Map<String, Object> message = new LinkedHashMap<>();
+        message.put(Info.OORT_URL_FIELD, oort.getURL());
+        message.put(Info.NAME_FIELD, name);
+        message.put(Info.ACTION_FIELD, ACTION_PULL);
+        send(oortURL, message);
+    }
+
+    private void send(String oortURL, Map<String, Object> message) {
+        try {
+            OortComet comet = oort.isRunning() ? oort.getComet(oortURL) : null;
+            if (comet == null) {
+                logger.debug("No link to {}: {} not sent", oortURL, message);
+                return;
+            }
+            comet.getClient().getChannel(serviceChannel).publish(message);
+        } catch (IllegalStateException x) {
+            logger.debug("Cannot send to {}", oortURL, x);
+        }
+    }
+
+    /** A message from another node (or this node's own broadcast, ignored). */
+    private void received(Map<String, Object> data) {
+        if (!(data.get(Info.OORT_URL_FIELD) instanceof String url) || !name.equals(data.get(Info.NAME_FIELD))) {
+            return;
+        }
+        String localURL = oort.getURL();
+        Object action = data.get(Info.ACTION_FIELD);
+        if (ACTION_PULL.equals(action)) {
+            if (!url.equals(localURL)) {
+                push(url, url);
+            }
+            return;
+        }
+        if (url.equals(localURL) || !(data.get(Info.VERSION_FIELD) instanceof Number number)) {
+            return;
+        }
+        long version = number.longValue();
+        Object type = data.get(Info.TYPE_FIELD);
+        List<Runnable> events = new ArrayList<>();
+        boolean reply = false;
+        boolean gap = false;
+        Info<T> oldInfo = null;
+        Info<T> newInfo = null;
+        synchronized (this) {
+            if (!running) {
+                return;
+            }
+            Part<T> part = parts.get(url);
+            if (type == null) {
+                if (part == null || version > part.info.getVersion()) {
+                    T object = factory.newObject(data.get(Info.OBJECT_FIELD));
+                    newInfo = new Info<>(localURL, url, name, object, version);
+                    if (part == null) {
+                        parts.put(url, new Part<>(newInfo));
+                        reply = ACTION_PUSH.equals(action) && !localURL.equals(data.get(Info.PEER_FIELD));
+                    } else {
+                        oldInfo = part.info;
+                        part.info = newInfo;
+                    }
+                }
+            } else if (part == null || version > part.info.getVersion() + 1) {
+                gap = true;
+            } else if (version == part.info.getVersion() + 1) {
+                Delta<T> applied = applyDelta(part.info, data, events);
+                oldInfo = part.info;
+                newInfo = new Info<>(localURL, url, name, applied == null ? oldInfo.getObject() : applied.object(), version);
+                part.info = newInfo;
+            }
+        }
+        if (newInfo != null) {
+            notifyUpdated(oldInfo, newInfo);
+            events.forEach(Runnable::run);
+        }
+        if (reply) {
+            push(url, url);
+        }
+        if (gap) {
+            logger.debug("Version {} of {} from {}: a gap, pulling", version, name, url);
+            pull(url);
+        }
+    }
+
+    private void removePart(String oortURL, String why) {
+        Info<T> removed;
+        synchronized (this) {
+            if (oortURL.equals(oort.getURL())) {
+                return;
+            }
+            Part<T> part = parts.remove(oortURL);
+            removed = part == null ? null : part.info;
+        }
+        if (removed != null) {
+            logger.debug("Removed the part of {} ({}): {}", oortURL, why, removed);
+            notifyRemoved(removed);
+        }
+    }
+
+    /** Removes the parts of nodes that have not been joined for a failure timeout. */
+    private void sweep() {
+        Set<String> known = oort.getKnownComets();
+        long now = System.nanoTime();
+        long limit = oort.getFailureTimeout().toNanos();
+        List<String> stale = new ArrayList<>();
+        synchronized (this) {
+            for (Map.Entry<String, Part<T>> entry : parts.entrySet()) {
+                Part<T> part = entry.getValue();
+                if (entry.getKey().equals(oort.getURL()) || known.contains(entry.getKey())) {
+                    part.unknownSince = 0;
+                } else if (part.unknownSince == 0) {
+                    part.unknownSince = now;
+                } else if (now - part.unknownSince > limit) {
+                    stale.add(entry.getKey());
+                }
+            }
+        }
+        stale.forEach(url -> removePart(url, "not joined"));
+    }
+
+    private void notifyUpdated(Info<T> oldInfo, Info<T> newInfo) {
+        for (Listener<T> listener : listeners) {
+            try {
+                listener.onUpdated(oldInfo, newInfo);
+            } catch (RuntimeException x) {
+                logger.warn("Listener {} failed", listener, x);
+            }
+        }
+    }
+
+    private void notifyRemoved(Info<T> info) {
+        for (Listener<T> listener : listeners) {
+            try {
+                listener.onRemoved(info);
+            } catch (RuntimeException x) {
+                logger.warn("Listener {} failed", listener, x);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[" + name + "@" + oort.getURL() + "]";
+    }
+
+    private static final class Part<T> {
+        Info<T> info;
+        /** When the owner was first seen not joined; 0 while it is. */
+        long unknownSince;
+
+        Part(Info<T> info) {
+            this.info = info;
+        }
+    }
+
+    /** A change of a whole value: the new value (null: no change) and what the caller gets. */
+    protected record Change<T, R>(T object, R result) {
+    }
+
+    /** A delta applied: the new value and what the caller gets. */
+    protected record Delta<T>(T object, Object result) {
+    }
+
+    /** Makes values: from null, the default; else from what arrived (JSON: maps, lists, numbers, strings). */
+    @FunctionalInterface
+    public interface Factory<T> {
+        T newObject(Object representation);
+    }
+
+    /** Combines the parts. */
+    @FunctionalInterface
+    public interface Merger<T, R> {
+        R merge(Collection<Info<T>> infos);
+    }
+
+    /** Told of changes to any part, local or remote. */
+    public interface Listener<T> {
+        /** A part changed; {@code oldInfo} is null for a node's first part. */
+        default void onUpdated(Info<T> oldInfo, Info<T> newInfo) {
+        }
+
+        /** A node's part was removed: the node left the cloud. */
+        default void onRemoved(Info<T> info) {
+        }
+    }
+}

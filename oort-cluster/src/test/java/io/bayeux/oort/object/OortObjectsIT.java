@@ -1,0 +1,359 @@
+package io.bayeux.oort.object;
+
+import io.bayeux.api.server.ServerChannel;
+import io.bayeux.oort.Closing;
+import io.bayeux.oort.OortTesting;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+
+import static io.bayeux.oort.OortTesting.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Oort objects on three nodes in one JVM, on loopback. */
+class OortObjectsIT {
+    private final Closing closing = new Closing();
+
+    @AfterEach
+    void close() {
+        closing.closeAll();
+    }
+
+    private OortTesting.Node node() {
+        OortTesting.Node node = OortTesting.node();
+        closing.add(node);
+        return node;
+    }
+
+    private <O extends OortObject<?>> O started(O object) {
+        object.start();
+        closing.add(object::stop);
+        return object;
+    }
+
+    static void awaitMesh(OortTesting.Node... nodes) throws InterruptedException {
+        for (OortTesting.Node node : nodes) {
+            Set<String> others = new HashSet<>();
+            for (OortTesting.Node other : nodes) {
+                if (other != node) {
+                    others.add(other.url());
+                }
+            }
+            await(node.url() + " to know " + others, () -> node.oort().getKnownComets().equals(others));
+        }
+    }
+
+    private static Map<String, Object> parts(OortObject<?> object) {
+        Map<String, Object> parts = new HashMap<>();
+        for (Info<?> info : object) {
+            parts.put(info.getOortURL(), info.getObject());
+        }
+        return parts;
+    }
+
+    @Test
+    void countersOnThreeNodesConvergeUnderConcurrentUpdates() throws Exception {
+        OortTesting.Node a = node();
+        OortTesting.Node b = node();
+        OortTesting.Node c = node();
+        b.oort().observeComet(a.url());
+        c.oort().observeComet(a.url());
+        awaitMesh(a, b, c);
+        List<OortLong> counters = List.of(started(new OortLong(a.oort(), "users")),
+                started(new OortLong(b.oort(), "users")), started(new OortLong(c.oort(), "users")));
+        int perThread = 300;
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        for (OortLong counter : counters) {
+            for (int t = 0; t < 2; t++) {
+                Thread thread = new Thread(() -> {
+                    try {
+                        go.await();
+                    } catch (InterruptedException x) {
+                        return;
+                    }
+                    for (int i = 0; i < perThread; i++) {
+                        counter.addAndGet(i % 3 == 2 ? -1 : 1);
+                    }
+                });
+                thread.start();
+                threads.add(thread);
+            }
+        }
+        go.countDown();
+        for (Thread thread : threads) {
+            thread.join(OortTesting.WAIT.toMillis());
+        }
+        long perNode = 2L * (perThread / 3) * (1 + 1 - 1);
+        for (OortLong counter : counters) {
+            assertEquals(perNode, counter.get());
+        }
+        for (OortLong counter : counters) {
+            await(counter + " to sum all", () -> counter.sum() == 3 * perNode && parts(counter).size() == 3);
+        }
+        assertTrue(counters.get(0).compareAndSet(perNode, 1000));
+        assertFalse(counters.get(0).compareAndSet(perNode, 2000));
+        for (OortLong counter : counters) {
+            await(counter + " to see the CAS", () -> counter.sum() == 1000 + 2 * perNode);
+        }
+    }
+
+    @Test
+    void objectsMadeAndChangedBeforeTheNodesLinkConvergeOnceTheyDoAndALateJoinerGetsEverything() throws Exception {
+        OortTesting.Node a = node();
+        OortTesting.Node b = node();
+        // The start-up race: objects exist and change before any link, and while the links form.
+        OortStringMap<Object> mapA = started(new OortStringMap<>(a.oort(), "rooms"));
+        OortStringMap<Object> mapB = started(new OortStringMap<>(b.oort(), "rooms"));
+        mapA.putAndShare("lobby", "a");
+        mapB.putAndShare("kitchen", "b");
+        b.oort().observeComet(a.url());
+        for (int i = 0; i < 50; i++) {
+            mapA.putAndShare("a" + i, i);
+            mapB.putAndShare("b" + i, i);
+        }
+        awaitMesh(a, b);
+        for (int i = 50; i < 100; i++) {
+            mapA.putAndShare("a" + i, i);
+        }
+        mapA.removeAndShare("a0");
+        await("B to hold A's whole part", () -> mapA.getLocal().equals(mapB.getInfo(a.url()) == null ? null : mapB.getInfo(a.url()).getObject()));
+        await("A to hold B's whole part", () -> mapB.getLocal().equals(mapA.getInfo(b.url()) == null ? null : mapA.getInfo(b.url()).getObject()));
+        assertEquals(100, mapA.getLocal().size(), "lobby + a1..a99");
+        assertNull(mapB.find("a0"));
+        assertEquals("a", mapB.find("lobby"));
+        assertEquals("b", mapA.find("kitchen"));
+        assertNull(mapA.get("kitchen"), "get is local");
+
+        List<String> entriesOnB = new CopyOnWriteArrayList<>();
+        mapB.addEntryListener(new OortMap.EntryListener<>() {
+            @Override
+            public void onPut(Info<Map<String, Object>> info, OortMap.Entry<String, Object> entry) {
+                entriesOnB.add((info.getOortURL().equals(a.url()) ? "A" : "B") + " put " + entry);
+            }
+
+            @Override
+            public void onRemoved(Info<Map<String, Object>> info, OortMap.Entry<String, Object> entry) {
+                entriesOnB.add((info.getOortURL().equals(a.url()) ? "A" : "B") + " removed " + entry);
+            }
+        });
+        assertEquals("a", mapA.putIfAbsentAndShare("lobby", "other"), "present: not replaced");
+        assertNull(mapA.putIfAbsentAndShare("cellar", "a"));
+        assertEquals("a", mapA.removeAndShare("cellar"));
+        assertNull(mapA.removeAndShare("cellar"), "already gone: nothing shared");
+        mapB.putAndShare("kitchen", "b2");
+        await("B told of A's entries and its own", () -> entriesOnB.size() >= 3);
+        assertEquals(List.of("B put Entry[key=kitchen, oldValue=b, newValue=b2]", "A put Entry[key=cellar, oldValue=null, newValue=a]",
+                "A removed Entry[key=cellar, oldValue=a, newValue=null]"), entriesOnB.stream().sorted(
+                        java.util.Comparator.comparing((String e) -> !e.startsWith("B")).thenComparing(e -> e.contains("removed"))).toList());
+        assertEquals("a", mapB.find("lobby"));
+
+        // A late joiner, whose object starts after it joined.
+        OortTesting.Node c = node();
+        c.oort().observeComet(b.url());
+        awaitMesh(a, b, c);
+        OortStringMap<Object> mapC = started(new OortStringMap<>(c.oort(), "rooms"));
+        mapC.putAndShare("attic", "c");
+        for (OortStringMap<Object> map : List.of(mapA, mapB, mapC)) {
+            await(map + " to hold all three parts", () -> parts(map).equals(Map.of(
+                    a.url(), mapA.getLocal(), b.url(), mapB.getLocal(), c.url(), mapC.getLocal())));
+        }
+        assertEquals(99, ((Number) mapC.find("a99")).intValue(), "numbers travel as JSON numbers");
+        assertEquals(mapA.getLocal().size() + mapB.getLocal().size() + 1, mapC.merged().size());
+    }
+
+    @Test
+    void aStoppedNodesPartIsRemovedEverywhereAndTheListenersAreTold() throws Exception {
+        OortTesting.Node a = node();
+        OortTesting.Node b = node();
+        OortTesting.Node c = node();
+        b.oort().observeComet(a.url());
+        c.oort().observeComet(a.url());
+        awaitMesh(a, b, c);
+        OortList<String> listA = started(new OortList<>(a.oort(), "names"));
+        OortList<String> listB = started(new OortList<>(b.oort(), "names"));
+        OortList<String> listC = started(new OortList<>(c.oort(), "names"));
+        List<String> removedOnA = new CopyOnWriteArrayList<>();
+        List<String> addedOnA = new CopyOnWriteArrayList<>();
+        listA.addListener(new OortObject.Listener<>() {
+            @Override
+            public void onRemoved(Info<List<String>> info) {
+                removedOnA.add(info.getOortURL() + "=" + info.getObject());
+            }
+        });
+        listA.addElementListener(new OortList.ElementListener<>() {
+            @Override
+            public void onAdded(Info<List<String>> info, List<String> elements) {
+                addedOnA.add(info.getOortURL() + "+" + elements);
+            }
+        });
+        listB.addAndShare("bob");
+        listC.addAndShare("carol", "chuck");
+        listC.removeAndShare("chuck");
+        assertTrue(listC.contains("carol"));
+        assertFalse(listA.contains("carol"), "contains is local");
+        await("A to see carol", () -> listA.isPresent("carol") && !listA.isPresent("chuck"));
+        await("B to see carol", () -> listB.isPresent("carol"));
+        await("A told of both additions", () -> addedOnA.containsAll(List.of(b.url() + "+[bob]", c.url() + "+[carol, chuck]")));
+
+        c.close();
+        await("A to drop C's part", () -> listA.getInfo(c.url()) == null);
+        await("B to drop C's part", () -> listB.getInfo(c.url()) == null);
+        assertFalse(listA.isPresent("carol"));
+        assertTrue(listA.isPresent("bob"));
+        assertEquals(List.of(c.url() + "=[carol]"), removedOnA);
+    }
+
+    @Test
+    void aNodeThatMissesDeltasPullsTheWholePartOnTheNextOne() throws Exception {
+        OortTesting.Node a = node();
+        OortTesting.Node b = node();
+        b.oort().observeComet(a.url());
+        awaitMesh(a, b);
+        // On B, ahead of the object's own listener, a listener that can drop A's broadcasts (a lossy path).
+        java.util.concurrent.atomic.AtomicBoolean dropping = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicInteger dropped = new java.util.concurrent.atomic.AtomicInteger();
+        b.server().bayeux().createChannelIfAbsent("/oort/objects/gaps").getReference().addListener((ServerChannel.MessageListener) (from, channel, message) -> {
+            if (dropping.get() && a.url().equals(message.getDataAsMap().get(Info.OORT_URL_FIELD))) {
+                dropped.incrementAndGet();
+                return false;
+            }
+            return true;
+        });
+        OortStringMap<Object> mapA = started(new OortStringMap<>(a.oort(), "gaps"));
+        OortStringMap<Object> mapB = started(new OortStringMap<>(b.oort(), "gaps"));
+        long base = mapA.getLocalInfo().getVersion();
+        mapA.putAndShare("one", 1);
+        await("B to hold A's first entry", () -> mapB.find("one") != null);
+        await("B subscribed to A's broadcasts", () -> !a.server().bayeux().getChannel("/oort/objects/gaps").getSubscribers().isEmpty());
+        List<Object> pullsOnA = new CopyOnWriteArrayList<>();
+        a.server().bayeux().getChannel("/service/oort/objects/gaps").addListener((ServerChannel.MessageListener) (from, channel, message) -> {
+            if (OortObject.ACTION_PULL.equals(message.getDataAsMap().get(Info.ACTION_FIELD))) {
+                pullsOnA.add(message.getDataAsMap().get(Info.OORT_URL_FIELD));
+            }
+            return true;
+        });
+        dropping.set(true);
+        for (int i = 0; i < 5; i++) {
+            mapA.putAndShare("missed" + i, i);
+        }
+        await("B to lose 5 deltas", () -> dropped.get() == 5);
+        dropping.set(false);
+        assertEquals(base + 1, mapB.getInfo(a.url()).getVersion());
+        mapA.putAndShare("next", "delta");
+        await("B to pull and hold A's whole part", () -> holds(mapB, a.url(), mapA.getLocal()));
+        assertEquals(List.of(b.url()), pullsOnA, "one pull, from B");
+        assertEquals(base + 7, mapB.getInfo(a.url()).getVersion());
+    }
+
+    @Test
+    void anObjectRestartedOnANodeReplacesWhatTheOthersHeldOfItsPreviousRun() throws Exception {
+        OortTesting.Node a = node();
+        OortTesting.Node b = node();
+        b.oort().observeComet(a.url());
+        awaitMesh(a, b);
+        OortStringMap<Object> first = started(new OortStringMap<>(a.oort(), "restart"));
+        OortStringMap<Object> mapB = started(new OortStringMap<>(b.oort(), "restart"));
+        for (int i = 0; i < 3; i++) {
+            first.putAndShare("old" + i, i);
+        }
+        await("B to hold the first run's part", () -> holds(mapB, a.url(), first.getLocal()));
+        first.stop();
+        OortStringMap<Object> second = started(new OortStringMap<>(a.oort(), "restart"));
+        second.putAndShare("new", "value");
+        await("B to hold the second run's part", () -> holds(mapB, a.url(), Map.of("new", "value")));
+        assertNull(mapB.find("old0"));
+    }
+
+    private static boolean holds(OortObject<?> object, String url, Object value) {
+        Info<?> info = object.getInfo(url);
+        return info != null && info.getObject().equals(value);
+    }
+
+    /** The message's fields, numbers as longs (the JSON codec makes small ones integers). */
+    private static Map<String, Object> normalized(Map<String, Object> data) {
+        Map<String, Object> copy = new LinkedHashMap<>();
+        data.forEach((k, v) -> copy.put(k, v instanceof Number n ? (Object) n.longValue() : v));
+        return copy;
+    }
+
+    @Test
+    void theMessagesFollowCometD8sChannelsAndFields() throws Exception {
+        OortTesting.Node a = node();
+        OortTesting.Node b = node();
+        b.oort().observeComet(a.url());
+        awaitMesh(a, b);
+        List<Map<String, Object>> broadcastOnB = new CopyOnWriteArrayList<>();
+        List<Map<String, Object>> serviceOnB = new CopyOnWriteArrayList<>();
+        OortStringMap<Object> mapA = new OortStringMap<>(a.oort(), "wire");
+        OortStringMap<Object> mapB = started(new OortStringMap<>(b.oort(), "wire"));
+        b.server().bayeux().getChannel("/oort/objects/wire").addListener((ServerChannel.MessageListener) (from, channel, message) -> {
+            broadcastOnB.add(normalized(message.getDataAsMap()));
+            return true;
+        });
+        b.server().bayeux().getChannel("/service/oort/objects/wire").addListener((ServerChannel.MessageListener) (from, channel, message) -> {
+            serviceOnB.add(normalized(message.getDataAsMap()));
+            return true;
+        });
+        started(mapA);
+        // A's start pushes its part to B; A may also answer B's own start-up push (with "peer").
+        await("A's push on B", () -> serviceOnB.stream().anyMatch(m -> !m.containsKey("oort.info.peer")));
+        long base = mapA.getLocalInfo().getVersion();
+        assertTrue(Math.abs(base / 1000 - System.currentTimeMillis()) < 600_000, "versions start from the clock");
+        Map<String, Object> push = Map.of("oort.info.url", a.url(), "oort.info.name", "wire", "oort.info.version", base,
+                "oort.info.object", Map.of(), "oort.info.action", "oort.object.push");
+        for (Map<String, Object> message : serviceOnB) {
+            Map<String, Object> expected = new HashMap<>(push);
+            if (message.containsKey("oort.info.peer")) {
+                expected.put("oort.info.peer", b.url());
+            }
+            assertEquals(expected, message);
+        }
+        await("B to hold A's part", () -> mapB.getInfo(a.url()) != null);
+        await("B subscribed to A's broadcasts", () -> !a.server().bayeux().getChannel("/oort/objects/wire").getSubscribers().isEmpty());
+        mapA.putAndShare("k", "v");
+        mapA.removeAndShare("k");
+        await("both deltas on B", () -> broadcastOnB.stream().filter(m -> a.url().equals(m.get("oort.info.url"))).count() == 2);
+        List<Map<String, Object>> fromA = broadcastOnB.stream().filter(m -> a.url().equals(m.get("oort.info.url"))).toList();
+        assertEquals(Map.of("oort.info.url", a.url(), "oort.info.name", "wire", "oort.info.version", base + 1,
+                "oort.info.type", "oort.map.entry", "oort.info.action", "oort.map.put",
+                "oort.info.object", Map.of("oort.map.key", "k", "oort.map.value", "v")), fromA.get(0));
+        assertEquals(Map.of("oort.info.url", a.url(), "oort.info.name", "wire", "oort.info.version", base + 2,
+                "oort.info.type", "oort.map.entry", "oort.info.action", "oort.map.remove",
+                "oort.info.object", Map.of("oort.map.key", "k")), fromA.get(1));
+        await("B to apply both", () -> mapB.getInfo(a.url()).getVersion() == base + 2 && mapB.find("k") == null);
+
+        OortList<String> listA = started(new OortList<>(a.oort(), "wirelist"));
+        OortList<String> listB = started(new OortList<>(b.oort(), "wirelist"));
+        List<Map<String, Object>> listOnB = new CopyOnWriteArrayList<>();
+        b.server().bayeux().getChannel("/oort/objects/wirelist").addListener((ServerChannel.MessageListener) (from, channel, message) -> {
+            if (a.url().equals(message.getDataAsMap().get("oort.info.url"))) {
+                listOnB.add(normalized(message.getDataAsMap()));
+            }
+            return true;
+        });
+        await("B to hold A's list", () -> listB.getInfo(a.url()) != null);
+        long listBase = listA.getLocalInfo().getVersion();
+        await("B subscribed to A's list broadcasts", () -> !a.server().bayeux().getChannel("/oort/objects/wirelist").getSubscribers().isEmpty());
+        listA.addAndShare("x", "y", "x");
+        listA.removeAndShare("x");
+        await("both list deltas on B", () -> listOnB.size() == 2);
+        assertEquals(Map.of("oort.info.url", a.url(), "oort.info.name", "wirelist", "oort.info.version", listBase + 1,
+                "oort.info.type", "oort.list.element", "oort.info.action", "oort.list.add", "oort.info.object", List.of("x", "y", "x")), listOnB.get(0));
+        assertEquals(Map.of("oort.info.url", a.url(), "oort.info.name", "wirelist", "oort.info.version", listBase + 2,
+                "oort.info.type", "oort.list.element", "oort.info.action", "oort.list.remove", "oort.info.object", List.of("x")), listOnB.get(1));
+        await("B to apply the list deltas", () -> List.of("y").equals(listB.getInfo(a.url()).getObject()));
+    }
+}
