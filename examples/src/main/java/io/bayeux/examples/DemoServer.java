@@ -21,9 +21,11 @@ import java.util.concurrent.CountDownLatch;
  * <pre>
  * bin/bayeux-demo [--port 8080] [--host 127.0.0.1] [--jsonp] [--timeout MS] [--service com.example.MyService]
  *                 [--oort-url URL --oort-secret S [--oort-peers URL,...] [--oort-channels '/chat/**'] [--oort-failure-timeout MS]]
+ *                 [--engine redis://HOST:PORT [--engine-channels '/chat/**']]
  * </pre>
  *
- * <p>With the {@code --oort-*} flags the demo is a node of a cluster ({@link DemoCluster}).
+ * <p>With the {@code --oort-*} flags the demo is a node of a cluster ({@link DemoCluster}); with
+ * {@code --engine} instead, a node of a cluster on Redis ({@link DemoRedis}).
  *
  * <p>{@code --port 0} picks a free port; the first line printed names the bound one.
  */
@@ -54,7 +56,12 @@ public final class DemoServer {
         long timeout = -1;
         List<Object> extra = new ArrayList<>();
         DemoCluster cluster = new DemoCluster();
+        DemoRedis redis = new DemoRedis();
         for (int i = 0; i < args.length; i++) {
+            if (DemoRedis.FLAGS.contains(args[i])) {
+                redis.set(args[i], value(args, ++i, args[i]));
+                continue;
+            }
             if (DemoCluster.FLAGS.contains(args[i])) {
                 cluster.set(args[i], value(args, ++i, args[i]));
                 continue;
@@ -67,7 +74,8 @@ public final class DemoServer {
                 case "--service" -> extra.add(value(args, ++i, "--service"));
                 case "-h", "--help" -> {
                     System.out.println("Usage: bayeux-demo [--port N] [--host ADDRESS] [--jsonp] [--timeout MS] [--service CLASS_NAME]..."
-                            + " [--oort-url URL --oort-secret SECRET [--oort-peers URL,...] [--oort-channels PATTERN,...] [--oort-failure-timeout MS]]");
+                            + " [--oort-url URL --oort-secret SECRET [--oort-peers URL,...] [--oort-channels PATTERN,...] [--oort-failure-timeout MS]]"
+                            + " [--engine redis://HOST:PORT [--engine-channels PATTERN,...]]");
                     return;
                 }
                 default -> {
@@ -87,13 +95,20 @@ public final class DemoServer {
                     .maxQueue(NettyBayeuxServer.DEFAULT_MAX_QUEUE).allowedTransports(transports).build());
         }
         configure(builder, extra.toArray());
+        if (cluster.enabled() && redis.enabled()) {
+            System.err.println("--engine and --oort-* are two ways to make a cluster: choose one");
+            System.exit(2);
+        }
         io.bayeux.oort.OortNode node = cluster.enabled() ? cluster.start(builder) : null;
-        NettyBayeuxServer server = node != null ? node.server() : builder.build().start();
+        DemoRedis.Node redisNode = redis.enabled() ? redis.start(builder) : null;
+        NettyBayeuxServer server = node != null ? node.server() : redisNode != null ? redisNode.server() : builder.build().start();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             System.out.println("Stopping...");
             if (node != null) {
                 node.stop();
+            } else if (redisNode != null) {
+                redisNode.stop();
             } else {
                 server.stop();
             }
@@ -102,6 +117,10 @@ public final class DemoServer {
         if (node != null) {
             System.out.println("Cluster node " + node.oort().getURL() + " (id " + node.oort().getId() + "), peers " + cluster.peers()
                     + ", observing " + node.oort().getObservedChannels());
+        }
+        if (redisNode != null) {
+            System.out.println("Cluster node " + redisNode.cluster().getNodeId() + " on " + redis.uri()
+                    + ", observing " + redisNode.cluster().getObservedChannels());
         }
         String page = server.uri().resolve("/").toString();
         System.out.println("Bayeux demo running: open " + page + " (endpoint " + server.uri() + "); Ctrl-C stops it.");

@@ -1,0 +1,541 @@
+package io.bayeux.cluster.redis;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.bayeux.api.Bayeux;
+import io.bayeux.api.Promise;
+import io.bayeux.api.server.ServerMessage;
+import io.bayeux.api.server.ServerSession;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Presence over Redis with the method shapes of Oort's {@code Seti}: users associated with
+ * local sessions, known on every node of a {@link RedisCluster}.
+ * <p>
+ * Each node keeps its users in the Redis set {@code <prefix>presence:<nodeId>}, which expires
+ * after the presence TTL unless the node refreshes it (every third of the TTL: the heartbeat,
+ * which also re-publishes the node's users after Redis lost them). Changes are announced on
+ * {@code <prefix>presence}; every node also re-reads all the presence sets at each heartbeat,
+ * so a node that died without a word ({@code kill -9}) loses its users everywhere within the
+ * TTL plus one heartbeat. Messages for a user on another node go to that node's own Redis
+ * channel {@code <prefix>seti:<nodeId>}.
+ */
+public class RedisSeti {
+    private static final Logger LOGGER = LoggerFactory.getLogger(RedisSeti.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final RedisCluster cluster;
+    private final Map<String, Set<ServerSession>> local = new HashMap<>();
+    private final Map<String, Set<String>> remote = new HashMap<>();
+    private final List<PresenceListener> listeners = new CopyOnWriteArrayList<>();
+    private Duration ttl = Duration.ofSeconds(10);
+    private ScheduledExecutorService scheduler;
+    private long events;
+    private boolean started;
+
+    public RedisSeti(RedisCluster cluster) {
+        this.cluster = Objects.requireNonNull(cluster, "cluster");
+    }
+
+    public RedisCluster getCluster() {
+        return cluster;
+    }
+
+    /** This node's id (the cluster's). */
+    public String getId() {
+        return cluster.getNodeId();
+    }
+
+    /** How long a node's users outlive its last heartbeat (default 10 s; heartbeat every third of it); set before start. */
+    public void setPresenceTtl(Duration ttl) {
+        if (ttl.toMillis() < 300) {
+            throw new IllegalArgumentException("presence TTL under 300 ms");
+        }
+        this.ttl = ttl;
+    }
+
+    public Duration getPresenceTtl() {
+        return ttl;
+    }
+
+    /** Starts presence; the cluster must be started. */
+    public synchronized void start() {
+        if (started) {
+            return;
+        }
+        if (!cluster.isStarted()) {
+            throw new IllegalStateException("the cluster is not started");
+        }
+        started = true;
+        cluster.subscribeDirect(presenceChannel(), this::presenceArrived);
+        cluster.subscribeDirect(setiChannel(getId()), this::messageArrived);
+        scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "redis-seti-heartbeat");
+            thread.setDaemon(true);
+            return thread;
+        });
+        long period = Math.max(100, ttl.toMillis() / 3);
+        scheduler.scheduleWithFixedDelay(this::heartbeat, 0, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** Stops presence: this node's users leave the cluster at once. */
+    public void stop() {
+        Set<String> users;
+        synchronized (this) {
+            if (!started) {
+                return;
+            }
+            started = false;
+            users = Set.copyOf(local.keySet());
+        }
+        scheduler.shutdownNow();
+        try {
+            scheduler.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException x) {
+            Thread.currentThread().interrupt();
+        }
+        cluster.unsubscribeDirect(presenceChannel());
+        cluster.unsubscribeDirect(setiChannel(getId()));
+        if (cluster.isConnected()) {
+            RedisAsyncCommands<String, String> commands = cluster.commands();
+            commands.del(presenceKey(getId()));
+            for (String userId : users) {
+                commands.publish(presenceChannel(), event(userId, false));
+            }
+        }
+        synchronized (this) {
+            remote.clear();
+        }
+    }
+
+    // --- associations
+
+    /** Associates {@code userId} with a local session; the association ends when the session does. */
+    public boolean associate(String userId, ServerSession serverSession) {
+        Objects.requireNonNull(userId, "userId");
+        Objects.requireNonNull(serverSession, "session");
+        boolean added;
+        boolean first;
+        synchronized (this) {
+            Set<ServerSession> sessions = local.computeIfAbsent(userId, k -> new LinkedHashSet<>());
+            first = sessions.isEmpty();
+            added = sessions.add(serverSession);
+        }
+        if (added) {
+            serverSession.addListener(new Disassociator(userId));
+        }
+        if (first && added) {
+            announce(userId, true);
+            fire(true, userId, getId(), true);
+        }
+        return added;
+    }
+
+    /** Ends one association; the last one of a user on this node makes it absent here. */
+    public boolean disassociate(String userId, ServerSession serverSession) {
+        boolean removed;
+        boolean last = false;
+        synchronized (this) {
+            Set<ServerSession> sessions = local.get(userId);
+            removed = sessions != null && sessions.remove(serverSession);
+            if (removed && sessions.isEmpty()) {
+                local.remove(userId);
+                last = true;
+            }
+        }
+        if (last) {
+            announce(userId, false);
+            fire(false, userId, getId(), true);
+        }
+        return removed;
+    }
+
+    /** Ends every local association of {@code userId}; returns the sessions it had. */
+    public Set<ServerSession> disassociate(String userId) {
+        Set<ServerSession> sessions;
+        synchronized (this) {
+            sessions = local.remove(userId);
+        }
+        if (sessions == null) {
+            return Set.of();
+        }
+        announce(userId, false);
+        fire(false, userId, getId(), true);
+        return sessions;
+    }
+
+    public synchronized boolean isAssociated(String userId) {
+        return local.containsKey(userId);
+    }
+
+    public synchronized int getAssociationCount(String userId) {
+        Set<ServerSession> sessions = local.get(userId);
+        return sessions == null ? 0 : sessions.size();
+    }
+
+    /** Whether {@code userId} is present on any node, this one included. */
+    public synchronized boolean isPresent(String userId) {
+        if (local.containsKey(userId)) {
+            return true;
+        }
+        for (Set<String> users : remote.values()) {
+            if (users.contains(userId)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    public synchronized Set<String> getAssociatedUserIds() {
+        return Set.copyOf(local.keySet());
+    }
+
+    /** The users present anywhere in the cluster. */
+    public synchronized Set<String> getUserIds() {
+        Set<String> all = new HashSet<>(local.keySet());
+        remote.values().forEach(all::addAll);
+        return Set.copyOf(all);
+    }
+
+    /** The ids of the nodes where {@code userId} is present, this one included (Seti's {@code getOortURLs}). */
+    public synchronized Set<String> getNodeIds(String userId) {
+        Set<String> nodes = new TreeSet<>();
+        if (local.containsKey(userId)) {
+            nodes.add(getId());
+        }
+        remote.forEach((node, users) -> {
+            if (users.contains(userId)) {
+                nodes.add(node);
+            }
+        });
+        return nodes;
+    }
+
+    // --- messages
+
+    /** Sends {@code data} on {@code channel} to every session of {@code userId}, on every node where it is present. */
+    public void sendMessage(String userId, String channel, Object data) {
+        sendMessage(List.of(userId), channel, data);
+    }
+
+    public void sendMessage(Collection<String> userIds, String channel, Object data) {
+        Objects.requireNonNull(channel, "channel");
+        for (String userId : userIds) {
+            List<ServerSession> sessions;
+            List<String> nodes = new ArrayList<>();
+            synchronized (this) {
+                Set<ServerSession> here = local.get(userId);
+                sessions = here == null ? List.of() : List.copyOf(here);
+                remote.forEach((node, users) -> {
+                    if (users.contains(userId)) {
+                        nodes.add(node);
+                    }
+                });
+            }
+            for (ServerSession s : sessions) {
+                s.deliver(null, channel, data, Promise.noop());
+            }
+            if (nodes.isEmpty()) {
+                continue;
+            }
+            Map<String, Object> message = new LinkedHashMap<>();
+            message.put("userId", userId);
+            message.put("channel", channel);
+            message.put("data", data);
+            String json = json(message);
+            if (json == null) {
+                continue;
+            }
+            for (String node : nodes) {
+                send(setiChannel(node), json);
+            }
+        }
+    }
+
+    // --- listeners
+
+    public void addPresenceListener(PresenceListener listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    public void removePresenceListener(PresenceListener listener) {
+        listeners.remove(listener);
+    }
+
+    /** Told when a user becomes present on a node, or absent from it (as Seti's). */
+    public interface PresenceListener extends Bayeux.BayeuxListener {
+        default void presenceAdded(Event event) {
+        }
+
+        default void presenceRemoved(Event event) {
+        }
+
+        /** A user on a node; {@code local} when the node is this one. */
+        record Event(RedisSeti seti, String userId, String nodeId, boolean local) {
+        }
+    }
+
+    // --- Redis
+
+    private String presenceChannel() {
+        return cluster.getPrefix() + "presence";
+    }
+
+    private String presenceKey(String node) {
+        return cluster.getPrefix() + "presence:" + node;
+    }
+
+    private String setiChannel(String node) {
+        return cluster.getPrefix() + "seti:" + node;
+    }
+
+    private void announce(String userId, boolean present) {
+        if (!isStarted()) {
+            return;
+        }
+        RedisAsyncCommands<String, String> commands = cluster.commands();
+        try {
+            String key = presenceKey(getId());
+            if (present) {
+                commands.sadd(key, userId);
+                commands.pexpire(key, ttl.toMillis());
+            } else {
+                commands.srem(key, userId);
+            }
+            send(presenceChannel(), event(userId, present));
+        } catch (RuntimeException x) {
+            // Redis away and the buffer full: the heartbeat publishes the users again.
+            LOGGER.debug("Presence of {} not announced yet: {}", userId, x.toString());
+        }
+    }
+
+    private void send(String redisChannel, String json) {
+        try {
+            cluster.commands().publish(redisChannel, json).whenComplete((n, failure) -> {
+                if (failure != null) {
+                    cluster.countDropped();
+                }
+            });
+        } catch (RuntimeException x) {
+            cluster.countDropped();
+        }
+    }
+
+    private String event(String userId, boolean present) {
+        Map<String, Object> event = new LinkedHashMap<>();
+        event.put("node", getId());
+        event.put("userId", userId);
+        event.put("present", present);
+        return json(event);
+    }
+
+    private static String json(Object value) {
+        try {
+            return JSON.writeValueAsString(value);
+        } catch (JsonProcessingException x) {
+            LOGGER.warn("Not encodable: {}", x.toString());
+            return null;
+        }
+    }
+
+    private synchronized boolean isStarted() {
+        return started;
+    }
+
+    private void presenceArrived(String json) {
+        Map<?, ?> event;
+        try {
+            event = JSON.readValue(json, Map.class);
+        } catch (JsonProcessingException x) {
+            return;
+        }
+        String node = (String) event.get("node");
+        String userId = (String) event.get("userId");
+        boolean present = Boolean.TRUE.equals(event.get("present"));
+        if (getId().equals(node) || node == null || userId == null) {
+            return;
+        }
+        boolean changed;
+        synchronized (this) {
+            events++;
+            if (present) {
+                changed = remote.computeIfAbsent(node, k -> new HashSet<>()).add(userId);
+            } else {
+                Set<String> users = remote.get(node);
+                changed = users != null && users.remove(userId);
+                if (users != null && users.isEmpty()) {
+                    remote.remove(node);
+                }
+            }
+        }
+        if (changed) {
+            fire(present, userId, node, false);
+        }
+    }
+
+    private void messageArrived(String json) {
+        Map<?, ?> message;
+        try {
+            message = JSON.readValue(json, Map.class);
+        } catch (JsonProcessingException x) {
+            return;
+        }
+        String userId = (String) message.get("userId");
+        String channel = (String) message.get("channel");
+        List<ServerSession> sessions;
+        synchronized (this) {
+            Set<ServerSession> here = local.get(userId);
+            sessions = here == null ? List.of() : List.copyOf(here);
+        }
+        for (ServerSession s : sessions) {
+            s.deliver(null, channel, message.get("data"), Promise.noop());
+        }
+    }
+
+    /** Refreshes this node's presence set and re-reads everybody's: expired nodes leave. */
+    private void heartbeat() {
+        if (!cluster.isConnected()) {
+            return;
+        }
+        try {
+            RedisAsyncCommands<String, String> commands = cluster.commands();
+            String own = presenceKey(getId());
+            String[] users;
+            synchronized (this) {
+                users = local.keySet().toArray(String[]::new);
+            }
+            if (users.length > 0) {
+                commands.sadd(own, users);
+                commands.pexpire(own, ttl.toMillis()).get(5, TimeUnit.SECONDS);
+            }
+            // A removal lost while Redis was away is made good here.
+            Set<String> stale = new HashSet<>(commands.smembers(own).get(5, TimeUnit.SECONDS));
+            synchronized (this) {
+                stale.removeAll(local.keySet());
+            }
+            if (!stale.isEmpty()) {
+                commands.srem(own, stale.toArray(String[]::new)).get(5, TimeUnit.SECONDS);
+            }
+            long before;
+            synchronized (this) {
+                before = events;
+            }
+            Map<String, Set<String>> snapshot = new HashMap<>();
+            String prefix = presenceKey("");
+            ScanCursor cursor = ScanCursor.INITIAL;
+            int rounds = 0;
+            do {
+                KeyScanCursor<String> page = commands.scan(cursor, ScanArgs.Builder.matches(globEscape(prefix) + "*").limit(500))
+                        .get(5, TimeUnit.SECONDS);
+                for (String key : page.getKeys()) {
+                    String node = key.substring(prefix.length());
+                    if (!node.equals(getId())) {
+                        snapshot.put(node, new HashSet<>(commands.smembers(key).get(5, TimeUnit.SECONDS)));
+                    }
+                }
+                cursor = page;
+            } while (!cursor.isFinished() && ++rounds < 10_000);
+            List<Runnable> fired = new ArrayList<>();
+            synchronized (this) {
+                if (events != before || !started) {
+                    return; // news arrived meanwhile: the next heartbeat reads again
+                }
+                for (var entry : remote.entrySet()) {
+                    Set<String> now = snapshot.getOrDefault(entry.getKey(), Set.of());
+                    for (String userId : entry.getValue()) {
+                        if (!now.contains(userId)) {
+                            String node = entry.getKey();
+                            fired.add(() -> fire(false, userId, node, false));
+                        }
+                    }
+                }
+                for (var entry : snapshot.entrySet()) {
+                    Set<String> was = remote.getOrDefault(entry.getKey(), Set.of());
+                    for (String userId : entry.getValue()) {
+                        if (!was.contains(userId)) {
+                            String node = entry.getKey();
+                            fired.add(() -> fire(true, userId, node, false));
+                        }
+                    }
+                }
+                remote.clear();
+                snapshot.forEach((node, set) -> {
+                    if (!set.isEmpty()) {
+                        remote.put(node, set);
+                    }
+                });
+            }
+            fired.forEach(Runnable::run);
+        } catch (InterruptedException x) {
+            Thread.currentThread().interrupt();
+        } catch (Exception x) {
+            LOGGER.debug("Presence heartbeat failed: {}", x.toString());
+        }
+    }
+
+    private static String globEscape(String s) {
+        StringBuilder b = new StringBuilder(s.length());
+        for (char c : s.toCharArray()) {
+            if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+                b.append('\\');
+            }
+            b.append(c);
+        }
+        return b.toString();
+    }
+
+    private void fire(boolean added, String userId, String node, boolean isLocal) {
+        PresenceListener.Event event = new PresenceListener.Event(this, userId, node, isLocal);
+        for (PresenceListener listener : listeners) {
+            try {
+                if (added) {
+                    listener.presenceAdded(event);
+                } else {
+                    listener.presenceRemoved(event);
+                }
+            } catch (RuntimeException x) {
+                LOGGER.warn("Presence listener failed", x);
+            }
+        }
+    }
+
+    private final class Disassociator implements ServerSession.RemoveListener {
+        private final String userId;
+
+        Disassociator(String userId) {
+            this.userId = userId;
+        }
+
+        @Override
+        public void removed(ServerSession serverSession, ServerMessage message, boolean timeout) {
+            disassociate(userId, serverSession);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RedisSeti[" + getId() + "]";
+    }
+}

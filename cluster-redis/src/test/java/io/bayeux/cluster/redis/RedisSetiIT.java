@@ -1,0 +1,143 @@
+package io.bayeux.cluster.redis;
+
+import io.bayeux.api.server.ServerSession;
+import io.bayeux.client.BayeuxClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static io.bayeux.cluster.redis.RedisTesting.await;
+import static io.bayeux.cluster.redis.RedisTesting.client;
+import static io.bayeux.cluster.redis.RedisTesting.node;
+import static io.bayeux.cluster.redis.RedisTesting.subscribe;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Presence over a real redis-server: Seti's API, heartbeats and TTL. */
+class RedisSetiIT {
+    private RedisProcess redis;
+    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    @BeforeEach
+    void startRedis() throws Exception {
+        redis = RedisProcess.start();
+    }
+
+    @AfterEach
+    void stopAll() throws Exception {
+        for (int i = closing.size() - 1; i >= 0; i--) {
+            try {
+                closing.get(i).close();
+            } catch (Exception x) {
+                // keep closing the rest
+            }
+        }
+        redis.close();
+    }
+
+    private RedisSeti seti(RedisTesting.Node node) {
+        RedisSeti seti = new RedisSeti(node.cluster());
+        seti.setPresenceTtl(Duration.ofSeconds(2));
+        seti.start();
+        closing.add(node);
+        closing.add(seti::stop);
+        return seti;
+    }
+
+    private BayeuxClient connected(String url, String transport) throws InterruptedException {
+        BayeuxClient client = client(url, transport);
+        closing.add(client::disconnect);
+        return client;
+    }
+
+    @Test
+    void presenceAndMessagesAcrossNodesOverBothTransports() throws Exception {
+        RedisTesting.Node a = node(redis);
+        RedisTesting.Node b = node(redis);
+        RedisSeti setiA = seti(a);
+        RedisSeti setiB = seti(b);
+        List<String> eventsOnB = new CopyOnWriteArrayList<>();
+        setiB.addPresenceListener(new RedisSeti.PresenceListener() {
+            @Override
+            public void presenceAdded(Event event) {
+                eventsOnB.add("+" + event.userId() + (event.local() ? "@local" : "@" + event.nodeId()));
+            }
+
+            @Override
+            public void presenceRemoved(Event event) {
+                eventsOnB.add("-" + event.userId() + (event.local() ? "@local" : "@" + event.nodeId()));
+            }
+        });
+
+        BayeuxClient alice = connected(a.url(), "websocket");
+        BayeuxClient bob = connected(b.url(), "long-polling");
+        List<Object> toAlice = new CopyOnWriteArrayList<>();
+        List<Object> toBob = new CopyOnWriteArrayList<>();
+        assertTrue(subscribe(alice, "/private", (ch, m) -> toAlice.add(m.getDataAsMap().get("text"))).isSuccessful());
+        assertTrue(subscribe(bob, "/private", (ch, m) -> toBob.add(m.getDataAsMap().get("text"))).isSuccessful());
+        ServerSession aliceSession = a.server().bayeux().getSession(alice.getId());
+        ServerSession bobSession = b.server().bayeux().getSession(bob.getId());
+        assertTrue(setiA.associate("alice", aliceSession));
+        assertTrue(setiB.associate("bob", bobSession));
+
+        await("alice known on B", () -> setiB.isPresent("alice"));
+        await("bob known on A", () -> setiA.isPresent("bob"));
+        assertEquals(Set.of("alice", "bob"), setiA.getUserIds());
+        assertEquals(Set.of("alice", "bob"), setiB.getUserIds());
+        assertEquals(Set.of(setiA.getId()), setiB.getNodeIds("alice"));
+        assertTrue(setiA.isAssociated("alice"));
+        assertFalse(setiB.isAssociated("alice"));
+        assertEquals(Set.of("+bob@local", "+alice@" + setiA.getId()), Set.copyOf(eventsOnB));
+        assertEquals(2, eventsOnB.size(), "one event each: " + eventsOnB);
+
+        setiB.sendMessage("alice", "/private", Map.of("text", "hi alice"));
+        setiA.sendMessage(List.of("bob", "alice"), "/private", Map.of("text", "hi both"));
+        await("alice's messages", () -> toAlice.size() >= 2);
+        await("bob's message", () -> toBob.size() >= 1);
+        // A marker after: nothing more can still be on its way.
+        setiB.sendMessage("alice", "/private", Map.of("text", "end"));
+        await("the marker", () -> toAlice.contains("end"));
+        // Once each; in order per sender (B's two), A's local delivery anywhere among them.
+        assertEquals(Set.of("hi alice", "hi both", "end"), Set.copyOf(toAlice));
+        assertEquals(3, toAlice.size(), toAlice.toString());
+        assertTrue(toAlice.indexOf("hi alice") < toAlice.indexOf("end"), toAlice.toString());
+        assertEquals(List.of("hi both"), toBob);
+
+        // The session ends: alice leaves everywhere.
+        alice.disconnect();
+        await("alice gone from B", () -> !setiB.isPresent("alice"));
+        assertEquals(Set.of("bob"), setiA.getUserIds());
+        await("the removal event", () -> eventsOnB.contains("-alice@" + setiA.getId()));
+    }
+
+    @Test
+    void aSilentNodesUsersExpireWithItsHeartbeat() throws Exception {
+        RedisTesting.Node b = node(redis);
+        RedisSeti setiB = seti(b);
+        List<String> removed = new CopyOnWriteArrayList<>();
+        setiB.addPresenceListener(new RedisSeti.PresenceListener() {
+            @Override
+            public void presenceRemoved(Event event) {
+                removed.add(event.userId() + "@" + event.nodeId());
+            }
+        });
+        // A node that published carol then died without a word: its set lives 1.5 s more.
+        assertTrue(redis.command("SADD bayeux:presence:ghost carol").startsWith(":1"));
+        assertTrue(redis.command("PEXPIRE bayeux:presence:ghost 1500").startsWith(":1"));
+        await("carol seen by a heartbeat", () -> setiB.isPresent("carol"));
+        assertEquals(Set.of("ghost"), setiB.getNodeIds("carol"));
+        long seen = System.nanoTime();
+        await("carol expired", () -> !setiB.isPresent("carol"));
+        long tookMs = (System.nanoTime() - seen) / 1_000_000;
+        assertEquals(List.of("carol@ghost"), removed);
+        assertTrue(tookMs < 1500 + 2000 + 5000, "within the TTL and a heartbeat (with slack): " + tookMs + " ms");
+    }
+}

@@ -1,0 +1,85 @@
+package io.bayeux.examples;
+
+import io.bayeux.api.server.ConfigurableServerChannel;
+import io.bayeux.api.server.ServerChannel;
+import io.bayeux.cluster.redis.RedisCluster;
+import io.bayeux.cluster.redis.RedisSeti;
+import io.bayeux.transport.NettyBayeuxServer;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The demo as a node of a cluster on Redis: the {@code --engine redis://HOST:PORT} flag of
+ * {@link DemoServer} (instead of the {@code --oort-*} ones). The chat rooms ({@code /chat/**}
+ * unless {@code --engine-channels} says otherwise) are shared through Redis, and the members
+ * lists come from {@link RedisSeti} ({@link RedisMembers}).
+ */
+final class DemoRedis {
+    static final List<String> FLAGS = List.of("--engine", "--engine-channels");
+
+    private String uri;
+    private List<String> channels = List.of("/chat/**");
+
+    /** A running node: its server, cluster and presence. */
+    record Node(NettyBayeuxServer server, RedisCluster cluster, RedisSeti seti) {
+        void stop() {
+            try {
+                seti.stop();
+                cluster.stop();
+            } finally {
+                server.stop();
+            }
+        }
+    }
+
+    void set(String flag, String value) {
+        switch (flag) {
+            case "--engine" -> {
+                if (!value.startsWith("redis://") && !value.startsWith("rediss://")) {
+                    throw new IllegalArgumentException("--engine takes redis://HOST:PORT, not " + value);
+                }
+                uri = value;
+            }
+            case "--engine-channels" -> channels = Arrays.stream(value.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList();
+            default -> throw new IllegalArgumentException("Unknown flag " + flag);
+        }
+    }
+
+    boolean enabled() {
+        return uri != null;
+    }
+
+    String uri() {
+        return uri;
+    }
+
+    Node start(NettyBayeuxServer.Builder builder) {
+        NettyBayeuxServer server = builder.build().start();
+        RedisCluster cluster = new RedisCluster(server.bayeux(), uri);
+        channels.forEach(cluster::observeChannel);
+        cluster.start();
+        RedisSeti seti = new RedisSeti(cluster);
+        seti.start();
+        RedisMembers.install(server.bayeux(), seti);
+        for (String pattern : List.of("/chat/**", "/chat/*")) {
+            skipRepublished(server, cluster, pattern);
+        }
+        return new Node(server, cluster, seti);
+    }
+
+    /** Messages from other nodes were filtered on their node already: the chat's listeners let them through. */
+    private static void skipRepublished(NettyBayeuxServer server, RedisCluster cluster, String pattern) {
+        ServerChannel channel = server.bayeux().getChannel(pattern);
+        if (channel == null) {
+            return;
+        }
+        for (ConfigurableServerChannel.ServerChannelListener listener : channel.getListeners()) {
+            if (listener instanceof ServerChannel.MessageListener inner) {
+                channel.removeListener(listener);
+                channel.addListener((ServerChannel.MessageListener) (from, ch, message) ->
+                        cluster.isClusterSession(from) || inner.onMessage(from, ch, message));
+            }
+        }
+    }
+}
