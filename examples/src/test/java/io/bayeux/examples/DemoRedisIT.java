@@ -2,6 +2,7 @@ package io.bayeux.examples;
 
 import io.bayeux.api.Message;
 import io.bayeux.client.BayeuxClient;
+import io.bayeux.cluster.redis.RedisProcess;
 import io.bayeux.transport.NettyBayeuxServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -15,9 +15,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A {@code redis-server} of the tests' own: on a free loopback port, no persistence, in a
- * temporary directory; stopped by its pid.
+ * temporary directory; stopped by its pid. The demo's tests use it too (this module's test jar).
  */
-final class RedisProcess implements AutoCloseable {
+public final class RedisProcess implements AutoCloseable {
     static final Duration START = Duration.ofSeconds(30);
 
     private final int port;
@@ -30,7 +30,7 @@ final class RedisProcess implements AutoCloseable {
     }
 
     /** Starts a redis-server on a port free a moment ago. */
-    static RedisProcess start() throws Exception {
+    public static RedisProcess start() throws Exception {
         Path dir = Files.createTempDirectory("redis-test");
         int port;
         try (ServerSocket probe = new ServerSocket()) {
@@ -46,7 +46,7 @@ final class RedisProcess implements AutoCloseable {
         return port;
     }
 
-    String uri() {
+    public String uri() {
         return "redis://127.0.0.1:" + port;
     }
 
