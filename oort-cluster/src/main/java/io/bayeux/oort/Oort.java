@@ -75,6 +75,8 @@ public class Oort {
     public static final String EXT_OORT_ID_FIELD = "oortId";
     public static final String EXT_OORT_SECRET_FIELD = "oortSecret";
     public static final String EXT_COMET_URL_FIELD = "cometURL";
+    /** In a link back: the URL by which the other node dialed this one (its {@code cometURL}). */
+    public static final String EXT_OORT_ALIAS_URL_FIELD = "oortAliasURL";
     /** Where nodes publish the URLs of the nodes they know. */
     public static final String OORT_CLOUD_CHANNEL = "/oort/cloud";
     /** Where a node announces itself ({@code oortId}, {@code oortURL}) once both directions of a link are up. */
@@ -93,6 +95,8 @@ public class Oort {
     static final String REMOTE_ID_ATTRIBUTE = Oort.class.getName() + ".remoteId";
     /** The URL of this node as the other node dialed it (its {@code cometURL}). */
     static final String DIALED_URL_ATTRIBUTE = Oort.class.getName() + ".dialedURL";
+    /** The URL by which this node dialed the other one, when its handshake is a link back ({@code oortAliasURL}). */
+    static final String ALIAS_URL_ATTRIBUTE = Oort.class.getName() + ".aliasURL";
     private static final String FILTERED_ATTRIBUTE = Oort.class.getName() + ".filtered";
     private static final List<String> PROTECTED = List.of("/oort/**", "/seti/**", OORT_SERVICE_CHANNEL, OORT_SERVICE_CHANNEL + "/**");
 
@@ -466,6 +470,9 @@ public class Oort {
         session.setAttribute(REMOTE_ID_ATTRIBUTE, rid);
         if (ext.get(EXT_COMET_URL_FIELD) instanceof String dialed) {
             session.setAttribute(DIALED_URL_ATTRIBUTE, dialed);
+        }
+        if (ext.get(EXT_OORT_ALIAS_URL_FIELD) instanceof String alias) {
+            session.setAttribute(ALIAS_URL_ATTRIBUTE, alias);
         }
         long failure = failureTimeout.toMillis();
         session.setTimeout(failure / 2);

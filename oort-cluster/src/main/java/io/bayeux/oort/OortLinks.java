@@ -100,6 +100,8 @@ final class OortLinks {
         String remoteId;
         ServerSession incoming;
         String cometSessionId;
+        /** When this link is a link back: the URL by which the other node dialed this one (sent as {@code oortAliasURL}). */
+        String alias;
         /** The comet session and incoming session the join batch was sent for, or null. */
         String batchKey;
         boolean remoteAnnounced;
@@ -124,6 +126,10 @@ final class OortLinks {
     }
 
     Link newLink(String cometURL) {
+        return newLink(cometURL, null);
+    }
+
+    Link newLink(String cometURL, String alias) {
         ClientConfig config = ClientConfig.builder()
                 .eventLoopGroup(oort.clientGroup())
                 .maxNetworkDelay(Duration.ofMillis(Math.max(100, oort.getFailureTimeout().toMillis() / 2)))
@@ -134,6 +140,7 @@ final class OortLinks {
         BayeuxClient client = oort.clientWebSocket() ? new BayeuxClient(cometURL, config) : new BayeuxClient(cometURL, config, new LongPollingTransport(config));
         OortComet comet = new OortComet(cometURL, client);
         Link link = new Link(cometURL, comet);
+        link.alias = alias;
         links.put(cometURL, link);
         client.getChannel("/meta/handshake").addListener((ClientSessionChannel.MessageListener) (channel, message) -> {
             Map<String, Object> ext = Oort.oortExt(message);
@@ -148,16 +155,20 @@ final class OortLinks {
         });
         client.getChannel("/**").addListener((ClientSessionChannel.MessageListener) (channel, message) -> received(message));
         LOG.debug("Linking {} to {}", oort.getURL(), cometURL);
-        client.handshake(handshakeFields(cometURL), null);
+        client.handshake(handshakeFields(cometURL, alias), null);
         return link;
     }
 
-    private Map<String, Object> handshakeFields(String cometURL) {
+    /** CometD's handshake ext: this node's URL, id and hashed secret, the URL dialed, and on a link back the alias. */
+    private Map<String, Object> handshakeFields(String cometURL, String alias) {
         Map<String, Object> fields = new LinkedHashMap<>();
         fields.put(Oort.EXT_OORT_URL_FIELD, oort.getURL());
         fields.put(Oort.EXT_OORT_ID_FIELD, oort.getId());
         fields.put(Oort.EXT_OORT_SECRET_FIELD, oort.hashedSecret());
         fields.put(Oort.EXT_COMET_URL_FIELD, cometURL);
+        if (alias != null) {
+            fields.put(Oort.EXT_OORT_ALIAS_URL_FIELD, alias);
+        }
         return Map.of(Message.EXT_FIELD, Map.of(Oort.EXT_OORT_FIELD, fields));
     }
 
@@ -264,11 +275,17 @@ final class OortLinks {
             return;
         }
         Link link = linkFor(remoteURL);
+        if (link == null && session.getAttribute(Oort.ALIAS_URL_ATTRIBUTE) instanceof String alias && links.get(alias) != null) {
+            // A link back (as CometD says, with oortAliasURL): this node is still dialing the other
+            // one by that alias; that link is the one, no second link is made.
+            link = links.get(alias);
+            aliases.put(remoteURL, alias);
+        }
         if (link == null) {
             if (selfURLs.contains(remoteURL)) {
                 return;
             }
-            link = newLink(remoteURL);
+            link = newLink(remoteURL, (String) session.getAttribute(Oort.DIALED_URL_ATTRIBUTE));
         }
         if (link.remoteId != null && !link.remoteId.equals(remoteId)) {
             linkDown(link, "restarted with a new id");
@@ -379,7 +396,7 @@ final class OortLinks {
                     client.getChannel(channel).unsubscribe(oort.subscribedListener());
                 }
                 try {
-                    client.handshake(handshakeFields(link.comet.getURL()), null);
+                    client.handshake(handshakeFields(link.comet.getURL(), link.alias), null);
                 } catch (IllegalStateException x) {
                     LOG.debug("Cannot handshake {} yet", client, x);
                 }
@@ -412,8 +429,14 @@ final class OortLinks {
     }
 
     private void sendJoinBatch(BayeuxClient client) {
-        List<String> cloud = new ArrayList<>(new TreeSet<>(oort.getKnownComets()));
-        cloud.add(oort.getURL());
+        // As CometD: the URLs of the nodes this one has handshaken with (the receiver among them), never its own.
+        Set<String> handshaken = new TreeSet<>();
+        for (Link other : links.values()) {
+            if (!other.closed && other.comet.getRemoteURL() != null && other.comet.getClient().getState() == BayeuxClient.State.CONNECTED) {
+                handshaken.add(other.key);
+            }
+        }
+        List<String> cloud = new ArrayList<>(handshaken);
         Map<String, Object> announce = new LinkedHashMap<>();
         announce.put(Oort.EXT_OORT_ID_FIELD, oort.getId());
         announce.put(Oort.EXT_OORT_URL_FIELD, oort.getURL());

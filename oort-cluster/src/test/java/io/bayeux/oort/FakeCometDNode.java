@@ -44,6 +44,7 @@ final class FakeCometDNode implements AutoCloseable {
     private volatile String clientId;
     private volatile boolean connectLoop;
     private int nextId = 1;
+    private final Object sendLock = new Object();
 
     FakeCometDNode() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -150,8 +151,15 @@ final class FakeCometDNode implements AutoCloseable {
         return String.valueOf(nextId++);
     }
 
+    /**
+     * Sends one frame. Serialized: the test thread and the connect loop (on the WebSocket's
+     * listener thread) both send, and the JDK WebSocket fails a send started while another is
+     * pending (which, thrown in the listener, aborted the socket: "Output closed").
+     */
     void sendRaw(String json) {
-        webSocket.sendText(json, true).toCompletableFuture().join();
+        synchronized (sendLock) {
+            webSocket.sendText(json, true).toCompletableFuture().join();
+        }
     }
 
     /** Starts the connect loop once handshaken: each connect reply sends the next connect. */

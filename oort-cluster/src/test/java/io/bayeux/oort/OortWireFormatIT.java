@@ -62,10 +62,12 @@ class OortWireFormatIT {
         fake.connect(clientId);
         assertEquals(Boolean.TRUE, fake.nextOn("/meta/connect").get("successful"));
 
-        // Our node links back to the fake one, with the same ext.
+        // Our node links back to the fake one, with the same ext and, as CometD's Oort links back,
+        // oortAliasURL: the URL by which the fake node dialed ours.
         Map<String, Object> handshake = nextRequestWith(fake, "/meta/handshake").get(0);
         assertEquals(Map.of(Oort.EXT_OORT_FIELD, Map.of(
-                "oortURL", node.url(), "oortId", node.oort().getId(), "oortSecret", Oort.hash(SECRET), "cometURL", fake.url())), handshake.get("ext"));
+                "oortURL", node.url(), "oortId", node.oort().getId(), "oortSecret", Oort.hash(SECRET), "cometURL", fake.url(),
+                "oortAliasURL", node.url())), handshake.get("ext"));
         // ... and, both directions up, sends its join batch in one request.
         List<Map<String, Object>> batch = nextRequestWith(fake, "/service/oort");
         List<Object> channels = new ArrayList<>();
@@ -85,8 +87,9 @@ class OortWireFormatIT {
         }
         assertEquals("/oort/cloud", subscriptions.get(0));
         assertTrue(subscriptions.containsAll(ours), subscriptions::toString);
+        // As CometD's OortComet.open(): the URLs of the nodes ours has handshaken with (the fake one), never its own.
         Map<String, Object> cloud = batch.get(batch.size() - 2);
-        assertTrue(((List<?>) cloud.get("data")).contains(node.url()), cloud::toString);
+        assertEquals(List.of(fake.url()), cloud.get("data"), cloud::toString);
         assertEquals(Map.of("oortId", node.oort().getId(), "oortURL", node.url()), batch.get(batch.size() - 1).get("data"));
         assertEquals("fake-session", batch.get(batch.size() - 1).get("clientId"));
 
@@ -96,7 +99,7 @@ class OortWireFormatIT {
             json.append(",{\"id\":\"").append(fake.newId()).append("\",\"channel\":\"/meta/subscribe\",\"subscription\":\"").append(channel)
                     .append("\",\"clientId\":\"").append(clientId).append("\"}");
         }
-        json.append(",{\"id\":\"").append(fake.newId()).append("\",\"channel\":\"/oort/cloud\",\"data\":[\"").append(fake.url())
+        json.append(",{\"id\":\"").append(fake.newId()).append("\",\"channel\":\"/oort/cloud\",\"data\":[\"").append(node.url())
                 .append("\"],\"clientId\":\"").append(clientId).append("\"}");
         json.append(",{\"id\":\"").append(fake.newId()).append("\",\"channel\":\"/service/oort\",\"data\":{\"oortId\":\"").append(fake.id)
                 .append("\",\"oortURL\":\"").append(fake.url()).append("\"},\"clientId\":\"").append(clientId).append("\"}]");
@@ -118,6 +121,25 @@ class OortWireFormatIT {
                 }
             }
         }
+    }
+
+    @Test
+    void aRefusedOortHandshakeIsAnsweredWithTheOortExtToo() throws Exception {
+        node = OortTesting.node(SECRET, Duration.ofSeconds(6));
+        fake = new FakeCometDNode();
+        // A wrong secret, then this node's own id (a node dialing itself): both refused, and, as
+        // CometD's OortMembership.OortExtension.sendMeta does, the reply still carries this node's URL and id.
+        for (String[] attempt : List.of(new String[]{fake.id, Oort.hash("wrong")}, new String[]{node.oort().getId(), Oort.hash(SECRET)})) {
+            fake.open(node.url());
+            fake.sendRaw("[{\"id\":\"" + fake.newId() + "\",\"version\":\"1.0\",\"channel\":\"/meta/handshake\","
+                    + "\"supportedConnectionTypes\":[\"websocket\"],\"ext\":{\"org.cometd.oort\":{\"oortURL\":\"" + fake.url()
+                    + "\",\"oortId\":\"" + attempt[0] + "\",\"oortSecret\":\"" + attempt[1] + "\",\"cometURL\":\"" + node.url() + "\"}}}]");
+            Map<String, Object> reply = fake.nextOn("/meta/handshake");
+            assertEquals(Boolean.FALSE, reply.get("successful"), reply::toString);
+            assertEquals(Map.of(Oort.EXT_OORT_FIELD, Map.of("oortURL", node.url(), "oortId", node.oort().getId())), reply.get("ext"));
+            assertEquals("none", ((Map<?, ?>) reply.get("advice")).get("reconnect"), reply::toString);
+        }
+        assertEquals(Set.of(), node.oort().getKnownComets());
     }
 
     @Test

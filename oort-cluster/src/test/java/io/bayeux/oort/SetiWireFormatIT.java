@@ -63,9 +63,13 @@ class SetiWireFormatIT {
         String fakeChannel = "/seti/" + fake.url().replaceAll("[^A-Za-z0-9]+", "_");
         OortWireFormatIT.join(node, fake, List.of("/seti/all", Seti.setiChannel(node.url())), List.of("/seti/all", fakeChannel));
 
-        // Our node's snapshot for the node that joined.
+        // The fake node subscribed to /seti/all here: it is sent our users, "alive" asking for its own back
+        // (CometD's Seti.InitialStateListener) ...
+        Map<String, Object> initial = fake.nextOn("/seti/all");
+        assertEquals(map("userIds", List.of(), "oortURL", node.url(), "presence", true, "replace", true, "alive", true), initial.get("data"));
+        // ... and, joined, our snapshot on its channel, without "alive" (CometD's Seti.CometListener.cometJoined).
         Map<String, Object> snapshot = fake.nextOn(fakeChannel);
-        assertEquals(map("userIds", List.of(), "oortURL", node.url(), "presence", true, "replace", true, "alive", true), snapshot.get("data"));
+        assertEquals(map("userIds", List.of(), "oortURL", node.url(), "presence", true, "replace", true), snapshot.get("data"));
 
         // A user arrives here: a presence change on /seti/all.
         BayeuxClient alice = OortTesting.client(node.url(), "websocket");
@@ -98,12 +102,17 @@ class SetiWireFormatIT {
                 map("userIds", List.of("carol"), "oortURL", fake.url(), "presence", true, "replace", true, "alive", true)));
         await("carol present, bob not", () -> seti.isPresent("carol") && !seti.isPresent("bob"));
         Map<String, Object> answer = fake.nextOn(fakeChannel);
-        assertEquals(map("userIds", List.of("alice"), "oortURL", node.url(), "presence", true, "replace", true, "alive", false), answer.get("data"));
+        assertEquals(map("userIds", List.of("alice"), "oortURL", node.url(), "presence", true, "replace", true), answer.get("data"));
 
         // The user leaves: presence false.
         alice.disconnect();
         Map<String, Object> gone = fake.nextOn("/seti/all");
         assertEquals(map("userIds", List.of("alice"), "oortURL", node.url(), "presence", false, "replace", false), gone.get("data"));
         assertTrue(seti.getUserIds().contains("carol"));
+
+        // Seti stops: an empty snapshot on /seti/all, "alive" false (CometD's removeAssociationsAndPresences).
+        seti.stop();
+        Map<String, Object> stopped = fake.nextOn("/seti/all");
+        assertEquals(map("userIds", List.of(), "oortURL", node.url(), "presence", true, "replace", true, "alive", false), stopped.get("data"));
     }
 }

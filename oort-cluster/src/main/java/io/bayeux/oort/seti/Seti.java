@@ -3,7 +3,10 @@ package io.bayeux.oort.seti;
 import io.bayeux.api.Bayeux;
 import io.bayeux.api.Message;
 import io.bayeux.api.Promise;
+import io.bayeux.api.server.ConfigurableServerChannel;
 import io.bayeux.api.server.LocalSession;
+import io.bayeux.api.server.ServerChannel;
+import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.oort.CometListener;
 import io.bayeux.oort.Oort;
@@ -30,10 +33,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *
  * <p>Each node has channel {@code /seti/<id>} (its URL with every run of non-alphanumeric
  * characters replaced by {@code _}) and shares {@code /seti/all}. Presence changes go on
- * {@code /seti/all} as {@code {"userIds", "oortURL", "presence", "replace": false}}; when a
- * node joins, each side sends the other a snapshot of its users ({@code "replace": true,
- * "alive": true}), answered by a snapshot with {@code "alive": false}. When a node leaves (it
- * stopped, died, or its link broke), every presence it had is removed.
+ * {@code /seti/all} as {@code {"userIds", "oortURL", "presence", "replace": false}}. As in
+ * CometD 8: when another node subscribes to {@code /seti/all} here, it is sent this node's
+ * snapshot ({@code "presence": true, "replace": true, "alive": true}), which it answers on
+ * this node's {@code /seti/<id>} with its own snapshot (the same without {@code "alive"});
+ * when a node joins, each side sends the other its snapshot (without {@code "alive"}); a
+ * Seti that stops says so on {@code /seti/all} with an empty snapshot and {@code "alive":
+ * false}. When a node leaves (it stopped, died, or its link broke), every presence it had is
+ * removed.
  *
  * <p>Thread-safe: the state is guarded by {@code this}; listeners are told after the lock is
  * released, on the thread that caused the change.
@@ -58,7 +65,7 @@ public class Seti {
     private final CometListener cometListener = new CometListener() {
         @Override
         public void cometJoined(Event event) {
-            sendSnapshot(event.cometURL(), true);
+            sendSnapshot(event.cometURL());
         }
 
         @Override
@@ -71,6 +78,22 @@ public class Seti {
     /** Guarded by this: the users present on each other node, by its URL. */
     private final Map<String, Set<String>> remote = new HashMap<>();
     private volatile LocalSession session;
+    /** Another node subscribing to /seti/all here is sent this node's users, asking for its own back. */
+    private final ServerChannel.SubscriptionListener initialState = new ServerChannel.SubscriptionListener() {
+        @Override
+        public void subscribed(ServerSession subscriber, ServerChannel channel, ServerMessage message) {
+            LocalSession s = session;
+            if (s != null && !subscriber.isLocalSession() && oort.isOort(subscriber)) {
+                Map<String, Object> snapshot = snapshot();
+                snapshot.put(ALIVE_FIELD, true);
+                subscriber.deliver(s, SETI_ALL_CHANNEL, snapshot, Promise.noop());
+            }
+        }
+
+        @Override
+        public void unsubscribed(ServerSession subscriber, ServerChannel channel, ServerMessage message) {
+        }
+    };
 
     public Seti(Oort oort) {
         this.oort = Objects.requireNonNull(oort, "oort");
@@ -105,10 +128,11 @@ public class Seti {
         s.getChannel(SETI_ALL_CHANNEL).subscribe((channel, message) -> received(message));
         s.getChannel(setiChannel(oort.getURL())).subscribe((channel, message) -> received(message));
         session = s;
+        oort.getBayeuxServer().createChannelIfAbsent(SETI_ALL_CHANNEL, ConfigurableServerChannel.Initializer.persistent()).getReference().addListener(initialState);
+        // The links subscribe to /seti/all on the other nodes, which send their users back.
         oort.observeChannel(SETI_ALL_CHANNEL);
         oort.observeChannel(setiChannel(oort.getURL()));
         oort.addCometListener(cometListener);
-        publish(SETI_ALL_CHANNEL, snapshot(true));
     }
 
     public void stop() {
@@ -119,6 +143,18 @@ public class Seti {
         }
         if (s == null) {
             return;
+        }
+        // As CometD: an empty snapshot, so that the other nodes drop this node's users now.
+        Map<String, Object> gone = new LinkedHashMap<>();
+        gone.put(USER_IDS_FIELD, List.of());
+        gone.put(OORT_URL_FIELD, oort.getURL());
+        gone.put(PRESENCE_FIELD, true);
+        gone.put(REPLACE_FIELD, true);
+        gone.put(ALIVE_FIELD, false);
+        s.getChannel(SETI_ALL_CHANNEL).publish(gone);
+        ServerChannel all = oort.getBayeuxServer().getChannel(SETI_ALL_CHANNEL);
+        if (all != null) {
+            all.removeListener(initialState);
         }
         oort.removeCometListener(cometListener);
         oort.deobserveChannel(SETI_ALL_CHANNEL);
@@ -332,7 +368,8 @@ public class Seti {
         return data;
     }
 
-    private Map<String, Object> snapshot(boolean alive) {
+    /** This node's users, replacing what the receiver had of them (CometD's snapshot; the caller may add "alive"). */
+    private Map<String, Object> snapshot() {
         List<String> users;
         synchronized (this) {
             users = new ArrayList<>(new TreeSet<>(local.keySet()));
@@ -342,12 +379,11 @@ public class Seti {
         data.put(OORT_URL_FIELD, oort.getURL());
         data.put(PRESENCE_FIELD, true);
         data.put(REPLACE_FIELD, true);
-        data.put(ALIVE_FIELD, alive);
         return data;
     }
 
-    private void sendSnapshot(String oortURL, boolean alive) {
-        publish(setiChannel(oortURL), snapshot(alive));
+    private void sendSnapshot(String oortURL) {
+        publish(setiChannel(oortURL), snapshot());
     }
 
     private void publish(String channel, Map<String, Object> data) {
@@ -404,8 +440,8 @@ public class Seti {
         }
         removed.forEach(userId -> fire(false, userId, url, false));
         added.forEach(userId -> fire(true, userId, url, false));
-        if (replace && Boolean.TRUE.equals(data.get(ALIVE_FIELD))) {
-            sendSnapshot(url, false);
+        if (Boolean.TRUE.equals(data.get(ALIVE_FIELD))) {
+            sendSnapshot(url);
         }
     }
 
