@@ -59,6 +59,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private final ExecutorService ownExecutor;
     private final JsonCodec codec;
     private final ChannelRegistry channels = new ChannelRegistry();
+    private final Map<Executor, LoopFlusher> loopFlushers = new ConcurrentHashMap<>();
     private final SessionRegistry sessions = new SessionRegistry();
     private final ExtensionChain extensions = new ExtensionChain(this);
     private final List<SessionListener> sessionListeners = new CopyOnWriteArrayList<>();
@@ -179,6 +180,11 @@ public final class BayeuxServerImpl implements BayeuxServer {
         adoptingBrowsers.remove(browserId, openedAt);
     }
 
+    /** The flusher that pushes from {@code loop}, one per event loop. */
+    LoopFlusher loopFlusher(Executor loop) {
+        return loopFlushers.computeIfAbsent(loop, LoopFlusher::new);
+    }
+
     /** Makes the core's side of a new network connection. */
     public Connection newConnection(Endpoint endpoint) {
         return new ConnectionImpl(this, Objects.requireNonNull(endpoint, "endpoint"), null);
@@ -191,20 +197,22 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     /**
      * Writes messages as one JSON array. A frozen message (a broadcast) contributes the bytes
-     * computed the first time it was written, shared by every recipient.
+     * computed the first time it was written, shared by every recipient: the result may be
+     * those very bytes, so callers must not modify it.
      */
     public byte[] encode(List<? extends ServerMessage> messages) throws JsonCodec.JsonException {
         if (messages.isEmpty()) {
             return EMPTY_ARRAY.clone();
         }
+        if (messages.size() == 1) {
+            return encodeArray(messages.get(0));
+        }
         byte[][] parts = new byte[messages.size()][];
         int length = 1 + messages.size();
         for (int i = 0; i < parts.length; i++) {
-            ServerMessage message = messages.get(i);
-            parts[i] = message instanceof ServerMessageImpl impl ? impl.encode(codec) : codec.encode(message);
-            length += parts[i].length;
+            parts[i] = encodeArray(messages.get(i));
+            length += parts[i].length - 2;
         }
-        // One exact-size array: a broadcast's cached bytes are copied once, straight into the frame.
         byte[] out = new byte[length];
         out[0] = '[';
         int at = 1;
@@ -212,10 +220,26 @@ public final class BayeuxServerImpl implements BayeuxServer {
             if (i > 0) {
                 out[at++] = ',';
             }
-            System.arraycopy(parts[i], 0, out, at, parts[i].length);
-            at += parts[i].length;
+            System.arraycopy(parts[i], 1, out, at, parts[i].length - 2);
+            at += parts[i].length - 2;
         }
         out[at] = ']';
+        return out;
+    }
+
+    /**
+     * One message as a JSON array of one, {@code [ {...} ]}; a frozen message's bytes are
+     * computed once and shared: the caller must not modify them.
+     */
+    public byte[] encodeArray(ServerMessage message) throws JsonCodec.JsonException {
+        if (message instanceof ServerMessageImpl impl) {
+            return impl.encodeArray(codec);
+        }
+        byte[] json = codec.encode(message);
+        byte[] out = new byte[json.length + 2];
+        out[0] = '[';
+        System.arraycopy(json, 0, out, 1, json.length);
+        out[out.length - 1] = ']';
         return out;
     }
 

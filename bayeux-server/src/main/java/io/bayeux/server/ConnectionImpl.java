@@ -30,6 +30,10 @@ final class ConnectionImpl implements Connection {
     private final Set<PendingBatch> pending = ConcurrentHashMap.newKeySet();
     private final Set<ServerSessionImpl> bound = ConcurrentHashMap.newKeySet();
     private final long openedAt;
+    /** Pushes from the endpoint's event loop, or null when the endpoint has none (the session's Flusher pushes). */
+    private final LoopFlusher loopFlusher;
+    /** Loop-confined: whether the loop flusher's current round wrote to this connection. */
+    private boolean written;
     private volatile boolean closed;
     /** The browser this connection also speaks for, having adopted one of its sessions (see BrowserBinding), or null. */
     private volatile String browserAlias;
@@ -39,6 +43,7 @@ final class ConnectionImpl implements Connection {
         this.endpoint = endpoint;
         this.localSession = localSession;
         this.openedAt = server.scheduler().now();
+        this.loopFlusher = endpoint.eventLoop() == null ? null : server.loopFlusher(endpoint.eventLoop());
         if (endpoint.adoptsSessions() && endpoint.browserId() != null) {
             server.adoptingConnectionOpened(endpoint.browserId(), openedAt);
         }
@@ -57,6 +62,31 @@ final class ConnectionImpl implements Connection {
     @Override
     public Endpoint endpoint() {
         return endpoint;
+    }
+
+    /** The flusher of the endpoint's event loop, or null when the endpoint has none. */
+    LoopFlusher loopFlusher() {
+        return loopFlusher;
+    }
+
+    /** On the loop: marks the connection written in this round. @return whether it was not yet */
+    boolean markWritten() {
+        if (written) {
+            return false;
+        }
+        written = true;
+        return true;
+    }
+
+    void clearWritten() {
+        written = false;
+    }
+
+    @Override
+    public void writable() {
+        for (ServerSessionImpl session : bound) {
+            session.wakeUp(false);
+        }
     }
 
     String browserAlias() {

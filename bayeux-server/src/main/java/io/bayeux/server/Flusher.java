@@ -7,6 +7,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -40,7 +41,9 @@ final class Flusher {
         while (true) {
             state.set(FLUSHING);
             Endpoint endpoint = session.pushEndpoint();
-            List<ServerMessage> batch = endpoint == null ? List.of() : session.takeQueue(List.of());
+            // An event loop's endpoint that is not writable brings the session back once it is.
+            boolean ready = endpoint != null && (endpoint.eventLoop() == null || endpoint.isWritable());
+            List<ServerMessage> batch = ready ? session.takeQueue(List.of()) : List.of();
             if (batch.isEmpty()) {
                 if (state.compareAndSet(FLUSHING, IDLE)) {
                     return;
@@ -48,15 +51,50 @@ final class Flusher {
                 continue;
             }
             Write write = new Write(endpoint, batch);
-            try {
-                endpoint.write(batch, write);
-            } catch (RuntimeException x) {
-                write.fail(x);
+            if (endpoint.eventLoop() != null) {
+                writeOnLoop(endpoint, write);
+            } else {
+                try {
+                    endpoint.write(batch, write);
+                } catch (RuntimeException x) {
+                    write.fail(x);
+                }
             }
             if (!write.goAsync()) {
                 continue;
             }
             return;
+        }
+    }
+
+    /**
+     * Writes and flushes on the endpoint's event loop, then goes on from the executor: this
+     * flusher serves sessions whose {@code DeQueueListener}s must not run on an event loop.
+     * Writability, not the completion, paces it.
+     */
+    private void writeOnLoop(Endpoint endpoint, Write write) {
+        Runnable onLoop = () -> {
+            try {
+                endpoint.write(write.batch, new Promise<>() {
+                    @Override
+                    public void succeed(Void result) {
+                    }
+
+                    @Override
+                    public void fail(Throwable failure) {
+                        write.failOnly(failure);
+                    }
+                });
+                endpoint.flush();
+            } catch (RuntimeException x) {
+                write.failOnly(x);
+            }
+            session.server().runTimerWork(() -> write.succeed(null));
+        };
+        try {
+            endpoint.eventLoop().execute(onLoop);
+        } catch (RejectedExecutionException x) {
+            write.fail(x);
         }
     }
 
@@ -77,6 +115,12 @@ final class Flusher {
         @Override
         public void succeed(Void result) {
             completed();
+        }
+
+        /** The write failed after it was handed over: its batch goes back, the completion comes apart. */
+        void failOnly(Throwable failure) {
+            LOG.debug("Write of {} messages to {} for {} failed", batch.size(), endpoint, session, failure);
+            session.pushFailed(endpoint, batch);
         }
 
         @Override

@@ -20,7 +20,9 @@ public class ServerMessageImpl extends HashMapMessage implements ServerMessage.M
     private boolean lazy;
     private BayeuxContext bayeuxContext;
     private volatile boolean frozen;
-    private volatile byte[] json;
+    /** The message as a JSON array of one, once frozen. */
+    private volatile byte[] array;
+    private volatile Object wireCache;
 
     public ServerMessageImpl() {
     }
@@ -72,18 +74,39 @@ public class ServerMessageImpl extends HashMapMessage implements ServerMessage.M
     }
 
     /**
-     * The JSON bytes of this message, computed by {@code codec} once for a frozen message and
-     * reused afterwards.
+     * This message as a JSON array of one, {@code [ {...} ]}: what a frame or response that
+     * carries only it holds. Computed by {@code codec} once for a frozen message and shared
+     * afterwards: callers must not modify it.
      */
-    public byte[] encode(JsonCodec codec) throws JsonCodec.JsonException {
-        byte[] result = json;
+    public byte[] encodeArray(JsonCodec codec) throws JsonCodec.JsonException {
+        byte[] result = array;
         if (result == null) {
-            result = codec.encode(this);
+            byte[] json = codec.encode(this);
+            result = new byte[json.length + 2];
+            result[0] = '[';
+            System.arraycopy(json, 0, result, 1, json.length);
+            result[result.length - 1] = ']';
             if (frozen) {
-                json = result;
+                array = result;
             }
         }
         return result;
+    }
+
+    /**
+     * What a transport keeps with a frozen message to write it again without encoding or
+     * copying it (a network buffer holding {@link #encodeArray}), or null. Racy but
+     * idempotent, like the JSON cache.
+     */
+    public Object wireCache() {
+        return wireCache;
+    }
+
+    /** Keeps {@code cache} with this message; ignored while it is not frozen. */
+    public void wireCache(Object cache) {
+        if (frozen) {
+            wireCache = cache;
+        }
     }
 
     @Override

@@ -34,11 +34,24 @@ public final class ServerSessionImpl implements ServerSession {
 
     enum State { NEW, HANDSHAKEN, CONNECTED, REMOVED }
 
+    private static final java.lang.invoke.VarHandle DIRTY;
+
+    static {
+        try {
+            DIRTY = java.lang.invoke.MethodHandles.lookup().findVarHandle(ServerSessionImpl.class, "dirty", int.class);
+        } catch (ReflectiveOperationException x) {
+            throw new ExceptionInInitializerError(x);
+        }
+    }
+
     private final BayeuxServerImpl server;
     private final String id;
     private final LocalSessionImpl localSession;
     private final ReentrantLock lock = new ReentrantLock();
-    private final Flusher flusher = new Flusher(this);
+    /** The pusher for endpoints without an event loop, made when first needed; guarded by lock. */
+    private Flusher flusher;
+    /** 1 while listed in a LoopFlusher's round (see markDirty). */
+    private volatile int dirty;
     private final Map<String, Object> attributes = new ConcurrentHashMap<>();
     private final List<Extension> extensions = new CopyOnWriteArrayList<>();
     private final List<AddedListener> addedListeners = new CopyOnWriteArrayList<>();
@@ -74,6 +87,10 @@ public final class ServerSessionImpl implements ServerSession {
         this.id = id;
         this.localSession = localSession;
         this.maxQueue = server.config().maxQueue();
+    }
+
+    BayeuxServerImpl server() {
+        return server;
     }
 
     @Override
@@ -502,23 +519,110 @@ public final class ServerSessionImpl implements ServerSession {
             return;
         }
         PendingBatch held = null;
-        boolean push;
+        LoopFlusher loopFlusher = null;
+        Flusher pusher = null;
         lock.lock();
         try {
             if (queue.isEmpty() || !(lazyDue || queue.isDue())) {
                 return;
             }
-            push = pushConnection != null && (localSession != null || !metaConnectDeliveryOnly);
-            if (!push) {
+            if (lazyDue) {
+                queue.makeDue();
+            }
+            ConnectionImpl connection = pushConnection;
+            if (connection != null && (localSession != null || !metaConnectDeliveryOnly)) {
+                // DeQueueListeners are application code: they never run on an event loop.
+                loopFlusher = queue.hasDeQueueListeners() ? null : connection.loopFlusher();
+                if (loopFlusher == null) {
+                    if (flusher == null) {
+                        flusher = new Flusher(this);
+                    }
+                    pusher = flusher;
+                }
+            } else {
                 held = heldConnect;
             }
         } finally {
             lock.unlock();
         }
-        if (push) {
-            flusher.flush();
+        if (loopFlusher != null) {
+            loopFlusher.schedule(this);
+        } else if (pusher != null) {
+            pusher.flush();
         } else if (held != null) {
             held.resume();
+        }
+    }
+
+    /** Lists the session in a LoopFlusher's round. @return false when it is listed already */
+    boolean markDirty() {
+        return DIRTY.compareAndSet(this, 0, 1);
+    }
+
+    /** Its round took it off the list: from now on a new message lists it again. */
+    void clearDirty() {
+        dirty = 0;
+    }
+
+    /**
+     * On the push connection's event loop: writes what is queued as one frame, unless the
+     * endpoint is not writable (its {@code writable()} brings the session back).
+     *
+     * @return the connection written to, to be flushed at the end of the round, or null
+     */
+    ConnectionImpl pushOnLoop() {
+        ConnectionImpl connection;
+        List<ServerMessage> batch;
+        boolean reroute;
+        lock.lock();
+        try {
+            connection = pushConnection;
+            if (connection == null || state == State.REMOVED || (localSession == null && metaConnectDeliveryOnly)
+                    || !queue.isDue() || !connection.endpoint().isWritable()) {
+                return null;
+            }
+            reroute = queue.hasDeQueueListeners();
+            batch = reroute ? List.of() : queue.take(List.of());
+        } finally {
+            lock.unlock();
+        }
+        if (reroute) {
+            // A DeQueueListener came after the session was listed: the executor's flusher takes over.
+            wakeUp(false);
+            return null;
+        }
+        if (batch.isEmpty()) {
+            return null;
+        }
+        Endpoint endpoint = connection.endpoint();
+        try {
+            endpoint.write(batch, new PushFailure(endpoint, batch));
+        } catch (RuntimeException x) {
+            LOG.debug("Push of {} messages to {} for {} failed", batch.size(), endpoint, this, x);
+            pushFailed(endpoint, batch);
+            return null;
+        }
+        return connection;
+    }
+
+    /** What a loop push needs to hear of: only its failure, which puts the batch back. */
+    private final class PushFailure implements Promise<Void> {
+        private final Endpoint endpoint;
+        private final List<ServerMessage> batch;
+
+        PushFailure(Endpoint endpoint, List<ServerMessage> batch) {
+            this.endpoint = endpoint;
+            this.batch = batch;
+        }
+
+        @Override
+        public void succeed(Void result) {
+        }
+
+        @Override
+        public void fail(Throwable failure) {
+            LOG.debug("Push of {} messages to {} for {} failed", batch.size(), endpoint, ServerSessionImpl.this, failure);
+            pushFailed(endpoint, batch);
         }
     }
 

@@ -61,6 +61,11 @@ final class SessionQueue {
         queueListeners.remove(listener);
     }
 
+    /** Whether application code shapes what is taken: then it is never taken on an event loop. */
+    boolean hasDeQueueListeners() {
+        return !deQueueListeners.isEmpty();
+    }
+
     int size() {
         return queue.size();
     }
@@ -72,6 +77,11 @@ final class SessionQueue {
     /** Whether something queued should go out now. */
     boolean isDue() {
         return due && !queue.isEmpty();
+    }
+
+    /** Makes what waits due now, lazy or not. */
+    void makeDue() {
+        due |= !queue.isEmpty();
     }
 
     /**

@@ -12,8 +12,9 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  * session's queue: a client that keeps sending but never reads would otherwise pile those
  * answers up in the connection's outbound buffer (direct memory, unbounded) past the session
  * queue's bound. Not reading also stops its messages from being handled, so such a client no
- * longer extends its session, which expires. Pushes are paced separately, by the session's
- * flusher waiting for each write to complete. Stateless and shared by every connection.
+ * longer extends its session, which expires. Pushes are paced separately: the core stops
+ * pushing to a connection that is not writable. Stateless and shared by every connection;
+ * other reasons not to read may hold at the same time (see {@link ReadGate}).
  */
 @ChannelHandler.Sharable
 final class ReadBackpressure extends ChannelInboundHandlerAdapter {
@@ -25,7 +26,11 @@ final class ReadBackpressure extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+        if (ctx.channel().isWritable()) {
+            ReadGate.resume(ctx.channel(), ReadGate.UNWRITABLE);
+        } else {
+            ReadGate.pause(ctx.channel(), ReadGate.UNWRITABLE);
+        }
         ctx.fireChannelWritabilityChanged();
     }
 }

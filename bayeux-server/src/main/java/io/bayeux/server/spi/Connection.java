@@ -30,6 +30,12 @@ public interface Connection {
     Scheduler.Cancellable handle(List<ServerMessage.Mutable> batch, Consumer<List<ServerMessage>> replies);
 
     /**
+     * Tells the core that the endpoint, having been unwritable, takes bytes again: what waits
+     * in the queues of the sessions that push to it goes out. Any thread.
+     */
+    void writable();
+
+    /**
      * Tells the core that the network connection ended (closed, failed, timed out): held
      * batches are cancelled, sessions stop pushing to it, and their expiry is re-armed.
      */

@@ -6,6 +6,7 @@ import io.bayeux.api.server.ServerMessage;
 
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.concurrent.Executor;
 
 /**
  * What a network transport implements for each connection: the way out to the client, and
@@ -22,8 +23,9 @@ public interface Endpoint {
     boolean canPush();
 
     /**
-     * Writes messages to the client as one unit (one frame). Must not block. The core calls it
-     * from any thread, and for one session never again before {@code written} is completed:
+     * Writes messages to the client as one unit (one frame). Must not block. Without an
+     * {@link #eventLoop()}, the core calls it from any thread, and for one session never again
+     * before {@code written} is completed:
      * that completion is what sends the next batch, so an endpoint that completes it only
      * once the bytes have left gives the session back-pressure for free.
      *
@@ -31,6 +33,36 @@ public interface Endpoint {
      */
     default void write(List<ServerMessage> messages, Promise<Void> written) {
         written.fail(new UnsupportedOperationException(transportName() + " cannot push"));
+    }
+
+    /**
+     * The single thread that owns this endpoint's writes (its network event loop), or
+     * {@code null} when {@link #write} may be called from any thread and paces the session
+     * by completing {@code written} once the bytes have left.
+     *
+     * <p>When not null, the core pushes queued messages only from that executor, in rounds:
+     * in one round it asks {@link #isWritable()}, calls {@link #write} (which must not flush)
+     * for each session that has something due, then {@link #flush()} once for the endpoints it
+     * wrote to; several publishes that arrive meanwhile share the round, so one system call
+     * carries everything a connection got in it. A write's {@code written} only needs to be
+     * failed when the write fails. The transport tells the core, through
+     * {@code Connection.writable()}, when a connection that was not writable is again.
+     */
+    default Executor eventLoop() {
+        return null;
+    }
+
+    /**
+     * Whether the network would take more bytes now without piling them up; consulted, on the
+     * {@link #eventLoop()}, before each push. A reader that stops reading becomes unwritable:
+     * its messages then wait in its bounded session queue.
+     */
+    default boolean isWritable() {
+        return true;
+    }
+
+    /** Sends what {@link #write} buffered; called on the {@link #eventLoop()} once per round. */
+    default void flush() {
     }
 
     /** The User-Agent of the client, or {@code null}. */

@@ -5,27 +5,35 @@ import io.bayeux.api.server.BayeuxContext;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.common.json.JsonCodec;
 import io.bayeux.server.BayeuxServerImpl;
+import io.bayeux.server.ServerMessageImpl;
 import io.bayeux.server.spi.Endpoint;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
- * A WebSocket connection as the core sees it: it can push at any time. Messages are encoded
- * on the calling thread and the write's completion is reported, on the application executor,
- * when the frame has left: that is what paces a session's flusher, which goes on from the
- * completion with the next batch (its {@code DeQueueListener}s and encoding), so never on an
- * event loop.
+ * A WebSocket connection as the core sees it: it can push at any time, from its event loop,
+ * which owns its writes. The core writes queued messages there without flushing and flushes
+ * once per round; it stops pushing while the channel is not writable.
+ *
+ * <p>A broadcast is encoded once: a frame that carries one message shares that message's
+ * bytes with every other subscriber. Small messages are copied once, by the frame encoder,
+ * next to the frame's header; one of {@value #SHARED_MIN} bytes or more is kept in a direct
+ * buffer with the message and written by reference, never copied per subscriber.
  */
 final class WebSocketEndpoint implements Endpoint {
+    /** Netty's WebSocket encoder writes payloads of more than 1024 bytes by reference (a gathering write). */
+    static final int SHARED_MIN = 1025;
+
     private final Channel channel;
     private final BayeuxServerImpl bayeux;
-    private final Executor executor;
     /** The cookie the upgrade sent, or the one its 101 set: never null. */
     private final String browserId;
     /** Whether the upgrade carried no cookie (browserId is the one its 101 set). */
@@ -35,11 +43,10 @@ final class WebSocketEndpoint implements Endpoint {
     /** The upgrade request's: every message on this connection carries it. */
     private final BayeuxContext bayeuxContext;
 
-    WebSocketEndpoint(Channel channel, BayeuxServerImpl bayeux, Executor executor, String browserId, boolean cookieLess,
+    WebSocketEndpoint(Channel channel, BayeuxServerImpl bayeux, String browserId, boolean cookieLess,
                       String userAgent, InetSocketAddress remoteAddress, BayeuxContext bayeuxContext) {
         this.channel = channel;
         this.bayeux = bayeux;
-        this.executor = executor;
         this.browserId = browserId;
         this.cookieLess = cookieLess;
         this.userAgent = userAgent;
@@ -58,27 +65,97 @@ final class WebSocketEndpoint implements Endpoint {
     }
 
     @Override
+    public Executor eventLoop() {
+        return channel.eventLoop();
+    }
+
+    @Override
+    public boolean isWritable() {
+        return channel.isWritable();
+    }
+
+    @Override
+    public void flush() {
+        channel.flush();
+    }
+
+    /** On the event loop: writes one frame, unflushed; {@code written} hears only of a failure. */
+    @Override
     public void write(List<ServerMessage> messages, Promise<Void> written) {
-        byte[] json;
+        ByteBuf content;
         try {
-            json = bayeux.encode(messages);
+            content = content(messages);
         } catch (JsonCodec.JsonException x) {
             written.fail(x);
             return;
         }
-        if (!channel.isActive() || channel.eventLoop().isShuttingDown()) {
+        if (!channel.isActive()) {
+            content.release();
             written.fail(new IllegalStateException("WebSocket closed: " + channel));
             return;
         }
-        channel.writeAndFlush(new TextWebSocketFrame(Unpooled.wrappedBuffer(json))).addListener(future -> {
-            Runnable completion = future.isSuccess() ? () -> written.succeed(null) : () -> written.fail(future.cause());
-            try {
-                executor.execute(completion);
-            } catch (RejectedExecutionException x) {
-                // Overloaded: completing in place beats losing the completion, which would stop the session's pushes.
-                completion.run();
+        ChannelFuture future = channel.write(new TextWebSocketFrame(content));
+        if (future.isDone()) {
+            if (!future.isSuccess()) {
+                written.fail(future.cause());
             }
-        });
+        } else {
+            future.addListener(f -> {
+                if (!f.isSuccess()) {
+                    written.fail(f.cause());
+                }
+            });
+        }
+    }
+
+    /** Replies to what the client sent: written and flushed from any thread, in order with the pushes of the loop. */
+    void reply(List<ServerMessage> messages) {
+        if (messages.isEmpty()) {
+            return;
+        }
+        if (channel.eventLoop().inEventLoop()) {
+            write(messages, Promise.noop());
+            channel.flush();
+        } else {
+            channel.eventLoop().execute(() -> reply(messages));
+        }
+    }
+
+    private ByteBuf content(List<ServerMessage> messages) throws JsonCodec.JsonException {
+        if (messages.size() == 1) {
+            ServerMessage message = messages.get(0);
+            if (message instanceof ServerMessageImpl impl && impl.isFrozen()) {
+                if (impl.wireCache() instanceof ByteBuf shared) {
+                    return shared.retainedDuplicate();
+                }
+                byte[] array = bayeux.encodeArray(impl);
+                if (array.length >= SHARED_MIN) {
+                    ByteBuffer direct = ByteBuffer.allocateDirect(array.length).put(array).flip();
+                    // Wrapping a JDK buffer: its memory goes with the message, when the garbage collector takes it.
+                    ByteBuf shared = Unpooled.wrappedBuffer(direct);
+                    impl.wireCache(shared);
+                    return shared.retainedDuplicate();
+                }
+                return Unpooled.wrappedBuffer(array);
+            }
+            return Unpooled.wrappedBuffer(bayeux.encodeArray(message));
+        }
+        byte[][] parts = new byte[messages.size()][];
+        int length = 1 + messages.size();
+        for (int i = 0; i < parts.length; i++) {
+            parts[i] = bayeux.encodeArray(messages.get(i));
+            length += parts[i].length - 2;
+        }
+        ByteBuf out = channel.alloc().buffer(length);
+        out.writeByte('[');
+        for (int i = 0; i < parts.length; i++) {
+            if (i > 0) {
+                out.writeByte(',');
+            }
+            out.writeBytes(parts[i], 1, parts[i].length - 2);
+        }
+        out.writeByte(']');
+        return out;
     }
 
     Channel channel() {

@@ -108,9 +108,7 @@ final class WebSocketFrameHandler extends SimpleChannelInboundHandler<WebSocketF
                     }
                 }
             }
-            if (!replies.isEmpty()) {
-                endpoint.write(replies, io.bayeux.api.Promise.noop());
-            }
+            endpoint.reply(replies);
         });
     }
 
@@ -127,6 +125,14 @@ final class WebSocketFrameHandler extends SimpleChannelInboundHandler<WebSocketF
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         connection.close();
         super.channelInactive(ctx);
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (ctx.channel().isWritable()) {
+            connection.writable();
+        }
+        super.channelWritabilityChanged(ctx);
     }
 
     @Override

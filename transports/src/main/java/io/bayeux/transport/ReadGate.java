@@ -1,0 +1,60 @@
+package io.bayeux.transport;
+
+import io.netty.channel.Channel;
+import io.netty.util.AttributeKey;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Why a connection is not read: it reads again only once every reason is gone. Reasons are
+ * independent (the connection cannot take more writes; too many of its frames wait to be
+ * handled; the server is behind with deliveries and it publishes), so that lifting one does
+ * not resume reading that another still forbids. The state is made on the first pause: a
+ * connection that is never paused costs nothing. Any thread.
+ */
+public final class ReadGate {
+    /** The connection's outbound buffer is above its high water mark. */
+    public static final int UNWRITABLE = 1;
+    /** More of its frames wait for the executor than it may have in flight. */
+    public static final int BACKLOG = 2;
+    /** The server is behind delivering to readers that keep reading, and this connection publishes. */
+    public static final int OVERLOAD = 4;
+
+    private static final AttributeKey<AtomicInteger> REASONS = AttributeKey.valueOf(ReadGate.class, "reasons");
+
+    private ReadGate() {
+    }
+
+    /** Stops reading {@code channel} for {@code reason}. */
+    public static void pause(Channel channel, int reason) {
+        AtomicInteger reasons = channel.attr(REASONS).get();
+        if (reasons == null) {
+            AtomicInteger made = new AtomicInteger();
+            reasons = channel.attr(REASONS).setIfAbsent(made);
+            if (reasons == null) {
+                reasons = made;
+            }
+        }
+        if ((reasons.getAndUpdate(r -> r | reason) & reason) == 0) {
+            channel.config().setAutoRead(false);
+        }
+    }
+
+    /** Lifts {@code reason}; reads again when no other reason holds. */
+    public static void resume(Channel channel, int reason) {
+        AtomicInteger reasons = channel.attr(REASONS).get();
+        if (reasons == null) {
+            return;
+        }
+        int before = reasons.getAndUpdate(r -> r & ~reason);
+        if ((before & reason) != 0 && (before & ~reason) == 0) {
+            channel.config().setAutoRead(true);
+        }
+    }
+
+    /** Whether {@code reason} holds for {@code channel}. */
+    public static boolean isPaused(Channel channel, int reason) {
+        AtomicInteger reasons = channel.attr(REASONS).get();
+        return reasons != null && (reasons.get() & reason) != 0;
+    }
+}
