@@ -27,13 +27,16 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.Objects;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -60,6 +63,9 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private final JsonCodec codec;
     private final ChannelRegistry channels = new ChannelRegistry();
     private final Map<Executor, LoopFlusher> loopFlushers = new ConcurrentHashMap<>();
+    /** Sessions that keep reading but have half their queue or more waiting (see isBehind). */
+    private final AtomicInteger behindSessions = new AtomicInteger();
+    private final Queue<Runnable> caughtUpTasks = new ConcurrentLinkedQueue<>();
     private final SessionRegistry sessions = new SessionRegistry();
     private final ExtensionChain extensions = new ExtensionChain(this);
     private final List<SessionListener> sessionListeners = new CopyOnWriteArrayList<>();
@@ -178,6 +184,47 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     void adoptingConnectionClosed(String browserId, long openedAt) {
         adoptingBrowsers.remove(browserId, openedAt);
+    }
+
+    /**
+     * Whether the server is behind delivering: some session whose connection keeps taking
+     * bytes has {@code maxQueue / 2} messages or more waiting. Transports then stop reading the
+     * connections that publish, so that TCP slows the publishers down, instead of letting the
+     * readers' queues overflow.
+     */
+    public boolean isBehind() {
+        return behindSessions.get() > 0;
+    }
+
+    /**
+     * Runs {@code task} once the server is no longer {@linkplain #isBehind() behind}: at once
+     * when it is not, otherwise on the thread that delivers the last late message.
+     */
+    public void whenCaughtUp(Runnable task) {
+        caughtUpTasks.add(task);
+        if (behindSessions.get() == 0) {
+            runCaughtUpTasks();
+        }
+    }
+
+    /** A session started, or stopped, counting as one the server is behind with. */
+    void behind(boolean started) {
+        if (started) {
+            behindSessions.incrementAndGet();
+        } else if (behindSessions.decrementAndGet() == 0) {
+            runCaughtUpTasks();
+        }
+    }
+
+    private void runCaughtUpTasks() {
+        Runnable task;
+        while ((task = caughtUpTasks.poll()) != null) {
+            try {
+                task.run();
+            } catch (RuntimeException x) {
+                LOG.warn("Task {} run when deliveries caught up failed", task, x);
+            }
+        }
     }
 
     /** The flusher that pushes from {@code loop}, one per event loop. */

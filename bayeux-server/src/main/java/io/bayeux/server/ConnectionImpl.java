@@ -89,6 +89,13 @@ final class ConnectionImpl implements Connection {
         }
     }
 
+    @Override
+    public void stalled() {
+        for (ServerSessionImpl session : bound) {
+            session.stalled(this);
+        }
+    }
+
     String browserAlias() {
         return browserAlias;
     }

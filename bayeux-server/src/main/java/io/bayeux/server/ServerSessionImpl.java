@@ -50,6 +50,10 @@ public final class ServerSessionImpl implements ServerSession {
     private final ReentrantLock lock = new ReentrantLock();
     /** The pusher for endpoints without an event loop, made when first needed; guarded by lock. */
     private Flusher flusher;
+    /** Queue length past which a session with an unbounded queue counts as one the server is behind with. */
+    static final int UNBOUNDED_BEHIND_MARK = 1000;
+    /** Guarded by lock: whether this session counts in the server's sessions it is behind with. */
+    private boolean behind;
     /** 1 while listed in a LoopFlusher's round (see markDirty). */
     private volatile int dirty;
     private final Map<String, Object> attributes = new ConcurrentHashMap<>();
@@ -147,6 +151,7 @@ public final class ServerSessionImpl implements ServerSession {
 
     /** Marks the session removed. @return whether it was not removed before */
     boolean markRemoved() {
+        boolean wasBehind;
         lock.lock();
         try {
             if (state == State.REMOVED) {
@@ -155,10 +160,14 @@ public final class ServerSessionImpl implements ServerSession {
             state = State.REMOVED;
             queue.clear();
             pushConnection = null;
-            return true;
+            wasBehind = clearBehind();
         } finally {
             lock.unlock();
         }
+        if (wasBehind) {
+            server.behind(false);
+        }
+        return true;
     }
 
     /**
@@ -481,10 +490,41 @@ public final class ServerSessionImpl implements ServerSession {
     private boolean enqueue(ServerSession sender, ServerMessage message, boolean lazy) {
         lock.lock();
         try {
-            return state != State.REMOVED && queue.offer(sender, message, lazy, maxQueue);
+            if (state == State.REMOVED || !queue.offer(sender, message, lazy, maxQueue)) {
+                return false;
+            }
+            if (!behind && queue.size() >= behindMark()) {
+                ConnectionImpl connection = pushConnection;
+                // A reader that keeps reading but has this much waiting: the server is behind, not
+                // the reader. Only sessions pushed from their loop whatever the client sends count:
+                // not one whose queue waits for its next /meta/connect, which stopping reading would hold.
+                if (connection != null && connection.loopFlusher() != null && !connection.endpoint().isStalled()
+                        && localSession == null && !metaConnectDeliveryOnly && !queue.hasDeQueueListeners()) {
+                    behind = true;
+                    server.behind(true);
+                }
+            }
+            return true;
         } finally {
             lock.unlock();
         }
+    }
+
+    /** The queue length at which a reader that keeps reading counts as one the server is behind with. */
+    private int behindMark() {
+        int max = maxQueue;
+        return max > 0 ? Math.max(1, max / 2) : UNBOUNDED_BEHIND_MARK;
+    }
+
+    /**
+     * Under the lock: this session no longer counts as one the server is behind with.
+     *
+     * @return whether it did: the caller then calls {@code server.behind(false)} once unlocked
+     */
+    private boolean clearBehind() {
+        boolean was = behind;
+        behind = false;
+        return was;
     }
 
     private void scheduleLazy(long lazyTimeout) {
@@ -574,17 +614,29 @@ public final class ServerSessionImpl implements ServerSession {
         ConnectionImpl connection;
         List<ServerMessage> batch;
         boolean reroute;
+        boolean wasBehind;
         lock.lock();
         try {
             connection = pushConnection;
             if (connection == null || state == State.REMOVED || (localSession == null && metaConnectDeliveryOnly)
                     || !queue.isDue() || !connection.endpoint().isWritable()) {
-                return null;
+                connection = null;
+                batch = List.of();
+                reroute = false;
+            } else {
+                reroute = queue.hasDeQueueListeners();
+                batch = reroute ? List.of() : queue.take(List.of());
             }
-            reroute = queue.hasDeQueueListeners();
-            batch = reroute ? List.of() : queue.take(List.of());
+            // Caught up once the queue went out; a reader that stopped reading is no longer the server's delay.
+            wasBehind = (queue.size() < behindMark() || pushConnection == null || pushConnection.endpoint().isStalled()) && clearBehind();
         } finally {
             lock.unlock();
+        }
+        if (wasBehind) {
+            server.behind(false);
+        }
+        if (connection == null) {
+            return null;
         }
         if (reroute) {
             // A DeQueueListener came after the session was listed: the executor's flusher takes over.
@@ -654,10 +706,12 @@ public final class ServerSessionImpl implements ServerSession {
 
     /** A push failed: the connection is gone; its messages go back to the front of the queue. */
     void pushFailed(Endpoint endpoint, List<ServerMessage> batch) {
+        boolean wasBehind = false;
         lock.lock();
         try {
             if (pushConnection != null && pushConnection.endpoint() == endpoint) {
                 pushConnection = null;
+                wasBehind = clearBehind();
                 armExpiry();
             }
             if (state != State.REMOVED) {
@@ -665,6 +719,9 @@ public final class ServerSessionImpl implements ServerSession {
             }
         } finally {
             lock.unlock();
+        }
+        if (wasBehind) {
+            server.behind(false);
         }
     }
 
@@ -688,16 +745,37 @@ public final class ServerSessionImpl implements ServerSession {
         }
     }
 
+    /** The connection stayed unwritable: its reader does not read; the server is not behind with it. */
+    void stalled(ConnectionImpl connection) {
+        boolean wasBehind = false;
+        lock.lock();
+        try {
+            if (pushConnection == connection) {
+                wasBehind = clearBehind();
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (wasBehind) {
+            server.behind(false);
+        }
+    }
+
     /** The connection closed: stop pushing to it. */
     void unbind(ConnectionImpl connection) {
+        boolean wasBehind = false;
         lock.lock();
         try {
             if (pushConnection == connection) {
                 pushConnection = null;
+                wasBehind = clearBehind();
                 armExpiry();
             }
         } finally {
             lock.unlock();
+        }
+        if (wasBehind) {
+            server.behind(false);
         }
     }
 

@@ -73,6 +73,8 @@ public final class NettyBayeuxServer {
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
     /** The default time an idle connection (nothing in flight) stays open: 60 s. */
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
+    /** How long a WebSocket connection stays unwritable, its reader taking nothing, before the reader counts as one that does not read. */
+    public static final Duration DEFAULT_STALL_TIME = Duration.ofSeconds(2);
 
     private final Builder config;
     private final BayeuxServerImpl bayeux;
@@ -307,6 +309,7 @@ public final class NettyBayeuxServer {
         private QueueOverflow queueOverflow = QueueOverflow.DROP_OLDEST;
         private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
         private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+        private Duration stallTime = DEFAULT_STALL_TIME;
         private TlsConfig tls;
         private final List<String> staticRoots = new ArrayList<>();
         private ExecutorService executor;
@@ -381,6 +384,19 @@ public final class NettyBayeuxServer {
 
         public Builder idleTimeout(Duration idleTimeout) {
             this.idleTimeout = positive("idleTimeout", idleTimeout);
+            return this;
+        }
+
+        /**
+         * How long a WebSocket connection may stay unwritable (its outbound buffer above the high
+         * water mark) without its reader taking a single byte before the reader counts as one that
+         * does not read. Until then, a reader
+         * with half its queue waiting is one the server is behind with: publishers are slowed
+         * down (their connections not read) rather than its messages dropped. Past it, only the
+         * reader's own queue pays, as its overflow policy says.
+         */
+        public Builder stallTime(Duration stallTime) {
+            this.stallTime = positive("stallTime", stallTime);
             return this;
         }
 
@@ -520,6 +536,10 @@ public final class NettyBayeuxServer {
 
         public Duration idleTimeout() {
             return idleTimeout;
+        }
+
+        public Duration stallTime() {
+            return stallTime;
         }
 
         public List<String> staticRoots() {

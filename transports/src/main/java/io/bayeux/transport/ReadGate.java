@@ -3,6 +3,7 @@ package io.bayeux.transport;
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
 
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -10,7 +11,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * independent (the connection cannot take more writes; too many of its frames wait to be
  * handled; the server is behind with deliveries and it publishes), so that lifting one does
  * not resume reading that another still forbids. The state is made on the first pause: a
- * connection that is never paused costs nothing. Any thread.
+ * connection that is never paused costs nothing. Any thread: every change is queued to the
+ * connection's event loop, even from the loop itself, so that changes apply in the order they
+ * were asked for and a pause and a resume that race cannot leave the connection unread with
+ * no reason.
  */
 public final class ReadGate {
     /** The connection's outbound buffer is above its high water mark. */
@@ -27,6 +31,32 @@ public final class ReadGate {
 
     /** Stops reading {@code channel} for {@code reason}. */
     public static void pause(Channel channel, int reason) {
+        submit(channel, reason, true);
+    }
+
+    /** Lifts {@code reason}; reads again when no other reason holds. */
+    public static void resume(Channel channel, int reason) {
+        submit(channel, reason, false);
+    }
+
+    private static void submit(Channel channel, int reason, boolean pause) {
+        try {
+            channel.eventLoop().execute(() -> apply(channel, reason, pause));
+        } catch (RejectedExecutionException x) {
+            // The loop is shutting down, and its connections with it.
+        }
+    }
+
+    /** On the loop, in the order the changes were asked for. */
+    private static void apply(Channel channel, int reason, boolean pause) {
+        if (pause) {
+            doPause(channel, reason);
+        } else {
+            doResume(channel, reason);
+        }
+    }
+
+    private static void doPause(Channel channel, int reason) {
         AtomicInteger reasons = channel.attr(REASONS).get();
         if (reasons == null) {
             AtomicInteger made = new AtomicInteger();
@@ -40,8 +70,7 @@ public final class ReadGate {
         }
     }
 
-    /** Lifts {@code reason}; reads again when no other reason holds. */
-    public static void resume(Channel channel, int reason) {
+    private static void doResume(Channel channel, int reason) {
         AtomicInteger reasons = channel.attr(REASONS).get();
         if (reasons == null) {
             return;

@@ -86,9 +86,18 @@ class SlowConsumerIT {
      * answered nor expired while it runs) and with the default queue bound.
      */
     private void start(QueueOverflow overflow) {
+        start(overflow, MAX_QUEUE);
+    }
+
+    private void start(QueueOverflow overflow, int maxQueue) {
+        start(overflow, maxQueue, NettyBayeuxServer.DEFAULT_STALL_TIME);
+    }
+
+    private void start(QueueOverflow overflow, int maxQueue, Duration stallTime) {
         server = NettyBayeuxServer.builder().port(0)
-                .maxQueue(MAX_QUEUE, overflow)
-                .bayeuxConfig(BayeuxServerConfig.builder().maxQueue(MAX_QUEUE).timeout(Duration.ofSeconds(200)).build())
+                .maxQueue(maxQueue, overflow)
+                .stallTime(stallTime)
+                .bayeuxConfig(BayeuxServerConfig.builder().maxQueue(maxQueue).timeout(Duration.ofSeconds(200)).build())
                 .idleTimeout(Duration.ofSeconds(300))
                 .build().start();
         server.bayeux().createChannelIfAbsent(CHANNEL);
@@ -256,6 +265,86 @@ class SlowConsumerIT {
         assertTrue(growth < MAX_GROWTH, String.format("server memory grew by %.1f MB: %s -> %s", mb(growth), baseline, after));
         assertTrue(watch.calls.get() > 0, "the application's QueueMaxedListener was called: the queue waited, it was not answered away");
         assertTrue(watch.largest.get() <= MAX_QUEUE, "queue " + watch.largest.get() + " > " + MAX_QUEUE);
+    }
+
+    @Test
+    void anOverloadedServerSlowsItsPublishersDownInsteadOfDroppingWhatReadersAreReading() throws Exception {
+        // A small queue bound: readers that fall 100 messages behind would lose messages.
+        int maxQueue = 200;
+        // The readers run in this JVM, on the same two cores as the server and the publishers:
+        // they may take seconds to drain what waits for them, and must not count as stalled.
+        start(QueueOverflow.DROP_NEWEST, maxQueue);
+        long deadline = System.nanoTime() + TIME_LIMIT.toNanos();
+        connectReaders(READERS);
+        List<QueueWatch> watches = new ArrayList<>();
+        for (Reader reader : readers) {
+            QueueWatch watch = new QueueWatch();
+            server.bayeux().getSession(reader.clientId).addListener(watch);
+            watches.add(watch);
+        }
+        // Two clients publish as fast as their sockets let them, 1 KiB messages to 50 readers:
+        // more than the server can deliver. Every reader must get every message all the same.
+        int publishers = 2;
+        int each = MESSAGES / 4;
+        List<Reader> senders = new ArrayList<>();
+        for (int p = 0; p < publishers; p++) {
+            Reader publisher = new Reader(http, server.uri()).subscribe();
+            senders.add(publisher);
+        }
+        readers.addAll(senders);
+        long started = System.nanoTime();
+        List<Thread> threads = new ArrayList<>();
+        List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (int p = 0; p < publishers; p++) {
+            Reader publisher = senders.get(p);
+            int first = p * each;
+            threads.add(Thread.ofPlatform().name("publisher-" + p).start(() -> {
+                for (int i = first; i < first + each; i++) {
+                    try {
+                        publisher.sendWithin(json(message(CHANNEL, publisher.clientId, "data", payload(i))), System.nanoTime() + TimeUnit.SECONDS.toNanos(20));
+                    } catch (Exception x) {
+                        failures.add("publisher " + publisher.clientId + " held back for 20 s at message " + i + ": " + x
+                                + "; connections not read: " + unreadConnections() + " behind=" + server.bayeux().isBehind()
+                                + " queues=" + server.bayeux().getSessions().stream().map(ss -> ss.getQueueSize()).toList()
+                                + " readers=" + readers.stream().map(r -> r.count.get()).toList());
+                        return;
+                    }
+                }
+            }));
+        }
+        for (Thread thread : threads) {
+            thread.join(TIME_LIMIT.toMillis());
+        }
+        assertEquals(List.of(), failures);
+        long sentIn = System.nanoTime() - started;
+        int total = publishers * each;
+        int overflowsSent = watches.stream().mapToInt(w -> w.calls.get()).sum();
+        assertEquals(0, overflowsSent, "overflows while publishing; readers at " + readers.stream().map(r -> r.count.get()).toList());
+        awaitReaders(total, deadline);
+        long deliveredIn = System.nanoTime() - started;
+        int overflows = watches.stream().mapToInt(w -> w.calls.get()).sum();
+        System.out.printf("SlowConsumerIT: %d publishers sent %d messages in %d ms, %d readers got all of them in %d ms; "
+                        + "readers' queues overflowed %d times%n",
+                publishers, total, TimeUnit.NANOSECONDS.toMillis(sentIn), READERS, TimeUnit.NANOSECONDS.toMillis(deliveredIn), overflows);
+
+        assertEquals(0, overflows, "readers that keep reading never reach their queue bound: the publishers are slowed down instead");
+        for (Reader reader : readers) {
+            assertEquals(total, reader.count.get(), "messages received by " + reader.clientId);
+            assertEquals((long) total * (total - 1) / 2, reader.sum.get(), "each message exactly once at " + reader.clientId);
+        }
+    }
+
+    /** The server's connections it does not read, with why: for failure messages. */
+    private List<String> unreadConnections() {
+        List<String> unread = new ArrayList<>();
+        for (Channel c : server.channels()) {
+            if (!c.config().isAutoRead()) {
+                unread.add(c + (ReadGate.isPaused(c, ReadGate.BACKLOG) ? " backlog" : "")
+                        + (ReadGate.isPaused(c, ReadGate.UNWRITABLE) ? " unwritable" : "")
+                        + (ReadGate.isPaused(c, ReadGate.OVERLOAD) ? " overload" : ""));
+            }
+        }
+        return unread;
     }
 
     /** Records the application's view of the stalled session's overflow; never vetoes the policy. */
@@ -475,6 +564,11 @@ class SlowConsumerIT {
         @Override
         void send(String json) throws Exception {
             socket.sendText(json, true).get(5, TimeUnit.SECONDS);
+        }
+
+        /** Sends, waiting for the socket as long as the test may last: TCP may hold the sender back. */
+        void sendWithin(String json, long deadline) throws Exception {
+            socket.sendText(json, true).get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         }
 
         @Override

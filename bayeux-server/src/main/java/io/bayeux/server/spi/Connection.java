@@ -36,6 +36,13 @@ public interface Connection {
     void writable();
 
     /**
+     * Tells the core that the endpoint has now been unwritable for its transport's stall time
+     * ({@link Endpoint#isStalled()}): its reader does not read, and only its own session queue
+     * pays for it. Any thread.
+     */
+    void stalled();
+
+    /**
      * Tells the core that the network connection ended (closed, failed, timed out): held
      * batches are cancelled, sessions stop pushing to it, and their expiry is re-armed.
      */

@@ -61,6 +61,17 @@ public interface Endpoint {
         return true;
     }
 
+    /**
+     * Whether the endpoint has been {@linkplain #isWritable() unwritable} for longer than the
+     * transport's stall time: a reader that does not read. Its session queue fills and
+     * overflows as its policy says; until then, a reader with many messages waiting counts as
+     * one the server is behind with, and publishers are slowed down rather than its messages
+     * dropped.
+     */
+    default boolean isStalled() {
+        return false;
+    }
+
     /** Sends what {@link #write} buffered; called on the {@link #eventLoop()} once per round. */
     default void flush() {
     }

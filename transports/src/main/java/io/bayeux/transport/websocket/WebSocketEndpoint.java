@@ -11,12 +11,14 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A WebSocket connection as the core sees it: it can push at any time, from its event loop,
@@ -42,9 +44,14 @@ final class WebSocketEndpoint implements Endpoint {
     private final InetSocketAddress remoteAddress;
     /** The upgrade request's: every message on this connection carries it. */
     private final BayeuxContext bayeuxContext;
+    private final long stallNanos;
+    /** Counts writability changes, so that a check scheduled before the last change does nothing; loop-confined. */
+    private long writabilityEpisode;
+    /** Whether the channel stayed unwritable for a stall time without its reader taking any byte. */
+    private volatile boolean stalled;
 
     WebSocketEndpoint(Channel channel, BayeuxServerImpl bayeux, String browserId, boolean cookieLess,
-                      String userAgent, InetSocketAddress remoteAddress, BayeuxContext bayeuxContext) {
+                      String userAgent, InetSocketAddress remoteAddress, BayeuxContext bayeuxContext, long stallNanos) {
         this.channel = channel;
         this.bayeux = bayeux;
         this.browserId = browserId;
@@ -52,6 +59,7 @@ final class WebSocketEndpoint implements Endpoint {
         this.userAgent = userAgent;
         this.remoteAddress = remoteAddress;
         this.bayeuxContext = bayeuxContext;
+        this.stallNanos = stallNanos;
     }
 
     @Override
@@ -72,6 +80,45 @@ final class WebSocketEndpoint implements Endpoint {
     @Override
     public boolean isWritable() {
         return channel.isWritable();
+    }
+
+    @Override
+    public boolean isStalled() {
+        return stalled;
+    }
+
+    /**
+     * On the loop: the channel's writability changed. Once unwritable, it is checked every
+     * stall time: a reader that took none of the bytes waiting for it since the last check is
+     * stalled; one that took some is slow, but reading.
+     */
+    void writabilityChanged(boolean writable, Runnable onStalled) {
+        long episode = ++writabilityEpisode;
+        if (writable) {
+            stalled = false;
+            return;
+        }
+        scheduleStallCheck(episode, pendingBytes(), onStalled);
+    }
+
+    private void scheduleStallCheck(long episode, long pendingBefore, Runnable onStalled) {
+        channel.eventLoop().schedule(() -> {
+            if (episode != writabilityEpisode || channel.isWritable() || !channel.isActive()) {
+                return;
+            }
+            long pending = pendingBytes();
+            if (pending < pendingBefore) {
+                scheduleStallCheck(episode, pending, onStalled);
+            } else {
+                stalled = true;
+                onStalled.run();
+            }
+        }, stallNanos, TimeUnit.NANOSECONDS);
+    }
+
+    private long pendingBytes() {
+        ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
+        return buffer == null ? 0 : buffer.totalPendingWriteBytes();
     }
 
     @Override

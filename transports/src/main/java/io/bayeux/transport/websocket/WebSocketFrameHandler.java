@@ -7,6 +7,7 @@ import io.bayeux.common.json.JsonCodec;
 import io.bayeux.server.BayeuxServerImpl;
 import io.bayeux.server.spi.Connection;
 import io.bayeux.transport.NettyBayeuxServer;
+import io.bayeux.transport.ReadGate;
 import io.bayeux.transport.SerialExecutor;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelFutureListener;
@@ -27,11 +28,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Bayeux over one WebSocket connection: every text frame is a JSON array of messages,
@@ -48,6 +51,16 @@ final class WebSocketFrameHandler extends SimpleChannelInboundHandler<WebSocketF
     private final SerialExecutor serial;
     private final WebSocketEndpoint endpoint;
     private final Connection connection;
+    /** Frames read but not yet handled past which the connection is not read. */
+    static final int MAX_FRAMES_IN_FLIGHT = 32;
+    /** Frames in flight at which reading resumes. */
+    static final int RESUME_FRAMES_IN_FLIGHT = 8;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    /**
+     * Batches that publish, held while the server is behind with deliveries (and every batch
+     * after them, to keep their order); only touched by the serial executor.
+     */
+    private final ArrayDeque<List<ServerMessage.Mutable>> held = new ArrayDeque<>();
     /** The sessions that handshook on this connection, when a handshake per connection is required. */
     private final Set<String> handshaken = ConcurrentHashMap.newKeySet();
 
@@ -65,8 +78,20 @@ final class WebSocketFrameHandler extends SimpleChannelInboundHandler<WebSocketF
     protected void channelRead0(ChannelHandlerContext ctx, WebSocketFrame frame) {
         if (frame instanceof TextWebSocketFrame) {
             byte[] bytes = ByteBufUtil.getBytes(frame.content());
+            if (inFlight.incrementAndGet() == MAX_FRAMES_IN_FLIGHT) {
+                // The executor is behind with this connection: TCP holds the rest at the client.
+                ReadGate.pause(ctx.channel(), ReadGate.BACKLOG);
+            }
             try {
-                serial.execute(() -> process(ctx, bytes));
+                serial.execute(() -> {
+                    try {
+                        process(ctx, bytes);
+                    } finally {
+                        if (inFlight.decrementAndGet() == RESUME_FRAMES_IN_FLIGHT) {
+                            ReadGate.resume(ctx.channel(), ReadGate.BACKLOG);
+                        }
+                    }
+                });
             } catch (RejectedExecutionException x) {
                 close(ctx, WebSocketCloseStatus.TRY_AGAIN_LATER, "Server overloaded");
             }
@@ -100,6 +125,47 @@ final class WebSocketFrameHandler extends SimpleChannelInboundHandler<WebSocketF
                 }
             }
         }
+        if (!held.isEmpty() || (publishes(batch) && bayeux.isBehind())) {
+            // Readers that keep reading wait for deliveries: the publisher waits, not their
+            // messages dropped. What it sent is held, in order, and it is no longer read.
+            held.add(batch);
+            if (held.size() == 1) {
+                ReadGate.pause(ctx.channel(), ReadGate.OVERLOAD);
+                bayeux.whenCaughtUp(() -> resumeHeld(ctx));
+            }
+            return;
+        }
+        handle(batch);
+    }
+
+    /** The server caught up: what was held is handled, in order, on the executor, unless it falls behind again. */
+    private void resumeHeld(ChannelHandlerContext ctx) {
+        inFlight.incrementAndGet();
+        try {
+            serial.execute(() -> {
+                try {
+                    while (!held.isEmpty()) {
+                        List<ServerMessage.Mutable> batch = held.peek();
+                        if (publishes(batch) && bayeux.isBehind()) {
+                            bayeux.whenCaughtUp(() -> resumeHeld(ctx));
+                            return;
+                        }
+                        held.poll();
+                        handle(batch);
+                    }
+                    ReadGate.resume(ctx.channel(), ReadGate.OVERLOAD);
+                } finally {
+                    inFlight.decrementAndGet();
+                }
+            });
+        } catch (RejectedExecutionException x) {
+            inFlight.decrementAndGet();
+            close(ctx, WebSocketCloseStatus.TRY_AGAIN_LATER, "Server overloaded");
+        }
+    }
+
+    /** On the executor, in order: the core handles a batch; its replies go back over the socket. */
+    private void handle(List<ServerMessage.Mutable> batch) {
         connection.handle(batch, replies -> {
             if (handshakePerConnection) {
                 for (ServerMessage reply : replies) {
@@ -110,6 +176,16 @@ final class WebSocketFrameHandler extends SimpleChannelInboundHandler<WebSocketF
             }
             endpoint.reply(replies);
         });
+    }
+
+    private static boolean publishes(List<ServerMessage.Mutable> batch) {
+        for (ServerMessage.Mutable message : batch) {
+            String channel = message.getChannel();
+            if (channel != null && !channel.startsWith("/meta/")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void close(ChannelHandlerContext ctx, WebSocketCloseStatus status, String reason) {
@@ -129,7 +205,9 @@ final class WebSocketFrameHandler extends SimpleChannelInboundHandler<WebSocketF
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
-        if (ctx.channel().isWritable()) {
+        boolean writable = ctx.channel().isWritable();
+        endpoint.writabilityChanged(writable, connection::stalled);
+        if (writable) {
             connection.writable();
         }
         super.channelWritabilityChanged(ctx);

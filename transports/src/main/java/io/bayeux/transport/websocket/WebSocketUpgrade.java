@@ -82,7 +82,8 @@ public final class WebSocketUpgrade {
         InetSocketAddress remote = ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
         RequestContext context = new RequestContext(ctx.channel(), request, config.path(), WEBSOCKET);
         WebSocketFrameHandler frames = new WebSocketFrameHandler(handshaker, bayeux, config, executor,
-                new WebSocketEndpoint(ctx.channel(), bayeux, browserId, cookieLess, request.headers().get(HttpHeaderNames.USER_AGENT), remote, context));
+                new WebSocketEndpoint(ctx.channel(), bayeux, browserId, cookieLess, request.headers().get(HttpHeaderNames.USER_AGENT), remote, context,
+                        config.stallTime().toNanos()));
         pipeline.replace(http, WebSocketFrameHandler.NAME, frames);
         pipeline.addBefore(WebSocketFrameHandler.NAME, "wsAggregator", new WebSocketFrameAggregator(config.maxMessageSize()));
         // The handshaker does not validate UTF-8 (only WebSocketServerProtocolHandler adds this):
