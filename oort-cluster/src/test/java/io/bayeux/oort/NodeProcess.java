@@ -60,8 +60,15 @@ final class NodeProcess implements AutoCloseable {
 
     /** A node running {@code main} (same arguments as {@link ClusterNodeMain}; prints {@code READY <id>} first). */
     static NodeProcess start(Class<?> main, String links, int port, long failureMillis, String... peers) throws Exception {
+        return start(main, List.of(), links, port, failureMillis, peers);
+    }
+
+    /** As above, with more JVM options (such as {@code -Dname=value} for {@code main}). */
+    static NodeProcess start(Class<?> main, List<String> jvmOptions, String links, int port, long failureMillis, String... peers) throws Exception {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx128m", "-XX:TieredStopAtLevel=1", "-Doort.links=" + links, "-cp", System.getProperty("java.class.path"),
+                "-Xmx128m", "-XX:TieredStopAtLevel=1", "-Doort.links=" + links));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"),
                 main.getName(), String.valueOf(port), OortTesting.SECRET, String.valueOf(failureMillis)));
         command.addAll(List.of(peers));
         File log = new File("target", "node-" + port + "-" + System.nanoTime() + ".log");
