@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -305,6 +306,7 @@ public class OortObject<T> implements Iterable<Info<T>> {
             publish(message);
         }
         notifyUpdated(oldInfo, newInfo);
+        onPartReplaced(oldInfo, newInfo);
         return change.result();
     }
 
@@ -315,7 +317,7 @@ public class OortObject<T> implements Iterable<Info<T>> {
      * @return what {@link #applyDelta} returned, or null when it changed nothing
      */
     protected Object shareDelta(Map<String, Object> delta) {
-        List<Runnable> events = new ArrayList<>();
+        List<Consumer<Info<T>>> events = new ArrayList<>();
         Info<T> oldInfo;
         Info<T> newInfo;
         Delta<T> applied;
@@ -333,17 +335,36 @@ public class OortObject<T> implements Iterable<Info<T>> {
             publish(message);
         }
         notifyUpdated(oldInfo, newInfo);
-        events.forEach(Runnable::run);
+        fire(events, newInfo);
         return applied.result();
     }
 
     /**
      * Containers override this: the value after {@code delta} (a copy: values are immutable),
-     * with the events to fire; null when the delta changes nothing (it is then not shared).
-     * Runs under the object's lock: no user code here, put it in {@code events}.
+     * with the events to fire (each given the part after the change); null when the delta changes
+     * nothing (it is then not shared). Runs under the object's lock: no user code here, put it in {@code events}.
      */
-    protected Delta<T> applyDelta(Info<T> current, Map<String, Object> delta, List<Runnable> events) {
+    protected Delta<T> applyDelta(Info<T> current, Map<String, Object> delta, List<Consumer<Info<T>>> events) {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " has no deltas: " + delta);
+    }
+
+    /**
+     * Containers override this to tell their item listeners what a whole value changed: a node's
+     * part arrived whole ({@code oldInfo} null: a join, a late start, a partition healed),
+     * replaced whole (a snapshot after a gap, a restart, {@link #setAndShare}). Runs after the
+     * {@link Listener}s, outside the lock, on the thread that applied the change.
+     */
+    protected void onPartReplaced(Info<T> oldInfo, Info<T> newInfo) {
+    }
+
+    /** As {@link #onPartReplaced}, for a node's part removed (the node left, died or is cut off). */
+    protected void onPartRemoved(Info<T> info) {
+    }
+
+    private void fire(List<Consumer<Info<T>>> events, Info<T> newInfo) {
+        for (Consumer<Info<T>> event : events) {
+            event.accept(newInfo);
+        }
     }
 
     /** The value as sent: by default itself (it must then be JSON-able). */
@@ -432,7 +453,7 @@ public class OortObject<T> implements Iterable<Info<T>> {
         }
         long version = number.longValue();
         Object type = data.get(Info.TYPE_FIELD);
-        List<Runnable> events = new ArrayList<>();
+        List<Consumer<Info<T>>> events = new ArrayList<>();
         boolean reply = false;
         boolean gap = false;
         Info<T> oldInfo = null;
@@ -465,7 +486,11 @@ public class OortObject<T> implements Iterable<Info<T>> {
         }
         if (newInfo != null) {
             notifyUpdated(oldInfo, newInfo);
-            events.forEach(Runnable::run);
+            if (type == null) {
+                onPartReplaced(oldInfo, newInfo);
+            } else {
+                fire(events, newInfo);
+            }
         }
         if (reply) {
             push(url, url);
@@ -488,6 +513,7 @@ public class OortObject<T> implements Iterable<Info<T>> {
         if (removed != null) {
             logger.debug("Removed the part of {} ({}): {}", oortURL, why, removed);
             notifyRemoved(removed);
+            onPartRemoved(removed);
         }
     }
 

@@ -258,6 +258,110 @@ class OortObjectsIT {
         assertEquals(base + 7, mapB.getInfo(a.url()).getVersion());
     }
 
+    /** What B's entry and element listeners heard of A's parts, sorted: the order within one whole replacement is not part of the contract. */
+    private static List<String> sorted(List<String> events) {
+        return events.stream().sorted().toList();
+    }
+
+    @Test
+    void entryAndElementListenersAreToldOfWholePartsArrivingReplacedAndRemoved() throws Exception {
+        OortTesting.Node a = node();
+        OortTesting.Node b = node();
+        b.oort().observeComet(a.url());
+        awaitMesh(a, b);
+        // On B, ahead of the objects' own listeners, a listener that can drop A's broadcasts (a lossy path).
+        java.util.concurrent.atomic.AtomicBoolean dropping = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicInteger dropped = new java.util.concurrent.atomic.AtomicInteger();
+        for (String channel : List.of("/oort/objects/watched", "/oort/objects/watchedlist")) {
+            b.server().bayeux().createChannelIfAbsent(channel).getReference().addListener((ServerChannel.MessageListener) (from, ch, message) -> {
+                if (dropping.get() && a.url().equals(message.getDataAsMap().get(Info.OORT_URL_FIELD))) {
+                    dropped.incrementAndGet();
+                    return false;
+                }
+                return true;
+            });
+        }
+        OortStringMap<Object> mapA = started(new OortStringMap<>(a.oort(), "watched"));
+        OortList<String> listA = started(new OortList<>(a.oort(), "watchedlist"));
+        mapA.putAndShare("lobby", "a");
+        mapA.putAndShare("hall", "a");
+        listA.addAndShare("p", "q", "p");
+
+        // B's objects start late: A's parts arrive whole, and B's listeners hear each entry and element of them.
+        OortStringMap<Object> mapB = new OortStringMap<>(b.oort(), "watched");
+        OortList<String> listB = new OortList<>(b.oort(), "watchedlist");
+        List<String> entries = new CopyOnWriteArrayList<>();
+        List<String> elements = new CopyOnWriteArrayList<>();
+        mapB.addEntryListener(new OortMap.EntryListener<>() {
+            @Override
+            public void onPut(Info<Map<String, Object>> info, OortMap.Entry<String, Object> entry) {
+                if (info.getOortURL().equals(a.url())) {
+                    // The part given is the one after the change, as CometD gives it.
+                    String stale = entry.newValue().equals(info.getObject().get(entry.key())) ? "" : " (stale info)";
+                    entries.add("put " + entry.key() + " " + entry.oldValue() + "->" + entry.newValue() + stale);
+                }
+            }
+
+            @Override
+            public void onRemoved(Info<Map<String, Object>> info, OortMap.Entry<String, Object> entry) {
+                if (info.getOortURL().equals(a.url())) {
+                    entries.add("removed " + entry.key() + " " + entry.oldValue());
+                }
+            }
+        });
+        listB.addElementListener(new OortList.ElementListener<>() {
+            @Override
+            public void onAdded(Info<List<String>> info, List<String> added) {
+                if (info.getOortURL().equals(a.url())) {
+                    elements.add("added " + added);
+                }
+            }
+
+            @Override
+            public void onRemoved(Info<List<String>> info, List<String> removed) {
+                if (info.getOortURL().equals(a.url())) {
+                    elements.add("removed " + removed);
+                }
+            }
+        });
+        started(mapB);
+        started(listB);
+        await("B to hold A's parts", () -> holds(mapB, a.url(), mapA.getLocal()) && holds(listB, a.url(), listA.getLocal()));
+        await("B told of A's entries and elements", () -> entries.size() >= 2 && !elements.isEmpty());
+        assertEquals(List.of("put hall null->a", "put lobby null->a"), sorted(entries));
+        assertEquals(List.of("added [p, q, p]"), elements);
+
+        // A gap: B misses A's deltas, and the next one makes it pull A's whole parts, which replace what it held.
+        await("B subscribed to A's broadcasts", () -> !a.server().bayeux().getChannel("/oort/objects/watched").getSubscribers().isEmpty()
+                && !a.server().bayeux().getChannel("/oort/objects/watchedlist").getSubscribers().isEmpty());
+        entries.clear();
+        elements.clear();
+        dropping.set(true);
+        mapA.putAndShare("lobby", "a2");
+        mapA.removeAndShare("hall");
+        mapA.putAndShare("attic", "a");
+        listA.removeAndShare("p");
+        listA.addAndShare("r");
+        await("B to lose 5 deltas", () -> dropped.get() == 5);
+        dropping.set(false);
+        assertTrue(entries.isEmpty() && elements.isEmpty(), () -> "nothing applied yet: " + entries + " " + elements);
+        mapA.putAndShare("next", "n");
+        listA.addAndShare("s");
+        await("B to pull and hold A's whole parts", () -> holds(mapB, a.url(), mapA.getLocal()) && holds(listB, a.url(), listA.getLocal()));
+        await("B told of the differences", () -> entries.size() >= 4 && elements.size() >= 2);
+        assertEquals(List.of("put attic null->a", "put lobby a->a2", "put next null->n", "removed hall a"), sorted(entries));
+        assertEquals(List.of("added [r, s]", "removed [p, p]"), sorted(elements));
+
+        // A leaves: its parts are removed on B, every entry and element with them.
+        entries.clear();
+        elements.clear();
+        a.close();
+        await("B to drop A's parts", () -> mapB.getInfo(a.url()) == null && listB.getInfo(a.url()) == null);
+        await("B told of the removals", () -> entries.size() >= 3 && !elements.isEmpty());
+        assertEquals(List.of("removed attic a", "removed lobby a2", "removed next n"), sorted(entries));
+        assertEquals(List.of("removed [q, r, s]"), elements);
+    }
+
     @Test
     void anObjectRestartedOnANodeReplacesWhatTheOthersHeldOfItsPreviousRun() throws Exception {
         OortTesting.Node a = node();
