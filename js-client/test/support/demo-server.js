@@ -46,7 +46,9 @@ export async function startDemo({ port = 0, args = [], bindRetryMs = 10000 } = {
 }
 
 function startOnce(port, args) {
-  const child = spawn(javaBinary(), ['-cp', `${classes}${path.delimiter}${lib}${path.sep}*`,
+  // BAYEUX_JAVA_FLAGS: the JVM flags Netty needs (the build passes its bayeux.jvm.flags, as bin/jvm-flags gives the launchers).
+  const flags = (process.env.BAYEUX_JAVA_FLAGS || '').split(/\s+/).filter((f) => f);
+  const child = spawn(javaBinary(), [...flags, '-cp', `${classes}${path.delimiter}${lib}${path.sep}*`,
     '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', 'io.bayeux.examples.DemoServer', '--port', String(port), ...args],
   { stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);

@@ -20,7 +20,7 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--max-queue", description = "Messages queued per session before the oldest is dropped (default: ${DEFAULT-VALUE})")
     int maxQueue = BenchmarkServer.DEFAULT_MAX_QUEUE;
 
-    @Option(names = "--io-threads", description = "Netty I/O threads; 0 lets Netty choose (default: ${DEFAULT-VALUE})")
+    @Option(names = "--io-threads", description = "Netty I/O threads; 0 is the server's default, one per core (default: ${DEFAULT-VALUE})")
     int ioThreads;
 
     @Override

@@ -20,7 +20,7 @@ class CompareIT {
     @Timeout(240)
     void tworoundsRunInAbbaOrderAgainstFreshServersAndGiveMediansAndRatios(@TempDir Path dir) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String server = "exec '" + java + "' --enable-native-access=ALL-UNNAMED -cp '" + System.getProperty("java.class.path")
+        String server = "exec '" + java + "' " + System.getProperty("bayeux.jvm.flags", "--enable-native-access=ALL-UNNAMED") + " -cp '" + System.getProperty("java.class.path")
                 + "' io.bayeux.load.LoadTool server --port $PORT";
         Path json = dir.resolve("compare.json");
         Path report = dir.resolve("compare.html");

@@ -60,8 +60,16 @@ final class NodeProcess implements AutoCloseable {
 
     /** A node running {@code main} (same arguments as {@link ClusterNodeMain}; prints {@code READY <id>} first). */
     static NodeProcess start(Class<?> main, String links, int port, long failureMillis, String... peers) throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx128m", "-XX:TieredStopAtLevel=1", "-Doort.links=" + links, "-cp", System.getProperty("java.class.path"),
+        return start(main, List.of(), links, port, failureMillis, peers);
+    }
+
+    /** As above, with more JVM options (such as {@code -Dname=value} for {@code main}). */
+    static NodeProcess start(Class<?> main, List<String> jvmOptions, String links, int port, long failureMillis, String... peers) throws Exception {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(jvmFlags());
+        command.addAll(List.of("-Xmx128m", "-XX:TieredStopAtLevel=1", "-Doort.links=" + links));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"),
                 main.getName(), String.valueOf(port), OortTesting.SECRET, String.valueOf(failureMillis)));
         command.addAll(List.of(peers));
         File log = new File("target", "node-" + port + "-" + System.nanoTime() + ".log");
@@ -69,6 +77,12 @@ final class NodeProcess implements AutoCloseable {
         NodeProcess node = new NodeProcess(port, process);
         node.await("READY", line -> line.startsWith("READY "));
         return node;
+    }
+
+    /** The JVM flags Netty needs (the build's bayeux.jvm.flags, as bin/jvm-flags gives the launchers). */
+    static List<String> jvmFlags() {
+        String flags = System.getProperty("bayeux.jvm.flags", "").strip();
+        return flags.isEmpty() ? List.of() : List.of(flags.split("\\s+"));
     }
 
     /** Waits for a line matching {@code condition}; returns it. */

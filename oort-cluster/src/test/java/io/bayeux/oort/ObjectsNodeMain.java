@@ -23,11 +23,14 @@ import java.util.concurrent.TimeUnit;
  * an {@link OortLong} "count", an {@link OortStringMap} "map" and an {@link OortService} "svc"
  * (answers its URL; a "hang" request never answers). Commands on {@code /service/cmd}:
  * {@code {"op": "add", "times": K}} (adds 1, K times), {@code {"op": "put", "prefix": P, "count": K}},
- * {@code {"op": "forward", "target": URL, "param": X, "ctx": C}}. Prints {@code READY <id> <url>},
- * then, when they change, {@code SUM <n>} and {@code MAP <url>=<size> ...} (sorted), and
+ * {@code {"op": "remove", "prefix": P, "count": K}}, {@code {"op": "forward", "target": URL, "param": X, "ctx": C}}.
+ * Prints {@code READY <id> <url>}, then, when they change, {@code SUM <n>}, {@code MAP <url>=<size> ...}
+ * and {@code DIGEST <url>=<digest> ...} (sorted by URL; see {@link #digest}), and
  * {@code REMOVED <object> <url>}, {@code FORWARD-OK <ctx> <data>}, {@code FORWARD-FAILED <ctx> <failure>}.
  *
  * <pre>ObjectsNodeMain PORT SECRET FAILURE_MS [PEER_URL...]</pre>
+ *
+ * <p>{@code -Doort.url=URL} makes the node's Oort URL {@code URL} (a proxy in front of it) instead of its own.
  */
 public final class ObjectsNodeMain {
     private ObjectsNodeMain() {
@@ -38,7 +41,7 @@ public final class ObjectsNodeMain {
         OortConfig config = OortConfig.builder().secret(args[1]).failureTimeout(Duration.ofMillis(Long.parseLong(args[2])))
                 .maxBackoff(Duration.ofSeconds(1)).peers(Arrays.asList(args).subList(3, args.length)).build();
         NettyBayeuxServer server = NettyBayeuxServer.builder().host("127.0.0.1").port(port).build().start();
-        Oort oort = config.newOort(server.bayeux(), server.uri().toString());
+        Oort oort = config.newOort(server.bayeux(), System.getProperty("oort.url", server.uri().toString()));
         oort.start();
         OortLong count = new OortLong(oort, "count");
         OortStringMap<Object> map = new OortStringMap<>(oort, "map");
@@ -69,6 +72,12 @@ public final class ObjectsNodeMain {
                         map.putAndShare(data.get("prefix") + "-" + i, i);
                     }
                 }
+                case "remove" -> {
+                    int n = ((Number) data.get("count")).intValue();
+                    for (int i = 0; i < n; i++) {
+                        map.removeAndShare(data.get("prefix") + "-" + i);
+                    }
+                }
                 case "forward" -> svc.send((String) data.get("target"), data.get("param"), (String) data.get("ctx"));
                 default -> print("UNKNOWN " + data);
             }
@@ -80,15 +89,21 @@ public final class ObjectsNodeMain {
             thread.setDaemon(true);
             return thread;
         });
-        String[] last = {"", ""};
+        String[] last = {"", "", ""};
         reporter.scheduleWithFixedDelay(() -> {
             String sum = "SUM " + count.sum();
             TreeMap<String, Integer> sizes = new TreeMap<>();
             for (Info<Map<String, Object>> info : map) {
                 sizes.put(info.getOortURL(), info.getObject().size());
             }
+            TreeMap<String, String> digests = new TreeMap<>();
+            for (Info<Map<String, Object>> info : map) {
+                digests.put(info.getOortURL(), digest(info.getObject()));
+            }
             StringBuilder line = new StringBuilder("MAP");
             sizes.forEach((url, size) -> line.append(' ').append(url).append('=').append(size));
+            StringBuilder digestLine = new StringBuilder("DIGEST");
+            digests.forEach((url, digest) -> digestLine.append(' ').append(url).append('=').append(digest));
             if (!sum.equals(last[0])) {
                 last[0] = sum;
                 print(sum);
@@ -96,6 +111,10 @@ public final class ObjectsNodeMain {
             if (!line.toString().equals(last[1])) {
                 last[1] = line.toString();
                 print(line.toString());
+            }
+            if (!digestLine.toString().equals(last[2])) {
+                last[2] = digestLine.toString();
+                print(digestLine.toString());
             }
         }, 100, 100, TimeUnit.MILLISECONDS);
         CountDownLatch stopped = new CountDownLatch(1);
@@ -110,6 +129,11 @@ public final class ObjectsNodeMain {
         }));
         print("READY " + oort.getId() + " " + oort.getURL());
         stopped.await();
+    }
+
+    /** A map's contents in a few characters: the hash of its entries sorted by key (numbers print alike, whatever their JSON type). */
+    static String digest(Map<String, ?> map) {
+        return map.size() + ":" + Integer.toHexString(new TreeMap<>(map).toString().hashCode());
     }
 
     private static <T> OortObject.Listener<T> removals(String name) {

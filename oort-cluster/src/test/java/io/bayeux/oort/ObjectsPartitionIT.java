@@ -2,6 +2,7 @@ package io.bayeux.oort;
 
 import io.bayeux.oort.object.Info;
 import io.bayeux.oort.object.OortLong;
+import io.bayeux.oort.object.OortMap;
 import io.bayeux.oort.object.OortObject;
 import io.bayeux.oort.object.OortStringMap;
 import io.bayeux.oort.service.OortService;
@@ -82,6 +83,22 @@ class ObjectsPartitionIT {
                 removedOnA.add(info.getOortURL());
             }
         });
+        List<String> entriesOnA = new CopyOnWriteArrayList<>();
+        a.map().addEntryListener(new OortMap.EntryListener<>() {
+            @Override
+            public void onPut(Info<Map<String, Object>> info, OortMap.Entry<String, Object> entry) {
+                if (info.getOortURL().equals(b.url())) {
+                    entriesOnA.add("put " + entry.key());
+                }
+            }
+
+            @Override
+            public void onRemoved(Info<Map<String, Object>> info, OortMap.Entry<String, Object> entry) {
+                if (info.getOortURL().equals(b.url())) {
+                    entriesOnA.add("removed " + entry.key());
+                }
+            }
+        });
         a.oort().observeComet(b.url());
         await("the mesh", () -> a.oort().getKnownComets().equals(Set.of(b.url())) && b.oort().getKnownComets().equals(Set.of(a.url())));
         a.map().putAndShare("lobby", "a");
@@ -96,6 +113,9 @@ class ObjectsPartitionIT {
         await("A to drop B's parts", () -> a.map().getInfo(b.url()) == null && a.counter().sum() == 5);
         await("B to drop A's parts", () -> b.map().getInfo(a.url()) == null && b.counter().sum() == 7);
         assertEquals(List.of(b.url()), removedOnA, "A's listener told once");
+        await("A's entry listener told", () -> entriesOnA.contains("removed kitchen"));
+        assertEquals(List.of("put kitchen", "removed kitchen"), entriesOnA);
+        entriesOnA.clear();
         assertNull(a.map().find("kitchen"));
         // Both sides change while apart: many versions the other side never sees.
         for (int i = 0; i < 20; i++) {
@@ -112,6 +132,12 @@ class ObjectsPartitionIT {
         await("B to re-sync A's parts", () -> holds(b.map(), a.url(), a.map().getLocal()) && b.counter().sum() == 122);
         assertNull(b.map().find("lobby"));
         assertEquals(21, b.map().getLocal().size());
+        await("A's entry listener told of B's entries again", () -> entriesOnA.size() >= 21);
+        List<String> expected = new ArrayList<>(List.of("put kitchen"));
+        for (int i = 0; i < 20; i++) {
+            expected.add("put b" + i);
+        }
+        assertEquals(expected.stream().sorted().toList(), entriesOnA.stream().sorted().toList());
         // And deltas flow again after the snapshot.
         b.map().putAndShare("after", "heal");
         await("a delta after the heal", () -> "heal".equals(a.map().find("after")));

@@ -1,8 +1,10 @@
 package io.bayeux.transport;
 
 import io.bayeux.transport.http.BodyAggregator;
+import io.bayeux.transport.http.BrowserCookie;
 import io.bayeux.transport.http.HttpRequestHandler;
 import io.bayeux.transport.http.RequestTimeoutHandler;
+import io.bayeux.transport.http.StaticResources;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
@@ -27,10 +29,16 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
     private final NettyBayeuxServer server;
     private final SslContext ssl;
     private final CorsConfig cors;
+    /** Shared by every connection's handler (both thread-safe). */
+    private final StaticResources statics;
+    private final BrowserCookie browserCookie;
 
     BayeuxServerInitializer(NettyBayeuxServer server, SslContext ssl) {
         this.server = server;
         this.ssl = ssl;
+        NettyBayeuxServer.Builder config = server.config();
+        this.statics = new StaticResources(config.staticRoots());
+        this.browserCookie = new BrowserCookie(config.browserCookieName(), config.browserCookieSameSite());
         var origins = server.config().allowedOrigins();
         CorsConfigBuilder builder = origins.contains("*")
                 ? CorsConfigBuilder.forAnyOrigin()
@@ -63,6 +71,6 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
         pipeline.addLast("aggregator", new BodyAggregator(config.maxMessageSize()));
         pipeline.addLast(HttpRequestHandler.CORS, new CorsHandler(cors));
         pipeline.addLast(HttpRequestHandler.IDLE, new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
-        pipeline.addLast("bayeux", new HttpRequestHandler(server.bayeux(), config, server.executor(), config.staticRoots()));
+        pipeline.addLast("bayeux", new HttpRequestHandler(server.bayeux(), config, server.executor(), statics, browserCookie));
     }
 }

@@ -27,6 +27,7 @@ import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.bayeux.transport.websocket.WebSocketUpgrade;
 import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,6 +60,16 @@ import java.util.function.Consumer;
  *
  * <p>Netty's event loops only do I/O; messages are handled, and application listeners run, on
  * the {@linkplain Builder#executor executor}. Thread-safe.
+ *
+ * <p>Threads, by default sized to the machine ({@link Runtime#availableProcessors()} cores):
+ * one acceptor thread ({@code bayeux-accept-*}); {@linkplain #defaultIoThreads() one I/O event
+ * loop per core} ({@code bayeux-io-*}, {@link Builder#ioThreads}); and a bounded pool of
+ * {@linkplain #defaultExecutorThreads() one thread per core, at least two} ({@code bayeux-app-*},
+ * {@link Builder#executorThreads}) with a queue of {@value #DEFAULT_EXECUTOR_QUEUE} tasks. The
+ * pool runs work that uses the CPU (message handling, routing, listeners): more threads than
+ * cores would only take turns. Application code that blocks (a database, a remote call) belongs
+ * on virtual threads ({@link Builder#virtualThreads()}) or on an executor of its own
+ * ({@link Builder#executor}), not on a bigger pool.
  */
 public final class NettyBayeuxServer {
     private static final Logger LOG = LoggerFactory.getLogger(NettyBayeuxServer.class);
@@ -75,6 +86,8 @@ public final class NettyBayeuxServer {
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
     /** How long a WebSocket connection stays unwritable, its reader taking nothing, before the reader counts as one that does not read. */
     public static final Duration DEFAULT_STALL_TIME = Duration.ofSeconds(2);
+    /** The bound of the default executor's task queue: 100,000 tasks. */
+    public static final int DEFAULT_EXECUTOR_QUEUE = 100_000;
 
     private final Builder config;
     private final BayeuxServerImpl bayeux;
@@ -95,7 +108,7 @@ public final class NettyBayeuxServer {
             this.executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("bayeux-vt-", 0).factory());
             this.ownExecutor = true;
         } else {
-            this.executor = newBoundedExecutor();
+            this.executor = newBoundedExecutor(builder.executorThreads());
             this.ownExecutor = true;
         }
         // Timers decide when; what they start (expiry listeners, held connect replies, lazy flushes) runs here.
@@ -120,11 +133,23 @@ public final class NettyBayeuxServer {
         return config.build();
     }
 
-    private static ExecutorService newBoundedExecutor() {
-        int threads = Math.max(4, Runtime.getRuntime().availableProcessors() * 2);
+    /** The default number of I/O event loops: one per core ({@link Runtime#availableProcessors()}). */
+    public static int defaultIoThreads() {
+        return Runtime.getRuntime().availableProcessors();
+    }
+
+    /**
+     * The default number of threads of the bounded executor: one per core, at least two (so that
+     * one slow listener does not hold up every message on a one-core machine).
+     */
+    public static int defaultExecutorThreads() {
+        return Math.max(2, Runtime.getRuntime().availableProcessors());
+    }
+
+    private static ExecutorService newBoundedExecutor(int threads) {
         AtomicInteger ids = new AtomicInteger();
         ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(100_000), task -> {
+                new LinkedBlockingQueue<>(DEFAULT_EXECUTOR_QUEUE), task -> {
                     Thread thread = new Thread(task, "bayeux-app-" + ids.incrementAndGet());
                     thread.setDaemon(true);
                     return thread;
@@ -148,8 +173,8 @@ public final class NettyBayeuxServer {
         }
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-        bossGroup = new MultiThreadIoEventLoopGroup(1, io);
-        workerGroup = new MultiThreadIoEventLoopGroup(config.ioThreads, io);
+        bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("bayeux-accept"), io);
+        workerGroup = new MultiThreadIoEventLoopGroup(config.ioThreads(), new DefaultThreadFactory("bayeux-io"), io);
         bayeux.start();
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
@@ -296,8 +321,8 @@ public final class NettyBayeuxServer {
      * Builds a {@link NettyBayeuxServer}. Defaults: host {@code 127.0.0.1}, port 8080, path
      * {@value #DEFAULT_PATH}, any origin allowed, max message size 1 MiB, max queue 1000 with
      * {@link QueueOverflow#DROP_OLDEST}, request timeout 10 s, idle timeout 60 s, no TLS, no
-     * static files, a bounded thread pool for the application, JSONP off, no WebSocket
-     * compression.
+     * static files, one I/O event loop per core, a bounded thread pool of one thread per core
+     * (at least two) for the application, JSONP off, no WebSocket compression.
      */
     public static final class Builder {
         private String host = "127.0.0.1";
@@ -321,6 +346,7 @@ public final class NettyBayeuxServer {
         private String browserCookieName = BrowserCookie.DEFAULT_NAME;
         private SameSite browserCookieSameSite = SameSite.LAX;
         private int ioThreads;
+        private int executorThreads;
         private BayeuxServerConfig bayeuxConfig;
         private final List<Consumer<BayeuxServer>> services = new ArrayList<>();
 
@@ -414,13 +440,19 @@ public final class NettyBayeuxServer {
             return this;
         }
 
-        /** The executor that runs message handling and application listeners; the caller shuts it down. */
+        /**
+         * The executor that runs message handling and application listeners, instead of the
+         * default bounded pool ({@link #executorThreads}); the caller shuts it down.
+         */
         public Builder executor(ExecutorService executor) {
             this.executor = Objects.requireNonNull(executor, "executor");
             return this;
         }
 
-        /** Runs message handling and application listeners on virtual threads. */
+        /**
+         * Runs message handling and application listeners on virtual threads, instead of the
+         * default bounded pool: for application code that blocks (a database, a remote call).
+         */
         public Builder virtualThreads() {
             this.virtualThreads = true;
             return this;
@@ -483,12 +515,28 @@ public final class NettyBayeuxServer {
             return this;
         }
 
-        /** The number of I/O threads; 0 (the default) lets Netty choose. */
+        /**
+         * The number of I/O event loops (threads); 0 means the default,
+         * {@linkplain NettyBayeuxServer#defaultIoThreads() one per core}.
+         */
         public Builder ioThreads(int ioThreads) {
             if (ioThreads < 0) {
                 throw new IllegalArgumentException("ioThreads must be zero or positive: " + ioThreads);
             }
             this.ioThreads = ioThreads;
+            return this;
+        }
+
+        /**
+         * The number of threads of the default bounded executor; 0 means the default,
+         * {@linkplain NettyBayeuxServer#defaultExecutorThreads() one per core, at least two}.
+         * Not used with {@link #executor} or {@link #virtualThreads()}.
+         */
+        public Builder executorThreads(int executorThreads) {
+            if (executorThreads < 0) {
+                throw new IllegalArgumentException("executorThreads must be zero or positive: " + executorThreads);
+            }
+            this.executorThreads = executorThreads;
             return this;
         }
 
@@ -564,6 +612,19 @@ public final class NettyBayeuxServer {
 
         public String browserCookieName() {
             return browserCookieName;
+        }
+
+        /** The number of I/O event loops the server starts: as set, else {@link NettyBayeuxServer#defaultIoThreads()}. */
+        public int ioThreads() {
+            return ioThreads > 0 ? ioThreads : defaultIoThreads();
+        }
+
+        /**
+         * The number of threads of the default bounded executor: as set, else
+         * {@link NettyBayeuxServer#defaultExecutorThreads()}.
+         */
+        public int executorThreads() {
+            return executorThreads > 0 ? executorThreads : defaultExecutorThreads();
         }
 
         public SameSite browserCookieSameSite() {

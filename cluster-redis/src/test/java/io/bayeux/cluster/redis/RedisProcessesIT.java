@@ -48,9 +48,13 @@ class RedisProcessesIT {
 
     /** A {@link RedisNodeMain} JVM; returns its URL and node id once it printed READY. */
     private String[] nodeProcess() throws Exception {
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                RedisNodeMain.class.getName(), redis.uri());
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        String flags = System.getProperty("bayeux.jvm.flags", "").strip(); // the JVM flags Netty needs (root pom.xml)
+        if (!flags.isEmpty()) {
+            command.addAll(List.of(flags.split("\\s+")));
+        }
+        command.addAll(List.of("-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+                RedisNodeMain.class.getName(), redis.uri()));
         File log = new File("target", "redis-node-" + System.nanoTime() + ".log");
         Process process = new ProcessBuilder(command).redirectError(log).start();
         closing.add(() -> {

@@ -4,11 +4,13 @@ import io.bayeux.oort.Oort;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /**
  * A list per node, shared across the cloud: each node adds and removes elements of its own
@@ -56,7 +58,7 @@ public class OortList<E> extends OortObject<List<E>> {
 
     @Override
     @SuppressWarnings("unchecked")
-    protected Delta<List<E>> applyDelta(Info<List<E>> current, Map<String, Object> delta, List<Runnable> events) {
+    protected Delta<List<E>> applyDelta(Info<List<E>> current, Map<String, Object> delta, List<Consumer<Info<List<E>>>> events) {
         if (!TYPE_ELEMENT.equals(delta.get(Info.TYPE_FIELD))) {
             return null;
         }
@@ -83,8 +85,55 @@ public class OortList<E> extends OortObject<List<E>> {
             return null;
         }
         List<E> told = Collections.unmodifiableList(changed);
-        events.add(() -> fire(add, current, told));
+        events.add(info -> fire(add, info, told));
         return new Delta<>(Collections.unmodifiableList(next), Boolean.TRUE);
+    }
+
+    /**
+     * A whole part arrived or replaced the one held: the elements it has more of are told added,
+     * those it has fewer of removed (counting duplicates; CometD's {@code DeltaListener} does the
+     * same for distinct elements), in their order, additions first.
+     */
+    @Override
+    protected void onPartReplaced(Info<List<E>> oldInfo, Info<List<E>> newInfo) {
+        List<E> oldList = oldInfo == null ? List.of() : oldInfo.getObject();
+        List<E> newList = newInfo.getObject();
+        List<E> added = minus(newList, oldList);
+        List<E> removed = minus(oldList, newList);
+        if (!added.isEmpty()) {
+            fire(true, newInfo, added);
+        }
+        if (!removed.isEmpty()) {
+            fire(false, newInfo, removed);
+        }
+    }
+
+    /** A node's part removed: its elements are told removed. */
+    @Override
+    protected void onPartRemoved(Info<List<E>> info) {
+        if (!info.getObject().isEmpty()) {
+            fire(false, info, info.getObject());
+        }
+    }
+
+    /** The elements of {@code from}, in order, less one occurrence for each in {@code less}. */
+    private static <E> List<E> minus(List<E> from, List<E> less) {
+        Map<E, Integer> left = new HashMap<>();
+        for (E element : less) {
+            left.merge(element, 1, Integer::sum);
+        }
+        List<E> result = new ArrayList<>();
+        for (E element : from) {
+            Integer count = left.get(element);
+            if (count == null) {
+                result.add(element);
+            } else if (count == 1) {
+                left.remove(element);
+            } else {
+                left.put(element, count - 1);
+            }
+        }
+        return Collections.unmodifiableList(result);
     }
 
     private void fire(boolean added, Info<List<E>> info, List<E> elements) {
@@ -130,7 +179,15 @@ public class OortList<E> extends OortObject<List<E>> {
         elementListeners.remove(listener);
     }
 
-    /** Told of the elements each delta added or removed, here or on another node (the {@link Info}: whose part, before). */
+    /**
+     * Told of the elements added to or removed from any node's part, here or on another node; the
+     * {@link Info} is the part after the change (or the part removed). Deltas tell their elements
+     * (a removal each removed element once); a part that arrives or is replaced whole (a node
+     * joining or starting late, a snapshot after a gap, a partition healed, {@code setAndShare})
+     * tells the difference from what was held; a part removed (its node left, died or was cut
+     * off) tells all its elements removed. Runs outside the lock, on the thread that applied the
+     * change, after the {@link OortObject.Listener}s.
+     */
     public interface ElementListener<E> {
         default void onAdded(Info<List<E>> info, List<E> elements) {
         }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /**
  * A map per node, shared across the cloud: each node puts and removes entries in its own part
@@ -86,7 +87,7 @@ public class OortMap<K, V> extends OortObject<Map<K, V>> {
 
     @Override
     @SuppressWarnings("unchecked")
-    protected Delta<Map<K, V>> applyDelta(Info<Map<K, V>> current, Map<String, Object> delta, List<Runnable> events) {
+    protected Delta<Map<K, V>> applyDelta(Info<Map<K, V>> current, Map<String, Object> delta, List<Consumer<Info<Map<K, V>>>> events) {
         if (!TYPE_ENTRY.equals(delta.get(Info.TYPE_FIELD))) {
             return null;
         }
@@ -100,13 +101,12 @@ public class OortMap<K, V> extends OortObject<Map<K, V>> {
         Map<K, V> map = current.getObject();
         V previous = map.get(key);
         Map<K, V> next = new LinkedHashMap<>(map);
-        Info<Map<K, V>> info = current;
         if (ACTION_REMOVE.equals(action)) {
             if (previous == null) {
                 return null;
             }
             next.remove(key);
-            events.add(() -> fire(false, info, new Entry<>(key, previous, null)));
+            events.add(info -> fire(false, info, new Entry<>(key, previous, null)));
         } else if (ACTION_PUT.equals(action) || ACTION_PUT_ABSENT.equals(action)) {
             if (value == null || (ACTION_PUT_ABSENT.equals(action) && previous != null)) {
                 if (previousSlot != null) {
@@ -115,11 +115,39 @@ public class OortMap<K, V> extends OortObject<Map<K, V>> {
                 return null;
             }
             next.put(key, value);
-            events.add(() -> fire(true, info, new Entry<>(key, previous, value)));
+            events.add(info -> fire(true, info, new Entry<>(key, previous, value)));
         } else {
             return null;
         }
         return new Delta<>(Collections.unmodifiableMap(next), previous);
+    }
+
+    /** A whole part arrived or replaced the one held: its entries put, changed (by {@code equals}) or gone are told, as CometD's {@code DeltaListener} tells them. */
+    @Override
+    protected void onPartReplaced(Info<Map<K, V>> oldInfo, Info<Map<K, V>> newInfo) {
+        Map<K, V> oldMap = oldInfo == null ? Map.of() : oldInfo.getObject();
+        Map<K, V> newMap = newInfo.getObject();
+        for (Map.Entry<K, V> old : oldMap.entrySet()) {
+            V newValue = newMap.get(old.getKey());
+            if (newValue == null) {
+                fire(false, newInfo, new Entry<>(old.getKey(), old.getValue(), null));
+            } else if (!newValue.equals(old.getValue())) {
+                fire(true, newInfo, new Entry<>(old.getKey(), old.getValue(), newValue));
+            }
+        }
+        for (Map.Entry<K, V> added : newMap.entrySet()) {
+            if (!oldMap.containsKey(added.getKey())) {
+                fire(true, newInfo, new Entry<>(added.getKey(), null, added.getValue()));
+            }
+        }
+    }
+
+    /** A node's part removed: each of its entries is told removed. */
+    @Override
+    protected void onPartRemoved(Info<Map<K, V>> info) {
+        for (Map.Entry<K, V> old : info.getObject().entrySet()) {
+            fire(false, info, new Entry<>(old.getKey(), old.getValue(), null));
+        }
     }
 
     private void fire(boolean put, Info<Map<K, V>> info, Entry<K, V> entry) {
@@ -176,9 +204,13 @@ public class OortMap<K, V> extends OortObject<Map<K, V>> {
     }
 
     /**
-     * Told of each entry put or removed by a delta, here or on another node (the {@link Info}
-     * says whose part, before the change). Whole parts (a node joining, a gap) are told to the
-     * {@link OortObject.Listener}s only.
+     * Told of each entry put or removed, in any node's part, here or on another node; the
+     * {@link Info} is the part after the change (or the part removed). Deltas tell their entry;
+     * a part that arrives or is replaced whole (a node joining or starting late, a snapshot after
+     * a gap, a partition healed, {@code setAndShare}) tells each entry that differs from what was
+     * held: new and changed ones (by {@code equals}) put, missing ones removed; a part removed (its
+     * node left, died or was cut off) tells each of its entries removed. Runs outside the lock,
+     * on the thread that applied the change, after the {@link OortObject.Listener}s.
      */
     public interface EntryListener<K, V> {
         default void onPut(Info<Map<K, V>> info, Entry<K, V> entry) {

@@ -1,5 +1,6 @@
 package io.bayeux.oort.object;
 
+import io.bayeux.api.Promise;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ConfigurableServerChannel;
 import io.bayeux.api.server.LocalSession;
@@ -24,6 +25,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -34,11 +36,12 @@ import java.util.function.Function;
  * <p>Wire format (CometD 8's): a change is published on {@code /oort/objects/<name>}
  * (observed by every node) with the fields {@code oort.info.url}, {@code oort.info.name},
  * {@code oort.info.version} and either the whole value ({@code oort.info.object}) or, for
- * containers, a delta ({@code oort.info.type} and its own fields). A node that joins gets each
- * node's whole part on {@code /service/oort/objects/<name>} ({@code oort.info.action:
- * "oort.object.push"}, answered once with a push of its own carrying {@code oort.info.peer}),
- * and again when its subscription to the broadcasts arrives, so that a change made while
- * it was subscribing is not lost;
+ * containers, a delta ({@code oort.info.type} and its own fields). As in CometD 8: a node that
+ * subscribes to the broadcasts is sent this node's whole part on the broadcast channel then (so
+ * that a change made while it was subscribing is not lost); when a node joins, each side pushes
+ * its whole part on {@code /service/oort/objects/<name>} ({@code oort.info.action:
+ * "oort.object.push"}); a push, or the first whole part of a node, is answered with a push
+ * carrying {@code oort.info.peer} (the URL of the node answered, which does not answer again);
  * {@code "oort.object.pull"} asks a node to push its part.
  *
  * <p>Consistency: each part's version starts from the clock (milliseconds times 1000, so a
@@ -80,13 +83,20 @@ public class OortObject<T> implements Iterable<Info<T>> {
         }
         return true;
     };
-    /** A node subscribing to the broadcasts gets this node's part then: nothing broadcast before it subscribed is missed. */
+    /**
+     * A node subscribing to the broadcasts is sent this node's part then, on the broadcast channel
+     * (as CometD does): nothing broadcast before it subscribed is missed.
+     */
     private final ServerChannel.SubscriptionListener subscriptionListener = new ServerChannel.SubscriptionListener() {
         @Override
         public void subscribed(ServerSession session, ServerChannel channel, ServerMessage message) {
-            String url = getOort().getRemoteURL(session);
-            if (url != null) {
-                push(url, url);
+            LocalSession local = sender;
+            if (local == null || session.isLocalSession() || !getOort().isOort(session)) {
+                return;
+            }
+            Map<String, Object> info = localInfo();
+            if (info != null) {
+                session.deliver(local, broadcastChannel, info, Promise.noop());
             }
         }
 
@@ -305,6 +315,7 @@ public class OortObject<T> implements Iterable<Info<T>> {
             publish(message);
         }
         notifyUpdated(oldInfo, newInfo);
+        onPartReplaced(oldInfo, newInfo);
         return change.result();
     }
 
@@ -315,7 +326,7 @@ public class OortObject<T> implements Iterable<Info<T>> {
      * @return what {@link #applyDelta} returned, or null when it changed nothing
      */
     protected Object shareDelta(Map<String, Object> delta) {
-        List<Runnable> events = new ArrayList<>();
+        List<Consumer<Info<T>>> events = new ArrayList<>();
         Info<T> oldInfo;
         Info<T> newInfo;
         Delta<T> applied;
@@ -333,17 +344,36 @@ public class OortObject<T> implements Iterable<Info<T>> {
             publish(message);
         }
         notifyUpdated(oldInfo, newInfo);
-        events.forEach(Runnable::run);
+        fire(events, newInfo);
         return applied.result();
     }
 
     /**
      * Containers override this: the value after {@code delta} (a copy: values are immutable),
-     * with the events to fire; null when the delta changes nothing (it is then not shared).
-     * Runs under the object's lock: no user code here, put it in {@code events}.
+     * with the events to fire (each given the part after the change); null when the delta changes
+     * nothing (it is then not shared). Runs under the object's lock: no user code here, put it in {@code events}.
      */
-    protected Delta<T> applyDelta(Info<T> current, Map<String, Object> delta, List<Runnable> events) {
+    protected Delta<T> applyDelta(Info<T> current, Map<String, Object> delta, List<Consumer<Info<T>>> events) {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " has no deltas: " + delta);
+    }
+
+    /**
+     * Containers override this to tell their item listeners what a whole value changed: a node's
+     * part arrived whole ({@code oldInfo} null: a join, a late start, a partition healed),
+     * replaced whole (a snapshot after a gap, a restart, {@link #setAndShare}). Runs after the
+     * {@link Listener}s, outside the lock, on the thread that applied the change.
+     */
+    protected void onPartReplaced(Info<T> oldInfo, Info<T> newInfo) {
+    }
+
+    /** As {@link #onPartReplaced}, for a node's part removed (the node left, died or is cut off). */
+    protected void onPartRemoved(Info<T> info) {
+    }
+
+    private void fire(List<Consumer<Info<T>>> events, Info<T> newInfo) {
+        for (Consumer<Info<T>> event : events) {
+            event.accept(newInfo);
+        }
     }
 
     /** The value as sent: by default itself (it must then be JSON-able). */
@@ -375,16 +405,22 @@ public class OortObject<T> implements Iterable<Info<T>> {
 
     // --- other nodes
 
+    /** This node's whole part as a message (url, name, version, object), or null when stopped. */
+    private synchronized Map<String, Object> localInfo() {
+        Part<T> part = running ? parts.get(oort.getURL()) : null;
+        if (part == null) {
+            return null;
+        }
+        Map<String, Object> message = header(part.info.getVersion());
+        message.put(Info.OBJECT_FIELD, serialize(part.info.getObject()));
+        return message;
+    }
+
     /** Pushes this node's whole part to the node at {@code oortURL}; {@code peer} marks a reply. */
     private void push(String oortURL, String peer) {
-        Map<String, Object> message;
-        synchronized (this) {
-            Part<T> part = running ? parts.get(oort.getURL()) : null;
-            if (part == null) {
-                return;
-            }
-            message = header(part.info.getVersion());
-            message.put(Info.OBJECT_FIELD, serialize(part.info.getObject()));
+        Map<String, Object> message = localInfo();
+        if (message == null) {
+            return;
         }
         message.put(Info.ACTION_FIELD, ACTION_PUSH);
         if (peer != null) {
@@ -432,7 +468,7 @@ public class OortObject<T> implements Iterable<Info<T>> {
         }
         long version = number.longValue();
         Object type = data.get(Info.TYPE_FIELD);
-        List<Runnable> events = new ArrayList<>();
+        List<Consumer<Info<T>>> events = new ArrayList<>();
         boolean reply = false;
         boolean gap = false;
         Info<T> oldInfo = null;
@@ -442,13 +478,16 @@ public class OortObject<T> implements Iterable<Info<T>> {
                 return;
             }
             Part<T> part = parts.get(url);
+            // As CometD: a push not marked as the answer to this node's own is always answered, and
+            // so is the first whole part of a node (however it came: a push, the part sent on
+            // subscription, a broadcast).
+            reply = !localURL.equals(data.get(Info.PEER_FIELD)) && (ACTION_PUSH.equals(action) || part == null && type == null);
             if (type == null) {
                 if (part == null || version > part.info.getVersion()) {
                     T object = factory.newObject(data.get(Info.OBJECT_FIELD));
                     newInfo = new Info<>(localURL, url, name, object, version);
                     if (part == null) {
                         parts.put(url, new Part<>(newInfo));
-                        reply = ACTION_PUSH.equals(action) && !localURL.equals(data.get(Info.PEER_FIELD));
                     } else {
                         oldInfo = part.info;
                         part.info = newInfo;
@@ -465,7 +504,11 @@ public class OortObject<T> implements Iterable<Info<T>> {
         }
         if (newInfo != null) {
             notifyUpdated(oldInfo, newInfo);
-            events.forEach(Runnable::run);
+            if (type == null) {
+                onPartReplaced(oldInfo, newInfo);
+            } else {
+                fire(events, newInfo);
+            }
         }
         if (reply) {
             push(url, url);
@@ -488,6 +531,7 @@ public class OortObject<T> implements Iterable<Info<T>> {
         if (removed != null) {
             logger.debug("Removed the part of {} ({}): {}", oortURL, why, removed);
             notifyRemoved(removed);
+            onPartRemoved(removed);
         }
     }
 

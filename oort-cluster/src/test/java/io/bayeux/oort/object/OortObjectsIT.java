@@ -186,7 +186,9 @@ class OortObjectsIT {
         OortList<String> listB = started(new OortList<>(b.oort(), "names"));
         OortList<String> listC = started(new OortList<>(c.oort(), "names"));
         List<String> removedOnA = new CopyOnWriteArrayList<>();
-        List<String> addedOnA = new CopyOnWriteArrayList<>();
+        // Each node's elements as A's element listener was told of them: by deltas or by whole parts
+        // (a part may reach A whole, after its deltas), the told state must end up as the real one.
+        Map<String, List<String>> toldOnA = new java.util.concurrent.ConcurrentHashMap<>();
         listA.addListener(new OortObject.Listener<>() {
             @Override
             public void onRemoved(Info<List<String>> info) {
@@ -196,7 +198,20 @@ class OortObjectsIT {
         listA.addElementListener(new OortList.ElementListener<>() {
             @Override
             public void onAdded(Info<List<String>> info, List<String> elements) {
-                addedOnA.add(info.getOortURL() + "+" + elements);
+                toldOnA.compute(info.getOortURL(), (url, told) -> {
+                    List<String> next = told == null ? new ArrayList<>() : new ArrayList<>(told);
+                    next.addAll(elements);
+                    return next;
+                });
+            }
+
+            @Override
+            public void onRemoved(Info<List<String>> info, List<String> elements) {
+                toldOnA.compute(info.getOortURL(), (url, told) -> {
+                    List<String> next = told == null ? new ArrayList<>() : new ArrayList<>(told);
+                    next.removeAll(elements);
+                    return next;
+                });
             }
         });
         listB.addAndShare("bob");
@@ -206,7 +221,7 @@ class OortObjectsIT {
         assertFalse(listA.contains("carol"), "contains is local");
         await("A to see carol", () -> listA.isPresent("carol") && !listA.isPresent("chuck"));
         await("B to see carol", () -> listB.isPresent("carol"));
-        await("A told of both additions", () -> addedOnA.containsAll(List.of(b.url() + "+[bob]", c.url() + "+[carol, chuck]")));
+        await("A told of B's and C's elements", () -> List.of("bob").equals(toldOnA.get(b.url())) && List.of("carol").equals(toldOnA.get(c.url())));
 
         c.close();
         await("A to drop C's part", () -> listA.getInfo(c.url()) == null);
@@ -214,6 +229,74 @@ class OortObjectsIT {
         assertFalse(listA.isPresent("carol"));
         assertTrue(listA.isPresent("bob"));
         assertEquals(List.of(c.url() + "=[carol]"), removedOnA);
+        await("A told C's elements removed", () -> toldOnA.get(c.url()).isEmpty());
+        assertEquals(List.of("bob"), toldOnA.get(b.url()));
+    }
+
+    /**
+     * On B, ahead of the objects' own listeners (create it before starting them): a lossy path for
+     * A's messages about the named objects. While {@link #drop dropping}, every message of A's
+     * part is lost (the deltas made after the drop began counted: one made before may still be on
+     * its way, overtaken by a whole part that travels on the other link); after, A's whole parts are still lost until A gets B's pull
+     * for that object, since a whole part that was on its way (the exchange when the objects start
+     * has several) would carry what was missed and make the pull needless.
+     */
+    private static final class Lossy {
+        private final java.util.concurrent.atomic.AtomicBoolean dropping = new java.util.concurrent.atomic.AtomicBoolean();
+        private final Set<String> holding = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        /** Per object, A's version when the drop began. */
+        private final Map<String, Long> droppedAfter = new java.util.concurrent.ConcurrentHashMap<>();
+        final java.util.concurrent.atomic.AtomicInteger droppedDeltas = new java.util.concurrent.atomic.AtomicInteger();
+        /** "name url" of each pull A got after the drop. */
+        final List<String> pullsOnA = new CopyOnWriteArrayList<>();
+        private final List<String> names;
+
+        Lossy(OortTesting.Node a, OortTesting.Node b, String... names) {
+            this.names = List.of(names);
+            for (String name : names) {
+                ServerChannel.MessageListener lossy = (from, channel, message) -> {
+                    Map<String, Object> data = message.getDataAsMap();
+                    if (data == null || !a.url().equals(data.get(Info.OORT_URL_FIELD))) {
+                        return true;
+                    }
+                    boolean delta = data.containsKey(Info.TYPE_FIELD);
+                    if (!delta && !data.containsKey(Info.OBJECT_FIELD)) {
+                        return true;
+                    }
+                    if (dropping.get()) {
+                        if (delta && data.get(Info.VERSION_FIELD) instanceof Number version
+                                && version.longValue() > droppedAfter.getOrDefault(name, Long.MAX_VALUE)) {
+                            droppedDeltas.incrementAndGet();
+                        }
+                        return false;
+                    }
+                    return delta || !holding.contains(name);
+                };
+                b.server().bayeux().createChannelIfAbsent("/oort/objects/" + name).getReference().addListener(lossy);
+                b.server().bayeux().createChannelIfAbsent("/service/oort/objects/" + name).getReference().addListener(lossy);
+                // Ahead of A's object, which answers the pull with its whole part.
+                a.server().bayeux().createChannelIfAbsent("/service/oort/objects/" + name).getReference().addListener((ServerChannel.MessageListener) (from, channel, message) -> {
+                    Map<String, Object> data = message.getDataAsMap();
+                    if (data != null && OortObject.ACTION_PULL.equals(data.get(Info.ACTION_FIELD)) && holding.remove(name)) {
+                        pullsOnA.add(name + " " + data.get(Info.OORT_URL_FIELD));
+                    }
+                    return true;
+                });
+            }
+        }
+
+        /** Drops A's messages about these objects of A's. */
+        void drop(OortObject<?>... objectsOfA) {
+            for (OortObject<?> object : objectsOfA) {
+                droppedAfter.put(object.getName(), object.getLocalInfo().getVersion());
+            }
+            dropping.set(true);
+        }
+
+        void stopDropping() {
+            holding.addAll(names);
+            dropping.set(false);
+        }
     }
 
     @Test
@@ -222,40 +305,118 @@ class OortObjectsIT {
         OortTesting.Node b = node();
         b.oort().observeComet(a.url());
         awaitMesh(a, b);
-        // On B, ahead of the object's own listener, a listener that can drop A's broadcasts (a lossy path).
-        java.util.concurrent.atomic.AtomicBoolean dropping = new java.util.concurrent.atomic.AtomicBoolean();
-        java.util.concurrent.atomic.AtomicInteger dropped = new java.util.concurrent.atomic.AtomicInteger();
-        b.server().bayeux().createChannelIfAbsent("/oort/objects/gaps").getReference().addListener((ServerChannel.MessageListener) (from, channel, message) -> {
-            if (dropping.get() && a.url().equals(message.getDataAsMap().get(Info.OORT_URL_FIELD))) {
-                dropped.incrementAndGet();
-                return false;
-            }
-            return true;
-        });
+        Lossy lossy = new Lossy(a, b, "gaps");
         OortStringMap<Object> mapA = started(new OortStringMap<>(a.oort(), "gaps"));
         OortStringMap<Object> mapB = started(new OortStringMap<>(b.oort(), "gaps"));
         long base = mapA.getLocalInfo().getVersion();
         mapA.putAndShare("one", 1);
         await("B to hold A's first entry", () -> mapB.find("one") != null);
         await("B subscribed to A's broadcasts", () -> !a.server().bayeux().getChannel("/oort/objects/gaps").getSubscribers().isEmpty());
-        List<Object> pullsOnA = new CopyOnWriteArrayList<>();
-        a.server().bayeux().getChannel("/service/oort/objects/gaps").addListener((ServerChannel.MessageListener) (from, channel, message) -> {
-            if (OortObject.ACTION_PULL.equals(message.getDataAsMap().get(Info.ACTION_FIELD))) {
-                pullsOnA.add(message.getDataAsMap().get(Info.OORT_URL_FIELD));
-            }
-            return true;
-        });
-        dropping.set(true);
+        lossy.drop(mapA);
         for (int i = 0; i < 5; i++) {
             mapA.putAndShare("missed" + i, i);
         }
-        await("B to lose 5 deltas", () -> dropped.get() == 5);
-        dropping.set(false);
+        await("B to lose 5 deltas", () -> lossy.droppedDeltas.get() == 5);
+        lossy.stopDropping();
         assertEquals(base + 1, mapB.getInfo(a.url()).getVersion());
         mapA.putAndShare("next", "delta");
         await("B to pull and hold A's whole part", () -> holds(mapB, a.url(), mapA.getLocal()));
-        assertEquals(List.of(b.url()), pullsOnA, "one pull, from B");
+        assertEquals(List.of("gaps " + b.url()), lossy.pullsOnA, "one pull, from B");
         assertEquals(base + 7, mapB.getInfo(a.url()).getVersion());
+    }
+
+    /** What B's entry and element listeners heard of A's parts, sorted: the order within one whole replacement is not part of the contract. */
+    private static List<String> sorted(List<String> events) {
+        return events.stream().sorted().toList();
+    }
+
+    @Test
+    void entryAndElementListenersAreToldOfWholePartsArrivingReplacedAndRemoved() throws Exception {
+        OortTesting.Node a = node();
+        OortTesting.Node b = node();
+        b.oort().observeComet(a.url());
+        awaitMesh(a, b);
+        Lossy lossy = new Lossy(a, b, "watched", "watchedlist");
+        OortStringMap<Object> mapA = started(new OortStringMap<>(a.oort(), "watched"));
+        OortList<String> listA = started(new OortList<>(a.oort(), "watchedlist"));
+        mapA.putAndShare("lobby", "a");
+        mapA.putAndShare("hall", "a");
+        listA.addAndShare("p", "q", "p");
+
+        // B's objects start late: A's parts arrive whole, and B's listeners hear each entry and element of them.
+        OortStringMap<Object> mapB = new OortStringMap<>(b.oort(), "watched");
+        OortList<String> listB = new OortList<>(b.oort(), "watchedlist");
+        List<String> entries = new CopyOnWriteArrayList<>();
+        List<String> elements = new CopyOnWriteArrayList<>();
+        mapB.addEntryListener(new OortMap.EntryListener<>() {
+            @Override
+            public void onPut(Info<Map<String, Object>> info, OortMap.Entry<String, Object> entry) {
+                if (info.getOortURL().equals(a.url())) {
+                    // The part given is the one after the change, as CometD gives it.
+                    String stale = entry.newValue().equals(info.getObject().get(entry.key())) ? "" : " (stale info)";
+                    entries.add("put " + entry.key() + " " + entry.oldValue() + "->" + entry.newValue() + stale);
+                }
+            }
+
+            @Override
+            public void onRemoved(Info<Map<String, Object>> info, OortMap.Entry<String, Object> entry) {
+                if (info.getOortURL().equals(a.url())) {
+                    entries.add("removed " + entry.key() + " " + entry.oldValue());
+                }
+            }
+        });
+        listB.addElementListener(new OortList.ElementListener<>() {
+            @Override
+            public void onAdded(Info<List<String>> info, List<String> added) {
+                if (info.getOortURL().equals(a.url())) {
+                    elements.add("added " + added);
+                }
+            }
+
+            @Override
+            public void onRemoved(Info<List<String>> info, List<String> removed) {
+                if (info.getOortURL().equals(a.url())) {
+                    elements.add("removed " + removed);
+                }
+            }
+        });
+        started(mapB);
+        started(listB);
+        await("B to hold A's parts", () -> holds(mapB, a.url(), mapA.getLocal()) && holds(listB, a.url(), listA.getLocal()));
+        await("B told of A's entries and elements", () -> entries.size() >= 2 && !elements.isEmpty());
+        assertEquals(List.of("put hall null->a", "put lobby null->a"), sorted(entries));
+        assertEquals(List.of("added [p, q, p]"), elements);
+
+        // A gap: B misses A's deltas, and the next one makes it pull A's whole parts, which replace what it held.
+        await("B subscribed to A's broadcasts", () -> !a.server().bayeux().getChannel("/oort/objects/watched").getSubscribers().isEmpty()
+                && !a.server().bayeux().getChannel("/oort/objects/watchedlist").getSubscribers().isEmpty());
+        entries.clear();
+        elements.clear();
+        lossy.drop(mapA, listA);
+        mapA.putAndShare("lobby", "a2");
+        mapA.removeAndShare("hall");
+        mapA.putAndShare("attic", "a");
+        listA.removeAndShare("p");
+        listA.addAndShare("r");
+        await("B to lose 5 deltas", () -> lossy.droppedDeltas.get() == 5);
+        lossy.stopDropping();
+        assertTrue(entries.isEmpty() && elements.isEmpty(), () -> "nothing applied yet: " + entries + " " + elements);
+        mapA.putAndShare("next", "n");
+        listA.addAndShare("s");
+        await("B to pull and hold A's whole parts", () -> holds(mapB, a.url(), mapA.getLocal()) && holds(listB, a.url(), listA.getLocal()));
+        await("B told of the differences", () -> entries.size() >= 4 && elements.size() >= 2);
+        assertEquals(List.of("watched " + b.url(), "watchedlist " + b.url()), sorted(lossy.pullsOnA), "one pull each, from B");
+        assertEquals(List.of("put attic null->a", "put lobby a->a2", "put next null->n", "removed hall a"), sorted(entries));
+        assertEquals(List.of("added [r, s]", "removed [p, p]"), sorted(elements));
+
+        // A leaves: its parts are removed on B, every entry and element with them.
+        entries.clear();
+        elements.clear();
+        a.close();
+        await("B to drop A's parts", () -> mapB.getInfo(a.url()) == null && listB.getInfo(a.url()) == null);
+        await("B told of the removals", () -> entries.size() >= 3 && !elements.isEmpty());
+        assertEquals(List.of("removed attic a", "removed lobby a2", "removed next n"), sorted(entries));
+        assertEquals(List.of("removed [q, r, s]"), elements);
     }
 
     @Test
@@ -307,8 +468,20 @@ class OortObjectsIT {
             serviceOnB.add(normalized(message.getDataAsMap()));
             return true;
         });
+        // B's part as A's link receives it when A subscribes to B's broadcasts (CometD's
+        // OortObject.InitialStateListener): on the broadcast channel, no action, republished on A.
+        List<Map<String, Object>> initialOnA = new CopyOnWriteArrayList<>();
+        a.server().bayeux().createChannelIfAbsent("/oort/objects/wire").getReference().addListener((ServerChannel.MessageListener) (from, channel, message) -> {
+            if (b.url().equals(message.getDataAsMap().get("oort.info.url"))) {
+                initialOnA.add(normalized(message.getDataAsMap()));
+            }
+            return true;
+        });
         started(mapA);
-        // A's start pushes its part to B; A may also answer B's own start-up push (with "peer").
+        await("B's part on A's broadcast channel", () -> !initialOnA.isEmpty());
+        assertEquals(Map.of("oort.info.url", b.url(), "oort.info.name", "wire", "oort.info.version", mapB.getLocalInfo().getVersion(),
+                "oort.info.object", Map.of()), initialOnA.get(0));
+        // A's start pushes its part to B; A also answers B's part (with "peer").
         await("A's push on B", () -> serviceOnB.stream().anyMatch(m -> !m.containsKey("oort.info.peer")));
         long base = mapA.getLocalInfo().getVersion();
         assertTrue(Math.abs(base / 1000 - System.currentTimeMillis()) < 600_000, "versions start from the clock");
@@ -325,8 +498,10 @@ class OortObjectsIT {
         await("B subscribed to A's broadcasts", () -> !a.server().bayeux().getChannel("/oort/objects/wire").getSubscribers().isEmpty());
         mapA.putAndShare("k", "v");
         mapA.removeAndShare("k");
-        await("both deltas on B", () -> broadcastOnB.stream().filter(m -> a.url().equals(m.get("oort.info.url"))).count() == 2);
-        List<Map<String, Object>> fromA = broadcastOnB.stream().filter(m -> a.url().equals(m.get("oort.info.url"))).toList();
+        // A's deltas (A's whole part also comes on this channel, when B's link subscribes to A's broadcasts).
+        java.util.function.Predicate<Map<String, Object>> deltaFromA = m -> a.url().equals(m.get("oort.info.url")) && m.containsKey("oort.info.type");
+        await("both deltas on B", () -> broadcastOnB.stream().filter(deltaFromA).count() == 2);
+        List<Map<String, Object>> fromA = broadcastOnB.stream().filter(deltaFromA).toList();
         assertEquals(Map.of("oort.info.url", a.url(), "oort.info.name", "wire", "oort.info.version", base + 1,
                 "oort.info.type", "oort.map.entry", "oort.info.action", "oort.map.put",
                 "oort.info.object", Map.of("oort.map.key", "k", "oort.map.value", "v")), fromA.get(0));
@@ -339,7 +514,8 @@ class OortObjectsIT {
         OortList<String> listB = started(new OortList<>(b.oort(), "wirelist"));
         List<Map<String, Object>> listOnB = new CopyOnWriteArrayList<>();
         b.server().bayeux().getChannel("/oort/objects/wirelist").addListener((ServerChannel.MessageListener) (from, channel, message) -> {
-            if (a.url().equals(message.getDataAsMap().get("oort.info.url"))) {
+            // A's deltas (not A's whole part, sent when B's link subscribed to A's broadcasts).
+            if (a.url().equals(message.getDataAsMap().get("oort.info.url")) && message.getDataAsMap().containsKey("oort.info.type")) {
                 listOnB.add(normalized(message.getDataAsMap()));
             }
             return true;

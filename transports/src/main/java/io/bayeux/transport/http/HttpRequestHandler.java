@@ -26,6 +26,7 @@ import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.AsciiString;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +36,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 
 /**
  * Routes each HTTP request: WebSocket upgrades and Bayeux long-polling on the endpoint path
@@ -49,21 +51,43 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     public static final String LONG_POLLING = "long-polling";
     public static final String CALLBACK_POLLING = "callback-polling";
 
+    private static final AsciiString JSON_UTF_8 = AsciiString.cached("application/json;charset=UTF-8");
+    private static final AsciiString JAVASCRIPT_UTF_8 = AsciiString.cached("text/javascript;charset=UTF-8");
+    private static final AsciiString NO_CACHE_NO_STORE = AsciiString.cached("no-cache, no-store");
+
     private final BayeuxServerImpl bayeux;
     private final NettyBayeuxServer.Builder config;
     private final Executor executor;
     private final StaticResources statics;
     private final BrowserCookie browserCookie;
+    /** The endpoint path followed by a slash: paths under it are Bayeux too. */
+    private final String endpointPrefix;
+    /** Whether this connection is TLS: set when the handler joins the pipeline, after the TLS handler. */
+    private boolean secure;
     /** The held request of this connection, cancelled if the connection closes first. */
     private volatile Scheduler.Cancellable inFlight;
     private volatile boolean busy;
 
     public HttpRequestHandler(BayeuxServerImpl bayeux, NettyBayeuxServer.Builder config, Executor executor, List<String> staticRoots) {
+        this(bayeux, config, executor, new StaticResources(staticRoots),
+                new BrowserCookie(config.browserCookieName(), config.browserCookieSameSite()));
+    }
+
+    /** A handler for one connection, with what every connection of the server shares (both thread-safe). */
+    public HttpRequestHandler(BayeuxServerImpl bayeux, NettyBayeuxServer.Builder config, Executor executor, StaticResources statics,
+                              BrowserCookie browserCookie) {
         this.bayeux = bayeux;
         this.config = config;
         this.executor = executor;
-        this.statics = new StaticResources(staticRoots);
-        this.browserCookie = new BrowserCookie(config.browserCookieName(), config.browserCookieSameSite());
+        this.statics = statics;
+        this.browserCookie = browserCookie;
+        String endpoint = config.path();
+        this.endpointPrefix = endpoint.endsWith("/") ? endpoint : endpoint + "/";
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        secure = isSecure(ctx);
     }
 
     @Override
@@ -79,19 +103,21 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             }
             return;
         }
-        QueryStringDecoder uri = new QueryStringDecoder(request.uri());
-        String path = uri.path();
+        String path = path(request.uri());
         String endpoint = config.path();
-        boolean bayeuxPath = path.equals(endpoint) || path.startsWith(endpoint.endsWith("/") ? endpoint : endpoint + "/");
+        boolean bayeuxPath = path.equals(endpoint) || path.startsWith(endpointPrefix);
         if (bayeuxPath) {
-            if (WebSocketUpgrade.isUpgrade(request) && (!config.websocket() || !bayeux.getAllowedTransports().contains(WebSocketUpgrade.WEBSOCKET))) {
+            boolean upgrade = WebSocketUpgrade.isUpgrade(request);
+            QueryStringDecoder uri;
+            if (upgrade && (!config.websocket() || !bayeux.getAllowedTransports().contains(WebSocketUpgrade.WEBSOCKET))) {
                 HttpErrors.sendAndClose(ctx, HttpResponseStatus.BAD_REQUEST, "WebSocket is not available on " + endpoint
                         + "; allowed transports: " + String.join(", ", bayeux.getAllowedTransports()));
-            } else if (WebSocketUpgrade.isUpgrade(request)) {
+            } else if (upgrade) {
                 WebSocketUpgrade.upgrade(ctx, request, bayeux, config, executor, this);
             } else if (request.method().equals(HttpMethod.POST)) {
                 longPoll(ctx, request);
-            } else if (config.jsonp() && request.method().equals(HttpMethod.GET) && uri.parameters().containsKey("message")) {
+            } else if (config.jsonp() && request.method().equals(HttpMethod.GET)
+                    && (uri = new QueryStringDecoder(request.uri())).parameters().containsKey("message")) {
                 callbackPoll(ctx, request, uri);
             } else {
                 FullHttpResponse response = HttpErrors.response(HttpResponseStatus.METHOD_NOT_ALLOWED,
@@ -106,19 +132,34 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         }
     }
 
+    /**
+     * The decoded path of a request URI, as {@link QueryStringDecoder#path()} gives it; without
+     * making a decoder when there is nothing to decode (no {@code %}), as on every Bayeux request.
+     */
+    static String path(String uri) {
+        int end = uri.length();
+        for (int i = 0; i < end; i++) {
+            char c = uri.charAt(i);
+            if (c == '?' || c == '#') {
+                end = i;
+            } else if (c == '%') {
+                return new QueryStringDecoder(uri).path();
+            }
+        }
+        return uri.substring(0, end);
+    }
+
     // --- long-polling
 
     private void longPoll(ChannelHandlerContext ctx, FullHttpRequest request) {
         String contentType = request.headers().get(HttpHeaderNames.CONTENT_TYPE, "application/json");
-        String mediaType = mediaType(contentType);
-        String charset = charset(contentType);
-        if (charset != null && !charset.equals("utf-8") && !charset.equals("utf8")) {
+        if (!isUtf8OrNoCharset(contentType)) {
             send(ctx, request, HttpErrors.response(HttpResponseStatus.UNSUPPORTED_MEDIA_TYPE,
-                    "Unsupported charset '" + charset + "': Bayeux messages are JSON in UTF-8"));
+                    "Unsupported charset '" + charset(contentType) + "': Bayeux messages are JSON in UTF-8"));
             return;
         }
         byte[] body;
-        if (mediaType.equals("application/x-www-form-urlencoded")) {
+        if (isMediaType(contentType, "application/x-www-form-urlencoded")) {
             String form = request.content().toString(StandardCharsets.UTF_8);
             List<String> message = new QueryStringDecoder(form, StandardCharsets.UTF_8, false).parameters().get("message");
             if (message == null || message.isEmpty()) {
@@ -126,30 +167,46 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
                 return;
             }
             body = message.get(0).getBytes(StandardCharsets.UTF_8);
-        } else if (mediaType.equals("application/json") || mediaType.equals("text/json") || mediaType.equals("text/plain")) {
+        } else if (isMediaType(contentType, "application/json") || isMediaType(contentType, "text/json")
+                || isMediaType(contentType, "text/plain")) {
             body = ByteBufUtil.getBytes(request.content());
         } else {
             send(ctx, request, HttpErrors.response(HttpResponseStatus.UNSUPPORTED_MEDIA_TYPE,
                     "Unsupported content type '" + contentType + "': POST application/json"));
             return;
         }
-        Exchange exchange = new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie.read(request.headers()),
-                request.headers().get(HttpHeaderNames.USER_AGENT), null);
-        RequestContext context = new RequestContext(ctx.channel(), request, config.path(), LONG_POLLING);
-        dispatch(ctx, request, () -> handle(exchange, body, context));
+        RequestContext context = new RequestContext(ctx.channel(), request, config.path(), LONG_POLLING, secure);
+        dispatch(ctx, request, new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie.read(request.headers()),
+                request.headers().get(HttpHeaderNames.USER_AGENT), null, body, context));
     }
 
     private void callbackPoll(ChannelHandlerContext ctx, FullHttpRequest request, QueryStringDecoder uri) {
         String callback = first(uri, "jsonp", "jsonpcallback");
-        if (!callback.matches("[A-Za-z_$][A-Za-z0-9_$.]{0,63}")) {
+        if (!isCallbackName(callback)) {
             send(ctx, request, HttpErrors.response(HttpResponseStatus.BAD_REQUEST, "Invalid JSONP callback name"));
             return;
         }
         byte[] body = uri.parameters().get("message").get(0).getBytes(StandardCharsets.UTF_8);
-        Exchange exchange = new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie.read(request.headers()),
-                request.headers().get(HttpHeaderNames.USER_AGENT), callback);
-        RequestContext context = new RequestContext(ctx.channel(), request, config.path(), CALLBACK_POLLING);
-        dispatch(ctx, request, () -> handle(exchange, body, context));
+        RequestContext context = new RequestContext(ctx.channel(), request, config.path(), CALLBACK_POLLING, secure);
+        dispatch(ctx, request, new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie.read(request.headers()),
+                request.headers().get(HttpHeaderNames.USER_AGENT), callback, body, context));
+    }
+
+    /** A JavaScript name for the JSONP callback: {@code [A-Za-z_$][A-Za-z0-9_$.]{0,63}}. */
+    static boolean isCallbackName(String name) {
+        int length = name.length();
+        if (length < 1 || length > 64) {
+            return false;
+        }
+        for (int i = 0; i < length; i++) {
+            char c = name.charAt(i);
+            boolean allowed = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c == '$'
+                    || (i > 0 && ((c >= '0' && c <= '9') || c == '.'));
+            if (!allowed) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static String first(QueryStringDecoder uri, String... names) {
@@ -162,33 +219,6 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         return "jsonpcallback";
     }
 
-    /** On the executor: parse, hand the batch to the core, answer when it replies. */
-    private void handle(Exchange exchange, byte[] body, RequestContext context) {
-        List<ServerMessage.Mutable> batch;
-        try {
-            batch = bayeux.decode(body);
-        } catch (JsonCodec.JsonException x) {
-            exchange.fail(HttpResponseStatus.BAD_REQUEST, x.getMessage());
-            return;
-        }
-        if (batch.isEmpty()) {
-            exchange.fail(HttpResponseStatus.BAD_REQUEST, "Empty batch: POST a JSON array of Bayeux messages");
-            return;
-        }
-        InetSocketAddress remote = exchange.ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
-        // A session made by a request without the cookie belongs to the cookie this response sets.
-        String sessionBrowser = exchange.browserId != null ? exchange.browserId : exchange.newBrowserId;
-        Connection connection = bayeux.newConnection(new HttpEndpoint(context.getTransportName(), exchange.browserId, sessionBrowser,
-                exchange.userAgent, remote, context));
-        Scheduler.Cancellable cancellable = connection.handle(batch, exchange::reply);
-        if (!exchange.done) {
-            inFlight = cancellable;
-            if (!exchange.ctx.channel().isActive()) {
-                cancellable.cancel();
-            }
-        }
-    }
-
     private void dispatch(ChannelHandlerContext ctx, FullHttpRequest request, Runnable task) {
         busy = true;
         try {
@@ -199,8 +229,12 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         }
     }
 
-    /** One Bayeux request and its response, written once from whichever thread completes it. */
-    private final class Exchange {
+    /**
+     * One Bayeux request and its response, written once from whichever thread completes it. It is
+     * itself the task that handles the request on the executor and the callback of the core's
+     * replies, so that a request costs one object here.
+     */
+    private final class Exchange implements Runnable, Consumer<List<ServerMessage>> {
         final ChannelHandlerContext ctx;
         final boolean keepAlive;
         /** The BAYEUX_BROWSER cookie the client sent, or null. */
@@ -209,15 +243,57 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         final String newBrowserId;
         final String userAgent;
         final String jsonpCallback;
+        /** The request's JSON; dropped once parsed. */
+        private byte[] body;
+        private final RequestContext context;
         volatile boolean done;
 
-        Exchange(ChannelHandlerContext ctx, boolean keepAlive, String browserId, String userAgent, String jsonpCallback) {
+        Exchange(ChannelHandlerContext ctx, boolean keepAlive, String browserId, String userAgent, String jsonpCallback,
+                 byte[] body, RequestContext context) {
             this.ctx = ctx;
             this.keepAlive = keepAlive;
             this.browserId = browserId;
             this.newBrowserId = browserId == null ? browserCookie.newId() : null;
             this.userAgent = userAgent;
             this.jsonpCallback = jsonpCallback;
+            this.body = body;
+            this.context = context;
+        }
+
+        /** On the executor: parse, hand the batch to the core, answer when it replies. */
+        @Override
+        public void run() {
+            List<ServerMessage.Mutable> batch;
+            try {
+                batch = bayeux.decode(body);
+            } catch (JsonCodec.JsonException x) {
+                fail(HttpResponseStatus.BAD_REQUEST, x.getMessage());
+                return;
+            } finally {
+                body = null;
+            }
+            if (batch.isEmpty()) {
+                fail(HttpResponseStatus.BAD_REQUEST, "Empty batch: POST a JSON array of Bayeux messages");
+                return;
+            }
+            InetSocketAddress remote = context.getRemoteAddress();
+            // A session made by a request without the cookie belongs to the cookie this response sets.
+            String sessionBrowser = browserId != null ? browserId : newBrowserId;
+            Connection connection = bayeux.newConnection(new HttpEndpoint(context.getTransportName(), browserId, sessionBrowser,
+                    userAgent, remote, context));
+            Scheduler.Cancellable cancellable = connection.handle(batch, this);
+            if (!done) {
+                inFlight = cancellable;
+                if (!ctx.channel().isActive()) {
+                    cancellable.cancel();
+                }
+            }
+        }
+
+        /** The core's replies. */
+        @Override
+        public void accept(List<ServerMessage> messages) {
+            reply(messages);
         }
 
         void reply(List<ServerMessage> messages) {
@@ -230,7 +306,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
                 return;
             }
             byte[] body = json;
-            String contentType = "application/json;charset=UTF-8";
+            AsciiString contentType = JSON_UTF_8;
             if (jsonpCallback != null) {
                 byte[] prefix = (jsonpCallback + "(").getBytes(StandardCharsets.US_ASCII);
                 body = new byte[prefix.length + json.length + 2];
@@ -238,11 +314,11 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
                 System.arraycopy(json, 0, body, prefix.length, json.length);
                 body[body.length - 2] = ')';
                 body[body.length - 1] = ';';
-                contentType = "text/javascript;charset=UTF-8";
+                contentType = JAVASCRIPT_UTF_8;
             }
             FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, Unpooled.wrappedBuffer(body));
             response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
-            response.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-cache, no-store");
+            response.headers().set(HttpHeaderNames.CACHE_CONTROL, NO_CACHE_NO_STORE);
             write(response);
         }
 
@@ -255,7 +331,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             inFlight = null;
             busy = false;
             if (newBrowserId != null) {
-                response.headers().add(HttpHeaderNames.SET_COOKIE, browserCookie.setCookie(newBrowserId, isSecure(ctx)));
+                response.headers().add(HttpHeaderNames.SET_COOKIE, browserCookie.setCookie(newBrowserId, secure));
             }
             response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
             if (keepAlive) {
@@ -335,17 +411,82 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         }
     }
 
-    static String mediaType(String contentType) {
-        int semicolon = contentType.indexOf(';');
-        return (semicolon < 0 ? contentType : contentType.substring(0, semicolon)).trim().toLowerCase(Locale.ROOT);
+    /** Whether the media type of {@code contentType} (before any {@code ;}, trimmed) is {@code expected} (lower case), in any case. */
+    static boolean isMediaType(String contentType, String expected) {
+        int end = contentType.indexOf(';');
+        if (end < 0) {
+            end = contentType.length();
+        }
+        int begin = 0;
+        while (begin < end && contentType.charAt(begin) <= ' ') {
+            begin++;
+        }
+        while (end > begin && contentType.charAt(end - 1) <= ' ') {
+            end--;
+        }
+        return end - begin == expected.length() && contentType.regionMatches(true, begin, expected, 0, end - begin);
     }
 
-    static String charset(String contentType) {
-        for (String part : contentType.split(";")) {
-            String trimmed = part.trim();
-            if (trimmed.regionMatches(true, 0, "charset=", 0, 8)) {
-                return trimmed.substring(8).replace("\"", "").trim().toLowerCase(Locale.ROOT);
+    /**
+     * Whether {@code contentType} names UTF-8 ({@code utf-8} or {@code utf8}, in any case, quotes
+     * ignored) or no charset at all; {@link #charset} says which it names otherwise. Allocates nothing.
+     */
+    static boolean isUtf8OrNoCharset(String contentType) {
+        int length = contentType.length();
+        int from = 0;
+        while (from <= length) {
+            int semicolon = contentType.indexOf(';', from);
+            int end = semicolon < 0 ? length : semicolon;
+            int begin = from;
+            while (begin < end && contentType.charAt(begin) <= ' ') {
+                begin++;
             }
+            if (end - begin >= 8 && contentType.regionMatches(true, begin, "charset=", 0, 8)) {
+                // Its value without quotes, trimmed.
+                int valueBegin = begin + 8;
+                int valueEnd = end;
+                while (valueBegin < valueEnd && (contentType.charAt(valueBegin) <= ' ' || contentType.charAt(valueBegin) == '"')) {
+                    valueBegin++;
+                }
+                while (valueEnd > valueBegin && (contentType.charAt(valueEnd - 1) <= ' ' || contentType.charAt(valueEnd - 1) == '"')) {
+                    valueEnd--;
+                }
+                return equalsIgnoringQuotes(contentType, valueBegin, valueEnd, "utf-8")
+                        || equalsIgnoringQuotes(contentType, valueBegin, valueEnd, "utf8");
+            }
+            from = end + 1;
+        }
+        return true;
+    }
+
+    /** Whether {@code s[from, to)}, its double quotes left out and lower-cased, is {@code expected}. */
+    private static boolean equalsIgnoringQuotes(String s, int from, int to, String expected) {
+        int matched = 0;
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            if (c == '"') {
+                continue;
+            }
+            if (matched == expected.length() || Character.toLowerCase(c) != expected.charAt(matched)) {
+                return false;
+            }
+            matched++;
+        }
+        return matched == expected.length();
+    }
+
+    /** The charset parameter of a content type, lower case without quotes, or null when it has none. */
+    static String charset(String contentType) {
+        int length = contentType.length();
+        int from = 0;
+        while (from <= length) {
+            int semicolon = contentType.indexOf(';', from);
+            int end = semicolon < 0 ? length : semicolon;
+            String part = contentType.substring(from, end).trim();
+            if (part.regionMatches(true, 0, "charset=", 0, 8)) {
+                return part.substring(8).replace("\"", "").trim().toLowerCase(Locale.ROOT);
+            }
+            from = end + 1;
         }
         return null;
     }

@@ -17,13 +17,12 @@ import java.util.Map;
 /**
  * The {@link BayeuxContext} of one HTTP request: a long-polling request, or the upgrade of a
  * WebSocket connection. Made on the event loop from the request's headers (kept by reference:
- * nothing changes them once the request is handed on); cookies and query parameters are parsed
- * on first use, racily but idempotently.
+ * nothing changes them once the request is handed on); cookies, query parameters and the URL are
+ * made on first use, racily but idempotently.
  */
 public final class RequestContext implements BayeuxContext {
     private final HttpHeaders headers;
     private final String uri;
-    private final String url;
     private final String contextPath;
     private final String protocol;
     private final boolean secure;
@@ -33,12 +32,17 @@ public final class RequestContext implements BayeuxContext {
     /** Parsed on first use; any thread may do it, each gets the same result. */
     private volatile List<Cookie> cookies;
     private volatile Map<String, List<String>> parameters;
+    private volatile String url;
 
     public RequestContext(Channel channel, HttpRequest request, String contextPath, String transportName) {
+        this(channel, request, contextPath, transportName, channel.pipeline().get(SslHandler.class) != null);
+    }
+
+    /** A context whose connection is known to be TLS ({@code secure}) or not, without looking for the TLS handler. */
+    public RequestContext(Channel channel, HttpRequest request, String contextPath, String transportName, boolean secure) {
         this.headers = request.headers();
         this.uri = request.uri();
-        this.secure = channel.pipeline().get(SslHandler.class) != null;
-        this.url = (secure ? "https://" : "http://") + headers.get(HttpHeaderNames.HOST, "localhost") + uri;
+        this.secure = secure;
         this.contextPath = contextPath;
         this.protocol = request.protocolVersion().text();
         this.remoteAddress = channel.remoteAddress() instanceof InetSocketAddress a ? a : null;
@@ -113,7 +117,12 @@ public final class RequestContext implements BayeuxContext {
 
     @Override
     public String getURL() {
-        return url;
+        String made = url;
+        if (made == null) {
+            made = (secure ? "https://" : "http://") + headers.get(HttpHeaderNames.HOST, "localhost") + uri;
+            url = made;
+        }
+        return made;
     }
 
     @Override
@@ -138,6 +147,6 @@ public final class RequestContext implements BayeuxContext {
 
     @Override
     public String toString() {
-        return "RequestContext[" + transportName + " from " + remoteAddress + ", " + url + "]";
+        return "RequestContext[" + transportName + " from " + remoteAddress + ", " + getURL() + "]";
     }
 }
