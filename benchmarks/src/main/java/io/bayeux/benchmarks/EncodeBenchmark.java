@@ -50,7 +50,7 @@ public class EncodeBenchmark {
             batch = new ArrayList<>();
             for (int i = 0; i < messages; i++) {
                 ServerMessageImpl message = Payloads.frozenBroadcast("/chat/room" + i, dataBytes);
-                message.encode(bayeux.jsonCodec());
+                message.encodeArray(bayeux.jsonCodec());
                 batch.add(message);
             }
         }

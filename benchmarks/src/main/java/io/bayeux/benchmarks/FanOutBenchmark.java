@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -47,6 +48,13 @@ public class FanOutBenchmark {
     public int sessions;
     @Param({"50"})
     public int dataBytes;
+    /**
+     * Whether the endpoints have an event loop, as WebSocket endpoints do: the core then pushes
+     * in rounds from that loop (here the publishing thread itself) and flushes once per round;
+     * without one, each session's flusher writes and waits for the write's completion.
+     */
+    @Param({"true", "false"})
+    public boolean eventLoop;
 
     private BayeuxServerImpl bayeux;
     private ServerChannel channel;
@@ -64,7 +72,7 @@ public class FanOutBenchmark {
         data = Payloads.data(dataBytes);
         endpoints = new CountingEndpoint[sessions];
         for (int i = 0; i < sessions; i++) {
-            endpoints[i] = new CountingEndpoint(bayeux);
+            endpoints[i] = new CountingEndpoint(bayeux, eventLoop);
             subscribe(bayeux.newConnection(endpoints[i]));
         }
         // Every subscriber gets the message once, in one write.
@@ -128,16 +136,32 @@ public class FanOutBenchmark {
 
     /**
      * A WebSocket-like endpoint in memory: each write encodes its batch as a transport would,
-     * counts it, and completes at once. Written by one thread at a time (the session's flusher).
+     * counts it, and completes at once. Written by one thread at a time (the session's flusher,
+     * or the loop's rounds).
      */
     static final class CountingEndpoint implements Endpoint {
+        /** The "event loop": whoever hands it work runs it at once, as a loop that is already there does. */
+        private static final Executor INLINE = Runnable::run;
         private final BayeuxServerImpl bayeux;
+        private final boolean eventLoop;
         long bytes;
         long messages;
         long writes;
+        long flushes;
 
-        CountingEndpoint(BayeuxServerImpl bayeux) {
+        CountingEndpoint(BayeuxServerImpl bayeux, boolean eventLoop) {
             this.bayeux = bayeux;
+            this.eventLoop = eventLoop;
+        }
+
+        @Override
+        public Executor eventLoop() {
+            return eventLoop ? INLINE : null;
+        }
+
+        @Override
+        public void flush() {
+            flushes++;
         }
 
         @Override
