@@ -177,7 +177,39 @@ public final class ServerSessionImpl implements ServerSession {
     @Override
     public void disconnect() {
         sendDisconnect();
+        pushBeforeRemoval();
         server.removeSession(this, null, false);
+    }
+
+    /**
+     * A session pushed from its event loop gets what is queued (the {@code /meta/disconnect})
+     * written before its removal empties the queue: the loop's round would come too late.
+     */
+    private void pushBeforeRemoval() {
+        ConnectionImpl connection;
+        List<ServerMessage> batch;
+        lock.lock();
+        try {
+            connection = pushConnection;
+            if (connection == null || connection.loopFlusher() == null || metaConnectDeliveryOnly || queue.isEmpty()) {
+                return;
+            }
+            batch = queue.take(List.of());
+        } finally {
+            lock.unlock();
+        }
+        if (batch.isEmpty()) {
+            return;
+        }
+        Endpoint endpoint = connection.endpoint();
+        try {
+            endpoint.eventLoop().execute(() -> {
+                endpoint.write(batch, Promise.noop());
+                endpoint.flush();
+            });
+        } catch (RuntimeException x) {
+            LOG.debug("Cannot push the last messages of {} to {}", this, endpoint, x);
+        }
     }
 
     private void sendDisconnect() {
