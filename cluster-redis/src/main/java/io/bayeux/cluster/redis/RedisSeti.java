@@ -388,12 +388,10 @@ public class RedisSeti implements Presence {
         } catch (JsonProcessingException x) {
             return;
         }
-        String node = (String) event.get("node");
-        String userId = (String) event.get("userId");
-        boolean present = Boolean.TRUE.equals(event.get("present"));
-        if (getId().equals(node) || node == null || userId == null) {
+        if (!(event.get("node") instanceof String node) || !(event.get("userId") instanceof String userId) || getId().equals(node)) {
             return;
         }
+        boolean present = Boolean.TRUE.equals(event.get("present"));
         boolean changed;
         synchronized (this) {
             events++;
@@ -419,8 +417,9 @@ public class RedisSeti implements Presence {
         } catch (JsonProcessingException x) {
             return;
         }
-        String userId = (String) message.get("userId");
-        String channel = (String) message.get("channel");
+        if (!(message.get("userId") instanceof String userId) || !(message.get("channel") instanceof String channel)) {
+            return;
+        }
         List<ServerSession> sessions;
         synchronized (this) {
             Set<ServerSession> here = local.get(userId);
