@@ -5,33 +5,34 @@ import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
-import io.bayeux.oort.seti.Seti;
+import io.bayeux.oort.seti.Presence;
 
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 
 /**
- * The demo's room members across a cluster, on Seti: joining a room through
- * {@code /service/members} also associates the session with the Seti user
- * {@code <room>/<name>}, so every node knows who is in each room on any node; every member
- * list sent on {@code /members/<room>} (by {@link MembersService}, or here when someone
- * arrives or leaves on another node) carries the names from the whole cluster.
+ * The demo's room members across a cluster, on {@link Presence}, whatever carries it (Oort's
+ * Seti for {@code --oort-*}, RedisSeti for {@code --engine redis://}): joining a room through
+ * {@code /service/members} also associates the session with the user {@code <room>/<name>},
+ * so every node knows who is in each room on any node; every member list sent on
+ * {@code /members/<room>} (by {@link MembersService}, or here when someone arrives or leaves on
+ * another node) carries the names from the whole cluster.
  */
-public final class ClusterMembers implements BayeuxServer.Extension, Seti.PresenceListener {
+public final class ClusterMembers implements BayeuxServer.Extension, Presence.PresenceListener {
     private final BayeuxServer bayeux;
-    private final Seti seti;
+    private final Presence presence;
 
-    private ClusterMembers(BayeuxServer bayeux, Seti seti) {
+    private ClusterMembers(BayeuxServer bayeux, Presence presence) {
         this.bayeux = bayeux;
-        this.seti = seti;
+        this.presence = presence;
     }
 
     /** Hooks the cluster-wide member lists into a node's server. */
-    public static ClusterMembers install(BayeuxServer bayeux, Seti seti) {
-        ClusterMembers members = new ClusterMembers(bayeux, seti);
+    public static ClusterMembers install(BayeuxServer bayeux, Presence presence) {
+        ClusterMembers members = new ClusterMembers(bayeux, presence);
         bayeux.addExtension(members);
-        seti.addPresenceListener(members);
+        presence.addPresenceListener(members);
         bayeux.createChannelIfAbsent(MembersService.CHANNEL).getReference()
                 .addListener((ServerChannel.MessageListener) (from, channel, message) -> members.joinOrLeave(from, message));
         return members;
@@ -46,9 +47,9 @@ public final class ClusterMembers implements BayeuxServer.Extension, Seti.Presen
         String room = roomChannel.substring("/chat/".length());
         String user = data.get("user") instanceof String u && !u.isBlank() ? u.strip() : "anonymous";
         if ("leave".equals(data.get("action"))) {
-            seti.disassociate(room + "/" + user, from);
+            presence.disassociate(room + "/" + user, from);
         } else {
-            seti.associate(room + "/" + user, from);
+            presence.associate(room + "/" + user, from);
         }
         return true;
     }
@@ -57,7 +58,7 @@ public final class ClusterMembers implements BayeuxServer.Extension, Seti.Presen
     public List<String> names(String room) {
         TreeSet<String> names = new TreeSet<>();
         String prefix = room + "/";
-        for (String userId : seti.getUserIds()) {
+        for (String userId : presence.getUserIds()) {
             if (userId.startsWith(prefix)) {
                 names.add(userId.substring(prefix.length()));
             }

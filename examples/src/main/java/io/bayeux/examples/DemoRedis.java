@@ -13,7 +13,7 @@ import java.util.List;
  * The demo as a node of a cluster on Redis: the {@code --engine redis://HOST:PORT} flag of
  * {@link DemoServer} (instead of the {@code --oort-*} ones). The chat rooms ({@code /chat/**}
  * unless {@code --engine-channels} says otherwise) are shared through Redis, and the members
- * lists come from {@link RedisSeti} ({@link RedisMembers}).
+ * lists come from {@link RedisSeti} ({@link ClusterMembers}, as with {@code --oort-*}).
  */
 final class DemoRedis {
     static final List<String> FLAGS = List.of("--engine", "--engine-channels");
@@ -61,7 +61,7 @@ final class DemoRedis {
         cluster.start();
         RedisSeti seti = new RedisSeti(cluster);
         seti.start();
-        RedisMembers.install(server.bayeux(), seti);
+        ClusterMembers.install(server.bayeux(), seti);
         for (String pattern : List.of("/chat/**", "/chat/*")) {
             skipRepublished(server, cluster, pattern);
         }

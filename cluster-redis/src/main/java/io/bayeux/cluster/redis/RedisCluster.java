@@ -527,12 +527,17 @@ public class RedisCluster {
             LOGGER.warn("Not a cluster message: {}", json);
             return;
         }
-        String node = (String) envelope.get("node");
+        if (!(envelope.get("node") instanceof String node) || !(envelope.get("seq") instanceof Number seq)
+                || !(envelope.get("channel") instanceof String channel)) {
+            // Not a channel message: e.g. a presence event still arriving on a Redis channel
+            // whose handler was just removed (RedisSeti stopping).
+            LOGGER.debug("Not a cluster message: {}", json);
+            return;
+        }
         if (nodeId.equals(node)) {
             return;
         }
-        long n = ((Number) envelope.get("seq")).longValue();
-        String channel = (String) envelope.get("channel");
+        long n = seq.longValue();
         String key = node + ' ' + channel;
         synchronized (lastSeq) {
             Long last = lastSeq.get(key);

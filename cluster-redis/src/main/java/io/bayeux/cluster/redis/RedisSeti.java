@@ -2,10 +2,10 @@ package io.bayeux.cluster.redis;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.bayeux.api.Bayeux;
 import io.bayeux.api.Promise;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
+import io.bayeux.oort.seti.Presence;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
@@ -31,8 +31,10 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Presence over Redis with the method shapes of Oort's {@code Seti}: users associated with
- * local sessions, known on every node of a {@link RedisCluster}.
+ * Presence over Redis: the {@link Presence} API of Oort's {@code Seti} (so the same application
+ * code runs on a mesh or on Redis), users associated with local sessions, known on every node of
+ * a {@link RedisCluster}. A node's name in presence ({@link #getNode()},
+ * {@link Presence.PresenceListener.Event#node()}) is its cluster node id.
  * <p>
  * Each node keeps its users in the Redis set {@code <prefix>presence:<nodeId>}, which expires
  * after the presence TTL unless the node refreshes it (every third of the TTL: the heartbeat,
@@ -42,14 +44,14 @@ import java.util.concurrent.TimeUnit;
  * TTL plus one heartbeat. Messages for a user on another node go to that node's own Redis
  * channel {@code <prefix>seti:<nodeId>}.
  */
-public class RedisSeti {
+public class RedisSeti implements Presence {
     private static final Logger LOGGER = LoggerFactory.getLogger(RedisSeti.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final RedisCluster cluster;
     private final Map<String, Set<ServerSession>> local = new HashMap<>();
     private final Map<String, Set<String>> remote = new HashMap<>();
-    private final List<PresenceListener> listeners = new CopyOnWriteArrayList<>();
+    private final List<Presence.PresenceListener> listeners = new CopyOnWriteArrayList<>();
     private Duration ttl = Duration.ofSeconds(10);
     private ScheduledExecutorService scheduler;
     private long events;
@@ -66,6 +68,12 @@ public class RedisSeti {
     /** This node's id (the cluster's). */
     public String getId() {
         return cluster.getNodeId();
+    }
+
+    /** This node's name in presence: its cluster node id, as {@link #getId()}. */
+    @Override
+    public String getNode() {
+        return getId();
     }
 
     /** How long a node's users outlive its last heartbeat (default 10 s; heartbeat every third of it); set before start. */
@@ -133,6 +141,7 @@ public class RedisSeti {
     // --- associations
 
     /** Associates {@code userId} with a local session; the association ends when the session does. */
+    @Override
     public boolean associate(String userId, ServerSession serverSession) {
         Objects.requireNonNull(userId, "userId");
         Objects.requireNonNull(serverSession, "session");
@@ -154,6 +163,7 @@ public class RedisSeti {
     }
 
     /** Ends one association; the last one of a user on this node makes it absent here. */
+    @Override
     public boolean disassociate(String userId, ServerSession serverSession) {
         boolean removed;
         boolean last = false;
@@ -173,6 +183,7 @@ public class RedisSeti {
     }
 
     /** Ends every local association of {@code userId}; returns the sessions it had. */
+    @Override
     public Set<ServerSession> disassociate(String userId) {
         Set<ServerSession> sessions;
         synchronized (this) {
@@ -186,16 +197,19 @@ public class RedisSeti {
         return sessions;
     }
 
+    @Override
     public synchronized boolean isAssociated(String userId) {
         return local.containsKey(userId);
     }
 
+    @Override
     public synchronized int getAssociationCount(String userId) {
         Set<ServerSession> sessions = local.get(userId);
         return sessions == null ? 0 : sessions.size();
     }
 
     /** Whether {@code userId} is present on any node, this one included. */
+    @Override
     public synchronized boolean isPresent(String userId) {
         if (local.containsKey(userId)) {
             return true;
@@ -208,11 +222,13 @@ public class RedisSeti {
         return false;
     }
 
+    @Override
     public synchronized Set<String> getAssociatedUserIds() {
         return Set.copyOf(local.keySet());
     }
 
     /** The users present anywhere in the cluster. */
+    @Override
     public synchronized Set<String> getUserIds() {
         Set<String> all = new HashSet<>(local.keySet());
         remote.values().forEach(all::addAll);
@@ -220,6 +236,12 @@ public class RedisSeti {
     }
 
     /** The ids of the nodes where {@code userId} is present, this one included (Seti's {@code getOortURLs}). */
+    @Override
+    public Set<String> getNodes(String userId) {
+        return getNodeIds(userId);
+    }
+
+    /** The ids of the nodes where {@code userId} is present, this one included: {@link #getNodes}. */
     public synchronized Set<String> getNodeIds(String userId) {
         Set<String> nodes = new TreeSet<>();
         if (local.containsKey(userId)) {
@@ -236,10 +258,12 @@ public class RedisSeti {
     // --- messages
 
     /** Sends {@code data} on {@code channel} to every session of {@code userId}, on every node where it is present. */
+    @Override
     public void sendMessage(String userId, String channel, Object data) {
         sendMessage(List.of(userId), channel, data);
     }
 
+    @Override
     public void sendMessage(Collection<String> userIds, String channel, Object data) {
         Objects.requireNonNull(channel, "channel");
         for (String userId : userIds) {
@@ -276,25 +300,18 @@ public class RedisSeti {
 
     // --- listeners
 
-    public void addPresenceListener(PresenceListener listener) {
+    @Override
+    public void addPresenceListener(Presence.PresenceListener listener) {
         listeners.add(Objects.requireNonNull(listener, "listener"));
     }
 
-    public void removePresenceListener(PresenceListener listener) {
+    @Override
+    public void removePresenceListener(Presence.PresenceListener listener) {
         listeners.remove(listener);
     }
 
-    /** Told when a user becomes present on a node, or absent from it (as Seti's). */
-    public interface PresenceListener extends Bayeux.BayeuxListener {
-        default void presenceAdded(Event event) {
-        }
-
-        default void presenceRemoved(Event event) {
-        }
-
-        /** A user on a node; {@code local} when the node is this one. */
-        record Event(RedisSeti seti, String userId, String nodeId, boolean local) {
-        }
+    /** {@link Presence.PresenceListener} under this class's name: the node of its events is a node id. */
+    public interface PresenceListener extends Presence.PresenceListener {
     }
 
     // --- Redis
@@ -371,12 +388,10 @@ public class RedisSeti {
         } catch (JsonProcessingException x) {
             return;
         }
-        String node = (String) event.get("node");
-        String userId = (String) event.get("userId");
-        boolean present = Boolean.TRUE.equals(event.get("present"));
-        if (getId().equals(node) || node == null || userId == null) {
+        if (!(event.get("node") instanceof String node) || !(event.get("userId") instanceof String userId) || getId().equals(node)) {
             return;
         }
+        boolean present = Boolean.TRUE.equals(event.get("present"));
         boolean changed;
         synchronized (this) {
             events++;
@@ -402,8 +417,9 @@ public class RedisSeti {
         } catch (JsonProcessingException x) {
             return;
         }
-        String userId = (String) message.get("userId");
-        String channel = (String) message.get("channel");
+        if (!(message.get("userId") instanceof String userId) || !(message.get("channel") instanceof String channel)) {
+            return;
+        }
         List<ServerSession> sessions;
         synchronized (this) {
             Set<ServerSession> here = local.get(userId);
@@ -507,8 +523,8 @@ public class RedisSeti {
     }
 
     private void fire(boolean added, String userId, String node, boolean isLocal) {
-        PresenceListener.Event event = new PresenceListener.Event(this, userId, node, isLocal);
-        for (PresenceListener listener : listeners) {
+        Presence.PresenceListener.Event event = new Presence.PresenceListener.Event(this, userId, node, isLocal);
+        for (Presence.PresenceListener listener : listeners) {
             try {
                 if (added) {
                     listener.presenceAdded(event);

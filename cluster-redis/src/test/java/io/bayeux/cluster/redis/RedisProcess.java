@@ -16,30 +16,61 @@ import java.util.concurrent.TimeUnit;
 /**
  * A {@code redis-server} of the tests' own: on a free loopback port, no persistence, in a
  * temporary directory; stopped by its pid. The demo's tests use it too (this module's test jar).
+ * <p>
+ * The system property {@value #SERVER_PROPERTY} names another program to start instead, taking
+ * the same options: {@code -Dbayeux.redis.server=valkey-server} runs every Redis test against
+ * Valkey ({@link ValkeyIT} always does).
  */
 public final class RedisProcess implements AutoCloseable {
     static final Duration START = Duration.ofSeconds(30);
+    /** The system property naming the server program (default {@value #DEFAULT_SERVER}). */
+    public static final String SERVER_PROPERTY = "bayeux.redis.server";
+    public static final String DEFAULT_SERVER = "redis-server";
+    public static final String VALKEY_SERVER = "valkey-server";
 
+    private final String program;
     private final int port;
     private final Path dir;
     private Process process;
 
-    private RedisProcess(int port, Path dir) {
+    private RedisProcess(String program, int port, Path dir) {
+        this.program = program;
         this.port = port;
         this.dir = dir;
     }
 
-    /** Starts a redis-server on a port free a moment ago. */
+    /** Starts the server named by {@value #SERVER_PROPERTY} (redis-server unless set) on a port free a moment ago. */
     public static RedisProcess start() throws Exception {
+        String program = System.getProperty(SERVER_PROPERTY, "").strip();
+        return start(program.isEmpty() ? DEFAULT_SERVER : program);
+    }
+
+    /** Starts {@code program} ({@code redis-server}, {@code valkey-server}, or a path to one) on a port free a moment ago. */
+    public static RedisProcess start(String program) throws Exception {
         Path dir = Files.createTempDirectory("redis-test");
         int port;
         try (ServerSocket probe = new ServerSocket()) {
             probe.bind(new InetSocketAddress("127.0.0.1", 0));
             port = probe.getLocalPort();
         }
-        RedisProcess redis = new RedisProcess(port, dir);
+        RedisProcess redis = new RedisProcess(program, port, dir);
         redis.restart();
         return redis;
+    }
+
+    /** The program started: {@code redis-server}, {@code valkey-server}, ... */
+    public String program() {
+        return program;
+    }
+
+    /** The {@code INFO server} field {@code name} of the running server ({@code redis_version}, {@code server_name}, ...), or null. */
+    String info(String name) throws IOException {
+        for (String line : command("INFO server").split("\r\n")) {
+            if (line.startsWith(name + ":")) {
+                return line.substring(name.length() + 1);
+            }
+        }
+        return null;
     }
 
     int port() {
@@ -63,7 +94,7 @@ public final class RedisProcess implements AutoCloseable {
         if (isAlive()) {
             throw new IllegalStateException("running");
         }
-        process = new ProcessBuilder(List.of("redis-server", "--port", String.valueOf(port), "--bind", "127.0.0.1",
+        process = new ProcessBuilder(List.of(program, "--port", String.valueOf(port), "--bind", "127.0.0.1",
                 "--save", "", "--appendonly", "no", "--dir", dir.toString()))
                 .redirectErrorStream(true)
                 .redirectOutput(dir.resolve("redis.log").toFile())
@@ -71,10 +102,10 @@ public final class RedisProcess implements AutoCloseable {
         long deadline = System.nanoTime() + START.toNanos();
         while (!ping()) {
             if (!process.isAlive()) {
-                throw new IllegalStateException("redis-server exited: " + Files.readString(dir.resolve("redis.log")));
+                throw new IllegalStateException(program + " exited: " + Files.readString(dir.resolve("redis.log")));
             }
             if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("redis-server did not answer within " + START);
+                throw new IllegalStateException(program + " did not answer within " + START);
             }
             Thread.sleep(20);
         }
@@ -88,7 +119,7 @@ public final class RedisProcess implements AutoCloseable {
         }
     }
 
-    /** Runs one inline command; returns the raw reply. */
+    /** Runs one inline command; returns the raw reply (a bulk string whole, however many reads it takes). */
     String command(String line) throws IOException {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.setSoTimeout(5000);
@@ -96,9 +127,25 @@ public final class RedisProcess implements AutoCloseable {
             out.write((line + "\r\n").getBytes(StandardCharsets.UTF_8));
             out.flush();
             InputStream in = socket.getInputStream();
+            java.io.ByteArrayOutputStream reply = new java.io.ByteArrayOutputStream();
             byte[] buffer = new byte[8192];
             int n = in.read(buffer);
-            return n < 0 ? "" : new String(buffer, 0, n, StandardCharsets.UTF_8);
+            if (n < 0) {
+                return "";
+            }
+            reply.write(buffer, 0, n);
+            // "$<length>\r\n<bytes>\r\n": read until all of it is here (at most 1 MiB).
+            if (buffer[0] == '$') {
+                String head = reply.toString(StandardCharsets.US_ASCII);
+                int end = head.indexOf("\r\n");
+                if (end > 0) {
+                    int total = end + 2 + Integer.parseInt(head.substring(1, end)) + 2;
+                    while (reply.size() < total && reply.size() < (1 << 20) && (n = in.read(buffer)) >= 0) {
+                        reply.write(buffer, 0, n);
+                    }
+                }
+            }
+            return reply.toString(StandardCharsets.UTF_8);
         }
     }
 

@@ -68,12 +68,12 @@ class RedisSetiIT {
         setiB.addPresenceListener(new RedisSeti.PresenceListener() {
             @Override
             public void presenceAdded(Event event) {
-                eventsOnB.add("+" + event.userId() + (event.local() ? "@local" : "@" + event.nodeId()));
+                eventsOnB.add("+" + event.userId() + (event.local() ? "@local" : "@" + event.node()));
             }
 
             @Override
             public void presenceRemoved(Event event) {
-                eventsOnB.add("-" + event.userId() + (event.local() ? "@local" : "@" + event.nodeId()));
+                eventsOnB.add("-" + event.userId() + (event.local() ? "@local" : "@" + event.node()));
             }
         });
 
@@ -126,7 +126,7 @@ class RedisSetiIT {
         setiB.addPresenceListener(new RedisSeti.PresenceListener() {
             @Override
             public void presenceRemoved(Event event) {
-                removed.add(event.userId() + "@" + event.nodeId());
+                removed.add(event.userId() + "@" + event.node());
             }
         });
         // A node that published carol then died without a word: its set lives 1.5 s more.

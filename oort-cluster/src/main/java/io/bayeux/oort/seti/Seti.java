@@ -1,6 +1,5 @@
 package io.bayeux.oort.seti;
 
-import io.bayeux.api.Bayeux;
 import io.bayeux.api.Message;
 import io.bayeux.api.Promise;
 import io.bayeux.api.server.ConfigurableServerChannel;
@@ -42,10 +41,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * false}. When a node leaves (it stopped, died, or its link broke), every presence it had is
  * removed.
  *
+ * <p>Applications use it through {@link Presence}, which cluster-redis' {@code RedisSeti}
+ * implements too; a node's name there ({@link #getNode()}, {@link PresenceListener.Event#node()})
+ * is its Oort URL.
+ *
  * <p>Thread-safe: the state is guarded by {@code this}; listeners are told after the lock is
  * released, on the thread that caused the change.
  */
-public class Seti {
+public class Seti implements Presence {
     public static final String SETI_ALL_CHANNEL = "/seti/all";
     public static final String USER_IDS_FIELD = "userIds";
     public static final String OORT_URL_FIELD = "oortURL";
@@ -61,7 +64,7 @@ public class Seti {
 
     private final Oort oort;
     private final String setiId;
-    private final List<PresenceListener> listeners = new CopyOnWriteArrayList<>();
+    private final List<Presence.PresenceListener> listeners = new CopyOnWriteArrayList<>();
     private final CometListener cometListener = new CometListener() {
         @Override
         public void cometJoined(Event event) {
@@ -114,8 +117,15 @@ public class Seti {
         return oort;
     }
 
+    /** This node's Seti id (its URL with every run of non-alphanumeric characters replaced by {@code _}). */
     public String getId() {
         return setiId;
+    }
+
+    /** This node's name in presence: its Oort URL. */
+    @Override
+    public String getNode() {
+        return oort.getURL();
     }
 
     /** Starts: observes {@code /seti/all} and this node's channel, and tells the cloud of this node's users. Start the Oort first. */
@@ -184,6 +194,7 @@ public class Seti {
      *
      * @return whether the association is new
      */
+    @Override
     public boolean associate(String userId, ServerSession serverSession) {
         Objects.requireNonNull(userId, "userId");
         Objects.requireNonNull(serverSession, "session");
@@ -209,6 +220,7 @@ public class Seti {
      *
      * @return whether the association existed
      */
+    @Override
     public boolean disassociate(String userId, ServerSession serverSession) {
         boolean removed;
         boolean last = false;
@@ -228,6 +240,7 @@ public class Seti {
     }
 
     /** Ends every local association of {@code userId}; returns the sessions it had. */
+    @Override
     public Set<ServerSession> disassociate(String userId) {
         Set<ServerSession> sessions;
         synchronized (this) {
@@ -242,17 +255,20 @@ public class Seti {
     }
 
     /** Whether {@code userId} is associated with a session on this node. */
+    @Override
     public synchronized boolean isAssociated(String userId) {
         return local.containsKey(userId);
     }
 
     /** How many local sessions {@code userId} has here. */
+    @Override
     public synchronized int getAssociationCount(String userId) {
         Set<ServerSession> sessions = local.get(userId);
         return sessions == null ? 0 : sessions.size();
     }
 
     /** Whether {@code userId} is present on any node of the cloud, this one included. */
+    @Override
     public synchronized boolean isPresent(String userId) {
         if (local.containsKey(userId)) {
             return true;
@@ -266,15 +282,23 @@ public class Seti {
     }
 
     /** The users associated on this node. */
+    @Override
     public synchronized Set<String> getAssociatedUserIds() {
         return Set.copyOf(local.keySet());
     }
 
     /** The users present anywhere in the cloud. */
+    @Override
     public synchronized Set<String> getUserIds() {
         Set<String> all = new HashSet<>(local.keySet());
         remote.values().forEach(all::addAll);
         return Set.copyOf(all);
+    }
+
+    /** The nodes where {@code userId} is present, this one included: their Oort URLs, as {@link #getOortURLs}. */
+    @Override
+    public Set<String> getNodes(String userId) {
+        return getOortURLs(userId);
     }
 
     /** The URLs of the nodes where {@code userId} is present, this one included. */
@@ -298,10 +322,12 @@ public class Seti {
      * directly to the local ones; published on {@code /seti/<id>} of each other node where the
      * user is present; on {@code /seti/all} when it is present nowhere known.
      */
+    @Override
     public void sendMessage(String userId, String channel, Object data) {
         sendMessage(List.of(userId), channel, data);
     }
 
+    @Override
     public void sendMessage(Collection<String> userIds, String channel, Object data) {
         Objects.requireNonNull(channel, "channel");
         for (String userId : userIds) {
@@ -336,25 +362,21 @@ public class Seti {
 
     // --- listeners
 
-    public void addPresenceListener(PresenceListener listener) {
+    @Override
+    public void addPresenceListener(Presence.PresenceListener listener) {
         listeners.add(Objects.requireNonNull(listener, "listener"));
     }
 
-    public void removePresenceListener(PresenceListener listener) {
+    @Override
+    public void removePresenceListener(Presence.PresenceListener listener) {
         listeners.remove(listener);
     }
 
-    /** Told when a user becomes present on a node, or absent from it. */
-    public interface PresenceListener extends Bayeux.BayeuxListener {
-        default void presenceAdded(Event event) {
-        }
-
-        default void presenceRemoved(Event event) {
-        }
-
-        /** A user on a node; {@code local} when the node is this one. */
-        record Event(Seti seti, String userId, String oortURL, boolean local) {
-        }
+    /**
+     * Seti's name for {@link Presence.PresenceListener}, kept for the code written against it:
+     * the same methods and {@code Event}, whose node is the Oort URL ({@link Presence.PresenceListener.Event#oortURL()}).
+     */
+    public interface PresenceListener extends Presence.PresenceListener {
     }
 
     // --- the protocol
@@ -474,8 +496,8 @@ public class Seti {
     }
 
     private void fire(boolean added, String userId, String url, boolean isLocal) {
-        PresenceListener.Event event = new PresenceListener.Event(this, userId, url, isLocal);
-        for (PresenceListener listener : listeners) {
+        Presence.PresenceListener.Event event = new Presence.PresenceListener.Event(this, userId, url, isLocal);
+        for (Presence.PresenceListener listener : listeners) {
             try {
                 if (added) {
                     listener.presenceAdded(event);

@@ -1,0 +1,163 @@
+package io.bayeux.cluster.redis;
+
+import io.bayeux.api.server.ServerSession;
+import io.bayeux.client.BayeuxClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static io.bayeux.cluster.redis.RedisTesting.await;
+import static io.bayeux.cluster.redis.RedisTesting.client;
+import static io.bayeux.cluster.redis.RedisTesting.node;
+import static io.bayeux.cluster.redis.RedisTesting.publish;
+import static io.bayeux.cluster.redis.RedisTesting.subscribe;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The Redis cluster's core on a real {@code valkey-server} (Debian's package) instead of
+ * redis-server: channels observed across two nodes (once each, in order, over both client
+ * transports) and presence across them (associations, messages to users, a user leaving).
+ */
+class ValkeyIT {
+    private RedisProcess valkey;
+    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    @BeforeEach
+    void startValkey() throws Exception {
+        valkey = RedisProcess.start(RedisProcess.VALKEY_SERVER);
+    }
+
+    @AfterEach
+    void stopAll() throws Exception {
+        for (int i = closing.size() - 1; i >= 0; i--) {
+            try {
+                closing.get(i).close();
+            } catch (Exception x) {
+                // keep closing the rest
+            }
+        }
+        valkey.close();
+    }
+
+    private <T extends AutoCloseable> T closing(T resource) {
+        closing.add(resource);
+        return resource;
+    }
+
+    private BayeuxClient connected(String url, String transport) throws InterruptedException {
+        BayeuxClient client = client(url, transport);
+        closing.add(client::disconnect);
+        return client;
+    }
+
+    @Test
+    void theServerIsValkey() throws Exception {
+        String version = valkey.info("valkey_version");
+        assertNotNull(version, "not a Valkey server: " + valkey.command("INFO server"));
+        assertTrue(Integer.parseInt(version.substring(0, version.indexOf('.'))) >= 7, version);
+    }
+
+    @Test
+    void channelsAcrossTwoNodesOnceEachInOrderOverBothTransports() throws Exception {
+        RedisTesting.Node a = closing(node(valkey, "/chat/**"));
+        RedisTesting.Node b = closing(node(valkey, "/chat/**"));
+        List<Object> onA = new CopyOnWriteArrayList<>();
+        List<Object> onB = new CopyOnWriteArrayList<>();
+        BayeuxClient clientA = connected(a.url(), "websocket");
+        BayeuxClient clientB = connected(b.url(), "long-polling");
+        assertTrue(subscribe(clientA, "/chat/room", (ch, m) -> onA.add(m.getDataAsMap().get("n"))).isSuccessful());
+        assertTrue(subscribe(clientB, "/chat/room", (ch, m) -> onB.add(m.getDataAsMap().get("n"))).isSuccessful());
+        await("A subscribed in Valkey", () -> a.cluster().isSubscribed("/chat/room"));
+        await("B subscribed in Valkey", () -> b.cluster().isSubscribed("/chat/room"));
+
+        BayeuxClient publisherA = connected(a.url(), "long-polling");
+        BayeuxClient publisherB = connected(b.url(), "websocket");
+        int count = 100;
+        List<Object> expected = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            publisherA.getChannel("/chat/room").publish(Map.of("n", i));
+            expected.add(i);
+        }
+        assertTrue(publish(publisherA, "/chat/room", Map.of("n", count)).isSuccessful());
+        expected.add(count);
+        // From B, after A's: once it arrived on both nodes, nothing of A's can still be on its way.
+        await("A's messages on A", () -> onA.contains(count));
+        await("A's messages on B", () -> onB.contains(count));
+        assertTrue(publish(publisherB, "/chat/room", Map.of("n", -1)).isSuccessful());
+        expected.add(-1);
+        await("the marker on A", () -> onA.contains(-1));
+        await("the marker on B", () -> onB.contains(-1));
+        assertEquals(expected, onA, "A: once each, in order");
+        assertEquals(expected, onB, "B: once each, in order");
+        assertEquals(count + 1, a.cluster().getPublished(), "each of A's messages crossed Valkey once");
+        assertEquals(1, b.cluster().getPublished());
+        assertEquals(0, a.cluster().getDropped() + b.cluster().getDropped());
+    }
+
+    @Test
+    void presenceAcrossTwoNodes() throws Exception {
+        RedisTesting.Node a = closing(node(valkey));
+        RedisTesting.Node b = closing(node(valkey));
+        RedisSeti setiA = seti(a);
+        RedisSeti setiB = seti(b);
+        List<String> eventsOnB = new CopyOnWriteArrayList<>();
+        setiB.addPresenceListener(new RedisSeti.PresenceListener() {
+            @Override
+            public void presenceAdded(Event event) {
+                eventsOnB.add("+" + event.userId() + "@" + event.node());
+            }
+
+            @Override
+            public void presenceRemoved(Event event) {
+                eventsOnB.add("-" + event.userId() + "@" + event.node());
+            }
+        });
+        BayeuxClient alice = connected(a.url(), "websocket");
+        BayeuxClient bob = connected(b.url(), "long-polling");
+        List<Object> toAlice = new CopyOnWriteArrayList<>();
+        List<Object> toBob = new CopyOnWriteArrayList<>();
+        assertTrue(subscribe(alice, "/private", (ch, m) -> toAlice.add(m.getDataAsMap().get("text"))).isSuccessful());
+        assertTrue(subscribe(bob, "/private", (ch, m) -> toBob.add(m.getDataAsMap().get("text"))).isSuccessful());
+        ServerSession aliceSession = a.server().bayeux().getSession(alice.getId());
+        ServerSession bobSession = b.server().bayeux().getSession(bob.getId());
+        assertTrue(setiA.associate("alice", aliceSession));
+        assertTrue(setiB.associate("bob", bobSession));
+
+        await("alice known on B", () -> setiB.isPresent("alice"));
+        await("bob known on A", () -> setiA.isPresent("bob"));
+        assertEquals(Set.of("alice", "bob"), setiA.getUserIds());
+        assertEquals(Set.of(setiA.getNode()), setiB.getNodes("alice"));
+        assertEquals(Set.of("+bob@" + setiB.getNode(), "+alice@" + setiA.getNode()), Set.copyOf(eventsOnB));
+        assertEquals(Set.of("alice"), Set.of(valkey.command("SMEMBERS bayeux:presence:" + setiA.getNode()).split("\r\n")[2]),
+                "A's users in Valkey, under its node id");
+
+        setiB.sendMessage("alice", "/private", Map.of("text", "hi alice"));
+        setiA.sendMessage("bob", "/private", Map.of("text", "hi bob"));
+        await("alice's message", () -> toAlice.contains("hi alice"));
+        await("bob's message", () -> toBob.contains("hi bob"));
+
+        alice.disconnect();
+        await("alice gone from B", () -> !setiB.isPresent("alice"));
+        await("the removal event", () -> eventsOnB.contains("-alice@" + setiA.getNode()));
+        assertEquals(Set.of("bob"), setiB.getUserIds());
+        assertEquals(List.of("hi alice"), toAlice);
+        assertEquals(List.of("hi bob"), toBob);
+    }
+
+    private RedisSeti seti(RedisTesting.Node node) {
+        RedisSeti seti = new RedisSeti(node.cluster());
+        seti.setPresenceTtl(Duration.ofSeconds(3));
+        seti.start();
+        closing.add(seti::stop);
+        return seti;
+    }
+}
