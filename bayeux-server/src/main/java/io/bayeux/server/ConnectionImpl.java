@@ -11,8 +11,6 @@ import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
@@ -27,8 +25,9 @@ final class ConnectionImpl implements Connection {
     private final BayeuxServerImpl server;
     private final Endpoint endpoint;
     private final LocalSessionImpl localSession;
-    private final Set<PendingBatch> pending = ConcurrentHashMap.newKeySet();
-    private final Set<ServerSessionImpl> bound = ConcurrentHashMap.newKeySet();
+    // Copy-on-write, written under this object's monitor: most connections hold one of each at most.
+    private volatile List<PendingBatch> pending = List.of();
+    private volatile List<ServerSessionImpl> bound = List.of();
     private final long openedAt;
     /** Pushes from the endpoint's event loop, or null when the endpoint has none (the session's Flusher pushes). */
     private final LoopFlusher loopFlusher;
@@ -135,14 +134,14 @@ final class ConnectionImpl implements Connection {
         }
         if (hold > 0 && session != null && !closed) {
             PendingBatch held = new PendingBatch(this, session, exchanges, replies, browser);
-            pending.add(held);
+            addPending(held);
             if (session.hold(held, hold)) {
                 if (closed) {
                     held.cancel();
                 }
                 return held;
             }
-            pending.remove(held);
+            removePending(held);
             held.markDone();
         }
         if (browser != null) {
@@ -161,7 +160,7 @@ final class ConnectionImpl implements Connection {
 
     void completeHeld(PendingBatch held) {
         releaseBrowser(held);
-        pending.remove(held);
+        removePending(held);
         held.session.released(held);
         held.session.resumed(held.connectMessage(), held.wasTimedOut());
         complete(held.session, held.exchanges, true, held.responder);
@@ -169,7 +168,7 @@ final class ConnectionImpl implements Connection {
 
     void cancelled(PendingBatch held) {
         releaseBrowser(held);
-        pending.remove(held);
+        removePending(held);
         held.session.released(held);
         held.session.connectEnded();
     }
@@ -230,9 +229,21 @@ final class ConnectionImpl implements Connection {
         }
     }
 
+    private synchronized void addPending(PendingBatch held) {
+        pending = CopyOnWrite.plus(pending, held);
+    }
+
+    private synchronized void removePending(PendingBatch held) {
+        pending = CopyOnWrite.minus(pending, held);
+    }
+
     /** A session pushes to this connection from now on. */
     void bound(ServerSessionImpl session) {
-        bound.add(session);
+        synchronized (this) {
+            if (!bound.contains(session)) {
+                bound = CopyOnWrite.plus(bound, session);
+            }
+        }
         if (closed) {
             session.unbind(this);
         }
@@ -244,13 +255,17 @@ final class ConnectionImpl implements Connection {
         if (endpoint.adoptsSessions() && endpoint.browserId() != null) {
             server.adoptingConnectionClosed(endpoint.browserId(), openedAt);
         }
-        for (PendingBatch held : List.copyOf(pending)) {
+        for (PendingBatch held : pending) {
             held.cancel();
         }
-        for (ServerSessionImpl session : List.copyOf(bound)) {
+        List<ServerSessionImpl> sessions;
+        synchronized (this) {
+            sessions = bound;
+            bound = List.of();
+        }
+        for (ServerSessionImpl session : sessions) {
             session.unbind(this);
         }
-        bound.clear();
     }
 
     boolean isClosed() {

@@ -11,13 +11,11 @@ import io.bayeux.server.spi.Endpoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -56,12 +54,14 @@ public final class ServerSessionImpl implements ServerSession {
     private boolean behind;
     /** 1 while listed in a LoopFlusher's round (see markDirty). */
     private volatile int dirty;
-    private final Map<String, Object> attributes = new ConcurrentHashMap<>();
-    private final List<Extension> extensions = new CopyOnWriteArrayList<>();
-    private final List<AddedListener> addedListeners = new CopyOnWriteArrayList<>();
-    private final List<RemoveListener> removeListeners = new CopyOnWriteArrayList<>();
-    private final List<HeartBeatListener> heartBeatListeners = new CopyOnWriteArrayList<>();
-    private final List<MessageListener> messageListeners = new CopyOnWriteArrayList<>();
+    /** Made by the first attribute set: an idle session without attributes has none. */
+    private volatile Map<String, Object> attributes;
+    // Copy-on-write, written under this object's monitor (see CopyOnWrite): nothing until the first one.
+    private volatile List<Extension> extensions = List.of();
+    private volatile List<AddedListener> addedListeners = List.of();
+    private volatile List<RemoveListener> removeListeners = List.of();
+    private volatile List<HeartBeatListener> heartBeatListeners = List.of();
+    private volatile List<MessageListener> messageListeners = List.of();
     private final Set<ServerChannelImpl> subscriptions = ConcurrentHashMap.newKeySet();
     private final AtomicInteger batchDepth = new AtomicInteger();
 
@@ -238,13 +238,13 @@ public final class ServerSessionImpl implements ServerSession {
     // --- listeners and extensions
 
     @Override
-    public void addExtension(Extension extension) {
-        extensions.add(extension);
+    public synchronized void addExtension(Extension extension) {
+        extensions = CopyOnWrite.plus(extensions, extension);
     }
 
     @Override
-    public void removeExtension(Extension extension) {
-        extensions.remove(extension);
+    public synchronized void removeExtension(Extension extension) {
+        extensions = CopyOnWrite.minus(extensions, extension);
     }
 
     @Override
@@ -257,22 +257,22 @@ public final class ServerSessionImpl implements ServerSession {
     }
 
     @Override
-    public void addListener(ServerSessionListener listener) {
+    public synchronized void addListener(ServerSessionListener listener) {
         boolean known = false;
         if (listener instanceof AddedListener l) {
-            addedListeners.add(l);
+            addedListeners = CopyOnWrite.plus(addedListeners, l);
             known = true;
         }
         if (listener instanceof RemoveListener l) {
-            removeListeners.add(l);
+            removeListeners = CopyOnWrite.plus(removeListeners, l);
             known = true;
         }
         if (listener instanceof HeartBeatListener l) {
-            heartBeatListeners.add(l);
+            heartBeatListeners = CopyOnWrite.plus(heartBeatListeners, l);
             known = true;
         }
         if (listener instanceof MessageListener l) {
-            messageListeners.add(l);
+            messageListeners = CopyOnWrite.plus(messageListeners, l);
             known = true;
         }
         known |= queue.addListener(listener);
@@ -282,11 +282,11 @@ public final class ServerSessionImpl implements ServerSession {
     }
 
     @Override
-    public void removeListener(ServerSessionListener listener) {
-        addedListeners.remove(listener);
-        removeListeners.remove(listener);
-        heartBeatListeners.remove(listener);
-        messageListeners.remove(listener);
+    public synchronized void removeListener(ServerSessionListener listener) {
+        addedListeners = CopyOnWrite.minus(addedListeners, listener);
+        removeListeners = CopyOnWrite.minus(removeListeners, listener);
+        heartBeatListeners = CopyOnWrite.minus(heartBeatListeners, listener);
+        messageListeners = CopyOnWrite.minus(messageListeners, listener);
         queue.removeListener(listener);
     }
 
@@ -325,22 +325,35 @@ public final class ServerSessionImpl implements ServerSession {
 
     @Override
     public void setAttribute(String name, Object value) {
-        attributes.put(name, value);
+        Map<String, Object> map = attributes;
+        if (map == null) {
+            synchronized (this) {
+                map = attributes;
+                if (map == null) {
+                    map = new ConcurrentHashMap<>(4);
+                    attributes = map;
+                }
+            }
+        }
+        map.put(name, value);
     }
 
     @Override
     public Object getAttribute(String name) {
-        return attributes.get(name);
+        Map<String, Object> map = attributes;
+        return map == null ? null : map.get(name);
     }
 
     @Override
     public Set<String> getAttributeNames() {
-        return Set.copyOf(attributes.keySet());
+        Map<String, Object> map = attributes;
+        return map == null ? Set.of() : Set.copyOf(map.keySet());
     }
 
     @Override
     public Object removeAttribute(String name) {
-        return attributes.remove(name);
+        Map<String, Object> map = attributes;
+        return map == null ? null : map.remove(name);
     }
 
     @Override

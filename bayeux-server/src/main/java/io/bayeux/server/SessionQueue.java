@@ -10,7 +10,6 @@ import org.slf4j.LoggerFactory;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The messages waiting to go out to one session, with its bound, its lazy timer and the
@@ -22,10 +21,11 @@ final class SessionQueue {
     private static final Logger LOG = LoggerFactory.getLogger(SessionQueue.class);
 
     private final ServerSessionImpl session;
-    private final List<DeQueueListener> deQueueListeners = new CopyOnWriteArrayList<>();
-    private final List<QueueMaxedListener> queueMaxedListeners = new CopyOnWriteArrayList<>();
-    private final List<ServerSession.QueueListener> queueListeners = new CopyOnWriteArrayList<>();
-    private final ArrayDeque<ServerMessage> queue = new ArrayDeque<>();
+    // Copy-on-write, written under this object's monitor (see CopyOnWrite): nothing until the first one.
+    private volatile List<DeQueueListener> deQueueListeners = List.of();
+    private volatile List<QueueMaxedListener> queueMaxedListeners = List.of();
+    private volatile List<ServerSession.QueueListener> queueListeners = List.of();
+    private final ArrayDeque<ServerMessage> queue = new ArrayDeque<>(4);
     /** Whether a queued message is due now: it is not lazy, or the lazy timeout expired. */
     private boolean due;
     private Scheduler.Cancellable lazyTimer;
@@ -38,27 +38,27 @@ final class SessionQueue {
     }
 
     /** @return whether the listener is one of the queue's kinds */
-    boolean addListener(ServerSession.ServerSessionListener listener) {
+    synchronized boolean addListener(ServerSession.ServerSessionListener listener) {
         boolean known = false;
         if (listener instanceof DeQueueListener l) {
-            deQueueListeners.add(l);
+            deQueueListeners = CopyOnWrite.plus(deQueueListeners, l);
             known = true;
         }
         if (listener instanceof QueueMaxedListener l) {
-            queueMaxedListeners.add(l);
+            queueMaxedListeners = CopyOnWrite.plus(queueMaxedListeners, l);
             known = true;
         }
         if (listener instanceof ServerSession.QueueListener l) {
-            queueListeners.add(l);
+            queueListeners = CopyOnWrite.plus(queueListeners, l);
             known = true;
         }
         return known;
     }
 
-    void removeListener(ServerSession.ServerSessionListener listener) {
-        deQueueListeners.remove(listener);
-        queueMaxedListeners.remove(listener);
-        queueListeners.remove(listener);
+    synchronized void removeListener(ServerSession.ServerSessionListener listener) {
+        deQueueListeners = CopyOnWrite.minus(deQueueListeners, listener);
+        queueMaxedListeners = CopyOnWrite.minus(queueMaxedListeners, listener);
+        queueListeners = CopyOnWrite.minus(queueListeners, listener);
     }
 
     /** Whether application code shapes what is taken: then it is never taken on an event loop. */

@@ -4,6 +4,7 @@ import io.bayeux.server.BayeuxServerConfig;
 import io.bayeux.server.BayeuxServerImpl;
 import io.bayeux.server.ServerSessionImpl;
 import io.bayeux.server.ext.AcknowledgedMessagesExtension;
+import io.bayeux.api.Message;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
@@ -38,14 +39,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -268,14 +270,28 @@ public final class NettyBayeuxServer {
      * is never dropped from: its overflow disconnects it, whatever the policy, so that no
      * message is lost silently: its client is told {@value #QUEUE_FULL} and handshakes afresh.
      */
-    private record QueuePolicy(QueueOverflow overflow, ExecutorService executor) implements BayeuxServer.SessionListener {
+    private static final class QueuePolicy implements BayeuxServer.SessionListener, ServerSession.QueueMaxedListener {
+        private final QueueOverflow overflow;
+        private final ExecutorService executor;
+        /** The sessions being disconnected for an overflow: once each, whatever overflows meanwhile. */
+        private final Set<ServerSession> disconnecting = ConcurrentHashMap.newKeySet();
+
+        QueuePolicy(QueueOverflow overflow, ExecutorService executor) {
+            this.overflow = overflow;
+            this.executor = executor;
+        }
+
         @Override
         public void sessionAdded(ServerSession session, ServerMessage message) {
-            if (session.isLocalSession()) {
-                return;
+            if (!session.isLocalSession()) {
+                // One listener shared by every session: an idle session costs nothing more.
+                session.addListener(this);
             }
-            AtomicBoolean disconnecting = new AtomicBoolean();
-            session.addListener((ServerSession.QueueMaxedListener) (s, queue, sender, m) -> switch (policyOf(s)) {
+        }
+
+        @Override
+        public boolean queueMaxed(ServerSession s, Queue<ServerMessage> queue, ServerSession sender, Message m) {
+            return switch (policyOf(s)) {
                 case DROP_OLDEST -> {
                     queue.poll();
                     yield true;
@@ -283,17 +299,17 @@ public final class NettyBayeuxServer {
                 case DROP_NEWEST -> false;
                 case DISCONNECT -> {
                     // Under the session lock: remove it from another thread, once, whatever overflows meanwhile.
-                    if (disconnecting.compareAndSet(false, true)) {
+                    if (disconnecting.add(s)) {
                         try {
                             executor.execute(() -> disconnect(s));
                         } catch (RejectedExecutionException x) {
                             LOG.warn("Cannot disconnect {}, whose queue is full: executor overloaded; the next overflow tries again", s);
-                            disconnecting.set(false);
+                            disconnecting.remove(s);
                         }
                     }
                     yield false;
                 }
-            });
+            };
         }
 
         private QueueOverflow policyOf(ServerSession session) {
@@ -311,6 +327,7 @@ public final class NettyBayeuxServer {
 
         @Override
         public void sessionRemoved(ServerSession session, ServerMessage message, boolean timeout) {
+            disconnecting.remove(session);
         }
     }
 

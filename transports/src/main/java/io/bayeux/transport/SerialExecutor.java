@@ -12,7 +12,7 @@ import java.util.concurrent.RejectedExecutionException;
 public final class SerialExecutor implements Executor {
     private final Executor executor;
     /** Guarded by this. */
-    private final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+    private final ArrayDeque<Runnable> tasks = new ArrayDeque<>(2);
     /** Guarded by this. */
     private boolean running;
 

@@ -143,10 +143,11 @@ public final class LongPollingTransport implements ClientTransport {
             return;
         }
         ChannelFuture connect = bootstrap.connect(url.getHost(), NettyClients.port(url));
+        // Known from now on, still connecting: an abort meanwhile closes it too, and the exchange fails.
+        all.add(connect.channel());
+        connect.channel().closeFuture().addListener(f -> all.remove(connect.channel()));
         connect.addListener(future -> {
             if (future.isSuccess()) {
-                all.add(connect.channel());
-                connect.channel().closeFuture().addListener(f -> all.remove(connect.channel()));
                 write(connect.channel(), exchange);
             } else {
                 failed(exchange, future.cause());

@@ -60,9 +60,9 @@ final class WebSocketFrameHandler extends SimpleChannelInboundHandler<WebSocketF
      * Batches that publish, held while the server is behind with deliveries (and every batch
      * after them, to keep their order); only touched by the serial executor.
      */
-    private final ArrayDeque<List<ServerMessage.Mutable>> held = new ArrayDeque<>();
+    private ArrayDeque<List<ServerMessage.Mutable>> held;
     /** The sessions that handshook on this connection, when a handshake per connection is required. */
-    private final Set<String> handshaken = ConcurrentHashMap.newKeySet();
+    private final Set<String> handshaken;
 
     WebSocketFrameHandler(WebSocketServerHandshaker handshaker, BayeuxServerImpl bayeux, NettyBayeuxServer.Builder config,
                           Executor executor, WebSocketEndpoint endpoint) {
@@ -72,6 +72,7 @@ final class WebSocketFrameHandler extends SimpleChannelInboundHandler<WebSocketF
         this.serial = new SerialExecutor(executor);
         this.endpoint = endpoint;
         this.connection = bayeux.newConnection(endpoint);
+        this.handshaken = handshakePerConnection ? ConcurrentHashMap.newKeySet() : null;
     }
 
     @Override
@@ -125,7 +126,10 @@ final class WebSocketFrameHandler extends SimpleChannelInboundHandler<WebSocketF
                 }
             }
         }
-        if (!held.isEmpty() || (publishes(batch) && bayeux.isBehind())) {
+        if ((held != null && !held.isEmpty()) || (publishes(batch) && bayeux.isBehind())) {
+            if (held == null) {
+                held = new ArrayDeque<>();
+            }
             // Readers that keep reading wait for deliveries: the publisher waits, not their
             // messages dropped. What it sent is held, in order, and it is no longer read.
             held.add(batch);
