@@ -31,11 +31,24 @@ public final class TestClient {
     public final BlockingQueue<Map<String, Object>> pushed = new LinkedBlockingQueue<>();
     /** How many pushes ({@link Endpoint#write} calls) this client received: one per batch of messages. */
     public final AtomicInteger writes = new AtomicInteger();
+    /** How many times the core flushed this client's endpoint (event loop endpoints only). */
+    public final AtomicInteger flushes = new AtomicInteger();
+    /** What the endpoint answers to {@code isWritable()}. */
+    public volatile boolean writable = true;
+    /** What the endpoint answers to {@code isStalled()}. */
+    public volatile boolean stalled;
+    private final java.util.concurrent.Executor eventLoop;
     private volatile String clientId;
 
     public TestClient(BayeuxServerImpl server, boolean push) {
+        this(server, push, null);
+    }
+
+    /** A pushing client whose endpoint has {@code eventLoop} (null: none), as a WebSocket's has. */
+    public TestClient(BayeuxServerImpl server, boolean push, java.util.concurrent.Executor eventLoop) {
         this.server = server;
         this.push = push;
+        this.eventLoop = eventLoop;
         this.connection = server.newConnection(new TestEndpoint());
     }
 
@@ -217,6 +230,26 @@ public final class TestClient {
             writes.incrementAndGet();
             pushed.addAll(parsed);
             written.succeed(null);
+        }
+
+        @Override
+        public java.util.concurrent.Executor eventLoop() {
+            return eventLoop;
+        }
+
+        @Override
+        public boolean isWritable() {
+            return writable;
+        }
+
+        @Override
+        public boolean isStalled() {
+            return stalled;
+        }
+
+        @Override
+        public void flush() {
+            flushes.incrementAndGet();
         }
 
         @Override
