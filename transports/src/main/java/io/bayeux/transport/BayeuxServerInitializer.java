@@ -8,6 +8,7 @@ import io.bayeux.transport.http.StaticResources;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.compression.CompressionOptions;
 import io.netty.handler.codec.http.HttpContentCompressor;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpServerCodec;
@@ -26,7 +27,11 @@ import java.util.concurrent.TimeUnit;
  * WebSocket when asked.
  */
 final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
+    /** Responses smaller than this go uncompressed, whatever the client accepts. */
+    static final int GZIP_MIN_BYTES = 1024;
     private final NettyBayeuxServer server;
+    /** The event loops' outboxes: responses written from the executor, one wake-up per loop and burst. */
+    private final LoopOutbox.Registry outboxes = new LoopOutbox.Registry();
     private final SslContext ssl;
     private final CorsConfig cors;
     /** Shared by every connection's handler (both thread-safe). */
@@ -64,13 +69,14 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
         pipeline.addLast(RequestTimeoutHandler.STARTER_NAME, requestTimeout.starter());
         pipeline.addLast("http", new HttpServerCodec(4096, 8192, 8192));
         pipeline.addLast(RequestTimeoutHandler.NAME, requestTimeout);
-        pipeline.addLast("gzip", new HttpContentCompressor());
+        // Small responses (most Bayeux replies) gain nothing from gzip but its CPU: only 1 KiB and more.
+        pipeline.addLast("gzip", new HttpContentCompressor(GZIP_MIN_BYTES, new CompressionOptions[0]));
         if (config.websocketCompression()) {
             pipeline.addLast("wsDeflate", new WebSocketServerCompressionHandler(0));
         }
         pipeline.addLast("aggregator", new BodyAggregator(config.maxMessageSize()));
         pipeline.addLast(HttpRequestHandler.CORS, new CorsHandler(cors));
         pipeline.addLast(HttpRequestHandler.IDLE, new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
-        pipeline.addLast("bayeux", new HttpRequestHandler(server.bayeux(), config, server.executor(), statics, browserCookie));
+        pipeline.addLast("bayeux", new HttpRequestHandler(server.bayeux(), config, server.executor(), statics, browserCookie, outboxes));
     }
 }

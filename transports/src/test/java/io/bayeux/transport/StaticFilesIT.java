@@ -24,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Static files next to the Bayeux endpoint: content types, caching, compression, and no way out of the root. */
 class StaticFilesIT {
     private static final String INDEX = "<!doctype html><title>Bayeux</title><script src=app.js></script>";
-    private static final String SCRIPT = "console.log('bayeux');\n".repeat(20);
+    /** Large enough to be gzipped (responses under 1 KiB are not). */
+    private static final String SCRIPT = "console.log('bayeux');\n".repeat(100);
     private static final String STYLE = "body { margin: 0; }\n";
     private static final String SECRET = "the secret outside the root";
 
@@ -39,6 +40,7 @@ class StaticFilesIT {
         Files.writeString(root.resolve("index.html"), INDEX);
         Files.writeString(root.resolve("app.js"), SCRIPT);
         Files.writeString(root.resolve("style.css"), STYLE);
+        Files.writeString(root.resolve("small.txt"), "small");
         Files.writeString(temp.resolve("secret.txt"), SECRET);
         server = NettyBayeuxServer.builder().port(0).staticRoot(root.toString()).build().start();
     }
@@ -100,6 +102,14 @@ class StaticFilesIT {
             assertEquals(SCRIPT, new String(in.readAllBytes(), StandardCharsets.UTF_8));
         }
         assertTrue(get("/app.js", null, null).headers().firstValue("Content-Encoding").isEmpty());
+    }
+
+    @Test
+    void smallResponsesAreNotGzippedEvenWhenTheClientAcceptsIt() throws Exception {
+        HttpResponse<byte[]> response = get("/small.txt", null, "gzip");
+        assertEquals(200, response.statusCode());
+        assertTrue(response.headers().firstValue("Content-Encoding").isEmpty(), response.headers().toString());
+        assertEquals("small", new String(response.body(), StandardCharsets.UTF_8));
     }
 
     @Test

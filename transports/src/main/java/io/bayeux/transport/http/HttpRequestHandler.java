@@ -5,6 +5,7 @@ import io.bayeux.common.json.JsonCodec;
 import io.bayeux.server.BayeuxServerImpl;
 import io.bayeux.server.Scheduler;
 import io.bayeux.server.spi.Connection;
+import io.bayeux.transport.LoopOutbox;
 import io.bayeux.transport.NettyBayeuxServer;
 import io.bayeux.transport.websocket.WebSocketUpgrade;
 import io.netty.buffer.ByteBufUtil;
@@ -60,6 +61,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     private final Executor executor;
     private final StaticResources statics;
     private final BrowserCookie browserCookie;
+    private final LoopOutbox.Registry outboxes;
     /** The endpoint path followed by a slash: paths under it are Bayeux too. */
     private final String endpointPrefix;
     /** Whether this connection is TLS: set when the handler joins the pipeline, after the TLS handler. */
@@ -76,6 +78,16 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     /** A handler for one connection, with what every connection of the server shares (both thread-safe). */
     public HttpRequestHandler(BayeuxServerImpl bayeux, NettyBayeuxServer.Builder config, Executor executor, StaticResources statics,
                               BrowserCookie browserCookie) {
+        this(bayeux, config, executor, statics, browserCookie, new LoopOutbox.Registry());
+    }
+
+    /**
+     * A handler for one connection, with what every connection of the server shares: responses
+     * written from other threads go through {@code outboxes}, one round per event loop.
+     */
+    public HttpRequestHandler(BayeuxServerImpl bayeux, NettyBayeuxServer.Builder config, Executor executor, StaticResources statics,
+                              BrowserCookie browserCookie, LoopOutbox.Registry outboxes) {
+        this.outboxes = outboxes;
         this.bayeux = bayeux;
         this.config = config;
         this.executor = executor;
@@ -334,14 +346,20 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
                 response.headers().add(HttpHeaderNames.SET_COOKIE, browserCookie.setCookie(newBrowserId, secure));
             }
             response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
+            LoopOutbox outbox = outboxes.of(ctx.channel());
             if (keepAlive) {
                 response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
-                ctx.writeAndFlush(response);
+                outbox.write(ctx.channel(), () -> ctx.write(response));
             } else {
                 response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-                ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+                outbox.write(ctx.channel(), () -> ctx.write(response).addListener(ChannelFutureListener.CLOSE));
             }
         }
+    }
+
+    /** The outbox of {@code channel}'s event loop: writes from other threads, in rounds. */
+    public LoopOutbox outbox(io.netty.channel.Channel channel) {
+        return outboxes.of(channel);
     }
 
     // --- cookies

@@ -7,6 +7,7 @@ import io.bayeux.common.json.JsonCodec;
 import io.bayeux.server.BayeuxServerImpl;
 import io.bayeux.server.ServerMessageImpl;
 import io.bayeux.server.spi.Endpoint;
+import io.bayeux.transport.LoopOutbox;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -45,13 +46,16 @@ final class WebSocketEndpoint implements Endpoint {
     /** The upgrade request's: every message on this connection carries it. */
     private final BayeuxContext bayeuxContext;
     private final long stallNanos;
+    /** Where replies written from the executor go: the loop's next round. */
+    private final LoopOutbox outbox;
     /** Counts writability changes, so that a check scheduled before the last change does nothing; loop-confined. */
     private long writabilityEpisode;
     /** Whether the channel stayed unwritable for a stall time without its reader taking any byte. */
     private volatile boolean stalled;
 
     WebSocketEndpoint(Channel channel, BayeuxServerImpl bayeux, String browserId, boolean cookieLess,
-                      String userAgent, InetSocketAddress remoteAddress, BayeuxContext bayeuxContext, long stallNanos) {
+                      String userAgent, InetSocketAddress remoteAddress, BayeuxContext bayeuxContext, long stallNanos,
+                      LoopOutbox outbox) {
         this.channel = channel;
         this.bayeux = bayeux;
         this.browserId = browserId;
@@ -60,6 +64,7 @@ final class WebSocketEndpoint implements Endpoint {
         this.remoteAddress = remoteAddress;
         this.bayeuxContext = bayeuxContext;
         this.stallNanos = stallNanos;
+        this.outbox = outbox;
     }
 
     @Override
@@ -157,14 +162,8 @@ final class WebSocketEndpoint implements Endpoint {
 
     /** Replies to what the client sent: written and flushed from any thread, in order with the pushes of the loop. */
     void reply(List<ServerMessage> messages) {
-        if (messages.isEmpty()) {
-            return;
-        }
-        if (channel.eventLoop().inEventLoop()) {
-            write(messages, Promise.noop());
-            channel.flush();
-        } else {
-            channel.eventLoop().execute(() -> reply(messages));
+        if (!messages.isEmpty()) {
+            outbox.write(channel, () -> write(messages, Promise.noop()));
         }
     }
 

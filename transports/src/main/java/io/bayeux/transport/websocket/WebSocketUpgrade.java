@@ -83,7 +83,7 @@ public final class WebSocketUpgrade {
         RequestContext context = new RequestContext(ctx.channel(), request, config.path(), WEBSOCKET);
         WebSocketFrameHandler frames = new WebSocketFrameHandler(handshaker, bayeux, config, executor,
                 new WebSocketEndpoint(ctx.channel(), bayeux, browserId, cookieLess, request.headers().get(HttpHeaderNames.USER_AGENT), remote, context,
-                        config.stallTime().toNanos()));
+                        config.stallTime().toNanos(), http.outbox(ctx.channel())));
         pipeline.replace(http, WebSocketFrameHandler.NAME, frames);
         pipeline.addBefore(WebSocketFrameHandler.NAME, "wsAggregator", new WebSocketFrameAggregator(config.maxMessageSize()));
         // The handshaker does not validate UTF-8 (only WebSocketServerProtocolHandler adds this):

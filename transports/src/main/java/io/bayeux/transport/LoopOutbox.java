@@ -1,0 +1,95 @@
+package io.bayeux.transport;
+
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Writes that other threads hand to one event loop, done in rounds: the first write after a
+ * round submits one task, which does every write waiting (unflushed) and then flushes each
+ * channel it wrote to once. When a publish answers a hundred held long-polls from the
+ * executor, their loop wakes up once rather than a hundred times, and a channel that got two
+ * answers in the round is flushed once. A write asked for on the loop itself is done at once.
+ */
+public final class LoopOutbox implements Runnable {
+    /** Writes done in one task before the loop gets to its other work. */
+    private static final int ROUND_LIMIT = 4096;
+
+    private final EventLoop loop;
+    private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    /** The channels written to in the current round; loop-confined. */
+    private final Set<Channel> written = Collections.newSetFromMap(new IdentityHashMap<>());
+
+    private LoopOutbox(EventLoop loop) {
+        this.loop = loop;
+    }
+
+    private record Pending(Channel channel, Runnable write) {
+    }
+
+    /** The outboxes of one server's event loops. */
+    public static final class Registry {
+        private final Map<EventLoop, LoopOutbox> outboxes = new ConcurrentHashMap<>();
+
+        /** The outbox of {@code channel}'s event loop. */
+        public LoopOutbox of(Channel channel) {
+            return outboxes.computeIfAbsent(channel.eventLoop(), LoopOutbox::new);
+        }
+    }
+
+    /**
+     * Runs {@code write} (which writes to {@code channel} without flushing) on the loop, in the
+     * next round, then flushes the channel; at once when called on the loop. Any thread.
+     */
+    public void write(Channel channel, Runnable write) {
+        if (loop.inEventLoop()) {
+            write.run();
+            channel.flush();
+            return;
+        }
+        pending.add(new Pending(channel, write));
+        if (scheduled.compareAndSet(false, true)) {
+            try {
+                loop.execute(this);
+            } catch (RejectedExecutionException x) {
+                // The loop is shutting down, and its channels with it.
+                scheduled.set(false);
+                pending.clear();
+            }
+        }
+    }
+
+    @Override
+    public void run() {
+        int done = 0;
+        while (true) {
+            Pending next;
+            while (done < ROUND_LIMIT && (next = pending.poll()) != null) {
+                done++;
+                next.write().run();
+                written.add(next.channel());
+            }
+            for (Channel channel : written) {
+                channel.flush();
+            }
+            written.clear();
+            scheduled.set(false);
+            if (pending.isEmpty() || !scheduled.compareAndSet(false, true)) {
+                return;
+            }
+            if (done >= ROUND_LIMIT) {
+                loop.execute(this);
+                return;
+            }
+        }
+    }
+}
