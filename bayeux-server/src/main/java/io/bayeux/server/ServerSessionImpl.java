@@ -20,8 +20,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A session on the server: state, subscriptions and a queue guarded by one lock, a
- * {@link Flusher} for pushing endpoints, and the held {@code /meta/connect} for the others.
+ * A session on the server: state, subscriptions and a queue guarded by one lock; pushed from
+ * its connection's event loop in {@link LoopFlusher} rounds, or by its own {@link Flusher} when
+ * the endpoint has no loop (or the session has {@code DeQueueListener}s); the held
+ * {@code /meta/connect} for endpoints that cannot push.
  *
  * <p>The lock guards the queue, the held connect, the push connection, the lazy timer and the
  * expiry. User code never runs under it, except {@link DeQueueListener}s and

@@ -129,7 +129,7 @@ class SlowConsumerIT {
         QueueWatch watch = new QueueWatch();
         stalledSession.addListener(watch);
         connectReaders(READERS);
-        // The flusher takes the next batch when a write completes: application code, which must not run on an event loop.
+        // A session with a DeQueueListener has its queue taken on the executor: application code never runs on an event loop.
         AtomicInteger deQueues = new AtomicInteger();
         AtomicInteger deQueuesOnEventLoop = new AtomicInteger();
         server.bayeux().getSession(readers.get(0).clientId).addListener((ServerSession.DeQueueListener) (session, queue) -> {
