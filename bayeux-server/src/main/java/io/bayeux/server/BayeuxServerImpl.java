@@ -934,7 +934,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
         if (error != null && !told) {
             sessions.rememberReason(session.getId(), error);
         }
-        for (ServerChannelImpl channel : List.copyOf(session.subscriptions())) {
+        for (ServerChannelImpl channel : session.subscriptions()) {
             channel.unsubscribe(session, message);
         }
         for (ServerSession.RemoveListener listener : session.removeListeners()) {

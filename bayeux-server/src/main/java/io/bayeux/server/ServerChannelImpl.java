@@ -217,7 +217,7 @@ final class ServerChannelImpl implements ServerChannel {
         if (gone) {
             return successor().subscribe(session, message);
         }
-        session.subscriptions().add(this);
+        session.subscribed(this);
         for (SubscriptionListener listener : subscriptionListeners) {
             server.safely(listener, () -> listener.subscribed(session, this, message));
         }
@@ -234,7 +234,7 @@ final class ServerChannelImpl implements ServerChannel {
         if (!subscribers.remove(session)) {
             return false;
         }
-        session.subscriptions().remove(this);
+        session.unsubscribed(this);
         for (SubscriptionListener listener : subscriptionListeners) {
             server.safely(listener, () -> listener.unsubscribed(session, this, message));
         }

@@ -64,7 +64,8 @@ public final class ServerSessionImpl implements ServerSession {
     private volatile List<RemoveListener> removeListeners = List.of();
     private volatile List<HeartBeatListener> heartBeatListeners = List.of();
     private volatile List<MessageListener> messageListeners = List.of();
-    private final Set<ServerChannelImpl> subscriptions = ConcurrentHashMap.newKeySet();
+    /** Copy-on-write under this object's monitor: a handful of channels costs a small array, not a hash set. */
+    private volatile List<ServerChannelImpl> subscriptions = List.of();
     private final AtomicInteger batchDepth = new AtomicInteger();
 
     /** Guarded by lock. */
@@ -363,8 +364,20 @@ public final class ServerSessionImpl implements ServerSession {
         return Set.copyOf(subscriptions);
     }
 
-    Set<ServerChannelImpl> subscriptions() {
+    /** The channels this session is subscribed to, as they were when asked. */
+    List<ServerChannelImpl> subscriptions() {
         return subscriptions;
+    }
+
+    /** The channel counts this session among its subscribers (called once per subscription). */
+    synchronized void subscribed(ServerChannelImpl channel) {
+        if (!subscriptions.contains(channel)) {
+            subscriptions = CopyOnWrite.plus(subscriptions, channel);
+        }
+    }
+
+    synchronized void unsubscribed(ServerChannelImpl channel) {
+        subscriptions = CopyOnWrite.minus(subscriptions, channel);
     }
 
     @Override
