@@ -6,11 +6,14 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.ReadOnlyHttpHeaders;
 import io.netty.handler.codec.http.cookie.Cookie;
 import io.netty.handler.codec.http.cookie.ServerCookieDecoder;
 import io.netty.handler.ssl.SslHandler;
 
 import java.net.InetSocketAddress;
+import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -40,7 +43,29 @@ public final class RequestContext implements BayeuxContext {
 
     /** A context whose connection is known to be TLS ({@code secure}) or not, without looking for the TLS handler. */
     public RequestContext(Channel channel, HttpRequest request, String contextPath, String transportName, boolean secure) {
-        this.headers = request.headers();
+        this(channel, request, request.headers(), contextPath, transportName, secure);
+    }
+
+    /**
+     * The context of a WebSocket upgrade, which lives as long as its connection: the headers are
+     * copied into a flat read-only array, a fraction of the memory of the request's own.
+     */
+    public static RequestContext ofUpgrade(Channel channel, HttpRequest request, String contextPath, String transportName) {
+        HttpHeaders original = request.headers();
+        CharSequence[] pairs = new CharSequence[original.size() * 2];
+        int at = 0;
+        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = original.iteratorCharSequence(); it.hasNext(); ) {
+            Map.Entry<CharSequence, CharSequence> header = it.next();
+            pairs[at++] = header.getKey();
+            pairs[at++] = header.getValue();
+        }
+        HttpHeaders compact = new ReadOnlyHttpHeaders(false, at == pairs.length ? pairs : Arrays.copyOf(pairs, at));
+        return new RequestContext(channel, request, compact, contextPath, transportName,
+                channel.pipeline().get(SslHandler.class) != null);
+    }
+
+    private RequestContext(Channel channel, HttpRequest request, HttpHeaders headers, String contextPath, String transportName, boolean secure) {
+        this.headers = headers;
         this.uri = request.uri();
         this.secure = secure;
         this.contextPath = contextPath;

@@ -80,7 +80,7 @@ public final class WebSocketUpgrade {
             headers.add(HttpHeaderNames.SET_COOKIE, cookie.setCookie(browserId, HttpRequestHandler.isSecure(ctx)));
         }
         InetSocketAddress remote = ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
-        RequestContext context = new RequestContext(ctx.channel(), request, config.path(), WEBSOCKET);
+        RequestContext context = RequestContext.ofUpgrade(ctx.channel(), request, config.path(), WEBSOCKET);
         WebSocketFrameHandler frames = new WebSocketFrameHandler(handshaker, bayeux, config, executor,
                 new WebSocketEndpoint(ctx.channel(), bayeux, browserId, cookieLess, request.headers().get(HttpHeaderNames.USER_AGENT), remote, context,
                         config.stallTime().toNanos(), http.outbox(ctx.channel())));
