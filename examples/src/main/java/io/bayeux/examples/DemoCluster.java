@@ -1,7 +1,5 @@
 package io.bayeux.examples;
 
-import io.bayeux.api.server.ConfigurableServerChannel;
-import io.bayeux.api.server.ServerChannel;
 import io.bayeux.oort.OortConfig;
 import io.bayeux.oort.OortNode;
 import io.bayeux.transport.NettyBayeuxServer;
@@ -62,28 +60,9 @@ final class DemoCluster {
         OortNode node = OortNode.start(builder, config.build());
         ClusterMembers.install(node.server().bayeux(), node.seti());
         for (String pattern : List.of("/chat/**", "/chat/*")) {
-            skipRepublished(node, pattern);
+            Republished.skipListeners(node.server().bayeux(), pattern, node.oort()::isOortSession);
         }
         return node;
-    }
-
-    /**
-     * Messages from other nodes were filtered (markup escaped, words masked) on their node
-     * already, and escaping twice would show {@code &amp;lt;}: the chat's channel listeners let
-     * them through as they are.
-     */
-    private static void skipRepublished(OortNode node, String pattern) {
-        ServerChannel channel = node.server().bayeux().getChannel(pattern);
-        if (channel == null) {
-            return;
-        }
-        for (ConfigurableServerChannel.ServerChannelListener listener : channel.getListeners()) {
-            if (listener instanceof ServerChannel.MessageListener inner) {
-                channel.removeListener(listener);
-                channel.addListener((ServerChannel.MessageListener) (from, ch, message) ->
-                        node.oort().isOortSession(from) || inner.onMessage(from, ch, message));
-            }
-        }
     }
 
     List<String> peers() {

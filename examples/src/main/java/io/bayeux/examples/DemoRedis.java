@@ -1,7 +1,5 @@
 package io.bayeux.examples;
 
-import io.bayeux.api.server.ConfigurableServerChannel;
-import io.bayeux.api.server.ServerChannel;
 import io.bayeux.cluster.redis.RedisCluster;
 import io.bayeux.cluster.redis.RedisSeti;
 import io.bayeux.transport.NettyBayeuxServer;
@@ -63,23 +61,8 @@ final class DemoRedis {
         seti.start();
         ClusterMembers.install(server.bayeux(), seti);
         for (String pattern : List.of("/chat/**", "/chat/*")) {
-            skipRepublished(server, cluster, pattern);
+            Republished.skipListeners(server.bayeux(), pattern, cluster::isClusterSession);
         }
         return new Node(server, cluster, seti);
-    }
-
-    /** Messages from other nodes were filtered on their node already: the chat's listeners let them through. */
-    private static void skipRepublished(NettyBayeuxServer server, RedisCluster cluster, String pattern) {
-        ServerChannel channel = server.bayeux().getChannel(pattern);
-        if (channel == null) {
-            return;
-        }
-        for (ConfigurableServerChannel.ServerChannelListener listener : channel.getListeners()) {
-            if (listener instanceof ServerChannel.MessageListener inner) {
-                channel.removeListener(listener);
-                channel.addListener((ServerChannel.MessageListener) (from, ch, message) ->
-                        cluster.isClusterSession(from) || inner.onMessage(from, ch, message));
-            }
-        }
     }
 }
