@@ -70,6 +70,8 @@ class SlowConsumerIT {
     /** The publisher waits when a reader is this many messages behind, far below the readers' own queue bound. */
     private static final int MAX_BEHIND = 500;
     private static final int CHUNK = 100;
+    /** Messages per long-polling publish request. */
+    private static final int BATCH = 25;
     /** The most the server's memory (heap after GC, plus bytes waiting in its connections' outbound buffers) may grow. */
     private static final long MAX_GROWTH = 25L * 1024 * 1024;
     private static final Duration TIME_LIMIT = Duration.ofSeconds(120);
@@ -332,6 +334,82 @@ class SlowConsumerIT {
             assertEquals(total, reader.count.get(), "messages received by " + reader.clientId);
             assertEquals((long) total * (total - 1) / 2, reader.sum.get(), "each message exactly once at " + reader.clientId);
         }
+    }
+
+    @Test
+    void anOverloadedServerHoldsLongPollingPublishesInsteadOfDroppingWhatReadersAreReading() throws Exception {
+        int maxQueue = 200;
+        start(QueueOverflow.DROP_NEWEST, maxQueue);
+        long deadline = System.nanoTime() + TIME_LIMIT.toNanos();
+        connectReaders(READERS);
+        List<QueueWatch> watches = new ArrayList<>();
+        for (Reader reader : readers) {
+            QueueWatch watch = new QueueWatch();
+            server.bayeux().getSession(reader.clientId).addListener(watch);
+            watches.add(watch);
+        }
+        // Four long-polling clients publish 1 KiB messages in batches of 25, back to back, each
+        // waiting only for its previous batch's answer: more than the server can deliver to 50 readers.
+        int publishers = 4;
+        int each = MESSAGES / 10;
+        List<Thread> threads = new ArrayList<>();
+        List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        long started = System.nanoTime();
+        for (int p = 0; p < publishers; p++) {
+            int first = p * each;
+            threads.add(Thread.ofPlatform().name("lp-publisher-" + p).start(() -> {
+                try (HttpClient client = HttpClient.newBuilder().cookieHandler(new java.net.CookieManager()).build()) {
+                    String clientId = (String) postForReply(client, message("/meta/handshake", null, "version", "1.0",
+                            "supportedConnectionTypes", List.of("long-polling")), "/meta/handshake").get("clientId");
+                    for (int i = first; i < first + each; i += BATCH) {
+                        List<Map<String, Object>> batch = new ArrayList<>();
+                        for (int j = i; j < Math.min(i + BATCH, first + each); j++) {
+                            batch.add(message(CHANNEL, clientId, "data", payload(j)));
+                        }
+                        postForReply(client, batch, CHANNEL);
+                    }
+                } catch (Exception | AssertionError x) {
+                    failures.add(Thread.currentThread().getName() + ": " + x);
+                }
+            }));
+        }
+        for (Thread thread : threads) {
+            thread.join(TIME_LIMIT.toMillis());
+        }
+        assertEquals(List.of(), failures);
+        int total = publishers * each;
+        int overflowsSent = watches.stream().mapToInt(w -> w.calls.get()).sum();
+        assertEquals(0, overflowsSent, "overflows while publishing; readers at " + readers.stream().map(r -> r.count.get()).toList());
+        awaitReaders(total, deadline);
+        System.out.printf("SlowConsumerIT: %d long-polling publishers sent %d messages, %d readers got all of them in %d ms%n",
+                publishers, total, READERS, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        for (Reader reader : readers) {
+            assertEquals(total, reader.count.get(), "messages received by " + reader.clientId);
+            assertEquals((long) total * (total - 1) / 2, reader.sum.get(), "each message exactly once at " + reader.clientId);
+        }
+    }
+
+    /** POSTs one message over long-polling; returns its successful reply. */
+    private Map<String, Object> postForReply(HttpClient client, Map<String, Object> message, String channel) throws Exception {
+        return postForReply(client, List.of(message), channel);
+    }
+
+    /** POSTs a batch over long-polling; returns the first successful reply on {@code channel}. */
+    private Map<String, Object> postForReply(HttpClient client, List<Map<String, Object>> batch, String channel) throws Exception {
+        String body;
+        try {
+            body = new String(JSON.write(batch), StandardCharsets.UTF_8);
+        } catch (Exception x) {
+            throw new AssertionError(x);
+        }
+        java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(server.uri()).timeout(Duration.ofSeconds(60))
+                .header("Content-Type", "application/json")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build();
+        java.net.http.HttpResponse<String> response = client.send(request, java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, response.statusCode(), response.body());
+        Map<String, Object> reply = successfulReply(parse(response.body()), channel);
+        assertNotNull(reply, "a successful reply on " + channel + " in " + response.body());
+        return reply;
     }
 
     /** The server's connections it does not read, with why: for failure messages. */

@@ -288,6 +288,29 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
                 fail(HttpResponseStatus.BAD_REQUEST, "Empty batch: POST a JSON array of Bayeux messages");
                 return;
             }
+            handleWhenCaughtUp(batch);
+        }
+
+        /**
+         * A batch that publishes while the server is behind with deliveries waits until it caught
+         * up: its client, waiting for the answer, sends nothing more meanwhile (the publisher is
+         * slowed down, not the readers' messages dropped).
+         */
+        private void handleWhenCaughtUp(List<ServerMessage.Mutable> batch) {
+            if (bayeux.isBehind() && publishes(batch)) {
+                bayeux.whenCaughtUp(() -> {
+                    try {
+                        executor.execute(() -> handleWhenCaughtUp(batch));
+                    } catch (RejectedExecutionException x) {
+                        fail(HttpResponseStatus.SERVICE_UNAVAILABLE, "Server overloaded, retry later");
+                    }
+                });
+                return;
+            }
+            handle(batch);
+        }
+
+        private void handle(List<ServerMessage.Mutable> batch) {
             InetSocketAddress remote = context.getRemoteAddress();
             // A session made by a request without the cookie belongs to the cookie this response sets.
             String sessionBrowser = browserId != null ? browserId : newBrowserId;
@@ -360,6 +383,17 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     /** The outbox of {@code channel}'s event loop: writes from other threads, in rounds. */
     public LoopOutbox outbox(io.netty.channel.Channel channel) {
         return outboxes.of(channel);
+    }
+
+    /** Whether a batch holds a message that is not a meta message: a publish. */
+    public static boolean publishes(List<ServerMessage.Mutable> batch) {
+        for (ServerMessage.Mutable message : batch) {
+            String channel = message.getChannel();
+            if (channel != null && !channel.startsWith("/meta/")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // --- cookies

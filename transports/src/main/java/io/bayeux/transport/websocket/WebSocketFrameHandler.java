@@ -9,6 +9,7 @@ import io.bayeux.server.spi.Connection;
 import io.bayeux.transport.NettyBayeuxServer;
 import io.bayeux.transport.ReadGate;
 import io.bayeux.transport.SerialExecutor;
+import io.bayeux.transport.http.HttpRequestHandler;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -126,7 +127,7 @@ final class WebSocketFrameHandler extends SimpleChannelInboundHandler<WebSocketF
                 }
             }
         }
-        if ((held != null && !held.isEmpty()) || (publishes(batch) && bayeux.isBehind())) {
+        if ((held != null && !held.isEmpty()) || (HttpRequestHandler.publishes(batch) && bayeux.isBehind())) {
             if (held == null) {
                 held = new ArrayDeque<>();
             }
@@ -150,7 +151,7 @@ final class WebSocketFrameHandler extends SimpleChannelInboundHandler<WebSocketF
                 try {
                     while (!held.isEmpty()) {
                         List<ServerMessage.Mutable> batch = held.peek();
-                        if (publishes(batch) && bayeux.isBehind()) {
+                        if (HttpRequestHandler.publishes(batch) && bayeux.isBehind()) {
                             bayeux.whenCaughtUp(() -> resumeHeld(ctx));
                             return;
                         }
@@ -180,16 +181,6 @@ final class WebSocketFrameHandler extends SimpleChannelInboundHandler<WebSocketF
             }
             endpoint.reply(replies);
         });
-    }
-
-    private static boolean publishes(List<ServerMessage.Mutable> batch) {
-        for (ServerMessage.Mutable message : batch) {
-            String channel = message.getChannel();
-            if (channel != null && !channel.startsWith("/meta/")) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static void close(ChannelHandlerContext ctx, WebSocketCloseStatus status, String reason) {
