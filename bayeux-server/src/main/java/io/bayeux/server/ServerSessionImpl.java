@@ -11,6 +11,8 @@ import io.bayeux.server.spi.Endpoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -34,11 +36,13 @@ public final class ServerSessionImpl implements ServerSession {
 
     enum State { NEW, HANDSHAKEN, CONNECTED, REMOVED }
 
-    private static final java.lang.invoke.VarHandle DIRTY;
+    /** Queue length past which a session with an unbounded queue counts as one the server is behind with. */
+    static final int UNBOUNDED_BEHIND_MARK = 1000;
+    private static final VarHandle DIRTY;
 
     static {
         try {
-            DIRTY = java.lang.invoke.MethodHandles.lookup().findVarHandle(ServerSessionImpl.class, "dirty", int.class);
+            DIRTY = MethodHandles.lookup().findVarHandle(ServerSessionImpl.class, "dirty", int.class);
         } catch (ReflectiveOperationException x) {
             throw new ExceptionInInitializerError(x);
         }
@@ -50,8 +54,6 @@ public final class ServerSessionImpl implements ServerSession {
     private final ReentrantLock lock = new ReentrantLock();
     /** The pusher for endpoints without an event loop, made when first needed; guarded by lock. */
     private Flusher flusher;
-    /** Queue length past which a session with an unbounded queue counts as one the server is behind with. */
-    static final int UNBOUNDED_BEHIND_MARK = 1000;
     /** Guarded by lock: whether this session counts in the server's sessions it is behind with. */
     private boolean behind;
     /** 1 while listed in a LoopFlusher's round (see markDirty). */

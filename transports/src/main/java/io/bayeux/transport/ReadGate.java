@@ -71,6 +71,9 @@ public final class ReadGate {
     }
 
     private static void doResume(Channel channel, int reason) {
+        if (!channel.hasAttr(REASONS)) {
+            return;
+        }
         AtomicInteger reasons = channel.attr(REASONS).get();
         if (reasons == null) {
             return;
@@ -83,6 +86,9 @@ public final class ReadGate {
 
     /** Whether {@code reason} holds for {@code channel}. */
     public static boolean isPaused(Channel channel, int reason) {
+        if (!channel.hasAttr(REASONS)) {
+            return false;
+        }
         AtomicInteger reasons = channel.attr(REASONS).get();
         return reasons != null && (reasons.get() & reason) != 0;
     }

@@ -89,12 +89,11 @@ final class WebSocketFrameHandler extends SimpleChannelInboundHandler<WebSocketF
                     try {
                         process(ctx, bytes);
                     } finally {
-                        if (inFlight.decrementAndGet() == RESUME_FRAMES_IN_FLIGHT) {
-                            ReadGate.resume(ctx.channel(), ReadGate.BACKLOG);
-                        }
+                        taskDone(ctx);
                     }
                 });
             } catch (RejectedExecutionException x) {
+                taskDone(ctx);
                 close(ctx, WebSocketCloseStatus.TRY_AGAIN_LATER, "Server overloaded");
             }
         } else if (frame instanceof BinaryWebSocketFrame) {
@@ -160,12 +159,19 @@ final class WebSocketFrameHandler extends SimpleChannelInboundHandler<WebSocketF
                     }
                     ReadGate.resume(ctx.channel(), ReadGate.OVERLOAD);
                 } finally {
-                    inFlight.decrementAndGet();
+                    taskDone(ctx);
                 }
             });
         } catch (RejectedExecutionException x) {
-            inFlight.decrementAndGet();
+            taskDone(ctx);
             close(ctx, WebSocketCloseStatus.TRY_AGAIN_LATER, "Server overloaded");
+        }
+    }
+
+    /** A task of this connection on the executor ended: reading resumes when few enough are left. */
+    private void taskDone(ChannelHandlerContext ctx) {
+        if (inFlight.decrementAndGet() == RESUME_FRAMES_IN_FLIGHT) {
+            ReadGate.resume(ctx.channel(), ReadGate.BACKLOG);
         }
     }
 
