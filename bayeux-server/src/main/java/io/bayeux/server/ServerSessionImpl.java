@@ -881,7 +881,9 @@ public final class ServerSessionImpl implements ServerSession {
         if (previous != null) {
             previous.resume();
         }
-        pending.timer(server.scheduleWork(pending::timedOut, timeoutMillis));
+        // On the endpoint's event loop when it has one: a held long-poll is a timer there.
+        Scheduler.Cancellable timer = pending.connection.endpoint().schedule(() -> server.runTimerWork(pending::timedOut), timeoutMillis);
+        pending.timer(timer != null ? timer : server.scheduleWork(pending::timedOut, timeoutMillis));
         suspended(pending.connectMessage(), timeoutMillis);
         return true;
     }

@@ -65,6 +65,24 @@ class LongPollingIT {
     }
 
     @Test
+    void aHeldConnectIsAnsweredWhenItsHoldRunsOutAndTheSessionLivesOn() throws Exception {
+        // The hold is a timer on the connection's event loop: it must fire, and answer the connect.
+        server = NettyBayeuxServer.builder().port(0)
+                .bayeuxConfig(io.bayeux.server.BayeuxServerConfig.builder().timeout(Duration.ofMillis(400)).build())
+                .build().start();
+        String clientId = handshake(BROWSER_A);
+        connect(clientId, BROWSER_A);
+        for (int i = 0; i < 3; i++) {
+            long started = System.nanoTime();
+            List<Map<String, Object>> messages = postAsync(connectJson(clientId), BROWSER_A).get(5, TimeUnit.SECONDS);
+            long heldMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertEquals(true, reply(messages, "/meta/connect").get("successful"), messages.toString());
+            assertTrue(heldMillis >= 300, "held for its timeout, not answered at once: " + heldMillis + " ms");
+        }
+        assertNotNull(server.bayeux().getSession(clientId), "the session lives on");
+    }
+
+    @Test
     void aSecondTabOfTheSameBrowserIsAnsweredAtOnceWithTheMultipleClientsAdvice() throws Exception {
         start(false);
         String first = handshake(BROWSER_A);

@@ -3,6 +3,7 @@ package io.bayeux.server.spi;
 import io.bayeux.api.Promise;
 import io.bayeux.api.server.BayeuxContext;
 import io.bayeux.api.server.ServerMessage;
+import io.bayeux.server.Scheduler;
 
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -74,6 +75,15 @@ public interface Endpoint {
 
     /** Sends what {@link #write} buffered; called on the {@link #eventLoop()} once per round. */
     default void flush() {
+    }
+
+    /**
+     * Runs {@code task} after {@code delayMillis} on the endpoint's own timer (its event loop),
+     * or returns {@code null} when it has none: the server's scheduler is used then. The core
+     * times a held {@code /meta/connect} with it; {@code task} only hands work to the executor.
+     */
+    default Scheduler.Cancellable schedule(Runnable task, long delayMillis) {
+        return null;
     }
 
     /** The User-Agent of the client, or {@code null}. */

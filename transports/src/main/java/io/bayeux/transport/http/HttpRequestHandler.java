@@ -315,7 +315,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             // A session made by a request without the cookie belongs to the cookie this response sets.
             String sessionBrowser = browserId != null ? browserId : newBrowserId;
             Connection connection = bayeux.newConnection(new HttpEndpoint(context.getTransportName(), browserId, sessionBrowser,
-                    userAgent, remote, context));
+                    userAgent, remote, context, ctx.channel().eventLoop()));
             Scheduler.Cancellable cancellable = connection.handle(batch, this);
             if (!done) {
                 inFlight = cancellable;
