@@ -345,6 +345,12 @@ public final class BayeuxClient extends AbstractClientSession {
             if (reply.getId() != null && !reply.getId().equals(connectId)) {
                 return null;
             }
+            // The late answer to a connect of a session the client already left (held by the
+            // server while the client disconnected): not the current session's business.
+            if (state == State.HANDSHAKING || state == State.REHANDSHAKING
+                    || (reply.getClientId() != null && clientId != null && !reply.getClientId().equals(clientId))) {
+                return null;
+            }
             connectInFlight = false;
             cancel(connectTimer);
             if (state == State.DISCONNECTING || state == State.DISCONNECTED) {
