@@ -5,29 +5,28 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Pushes the queues of the sessions whose endpoints belong to one event loop, from that loop,
- * in rounds. A session with something due is marked dirty and listed once; the first mark
- * after a round submits one task to the loop, so a burst of publishes costs the loop one
- * wake-up, not one per subscriber. A round writes every dirty session's queue as one frame
- * (unless its endpoint is not writable: it waits for {@link ConnectionImpl#writable()}), then
- * flushes each endpoint it wrote to once.
+ * in rounds. A session with something due is marked dirty and listed once; the listing that
+ * finds the list empty submits one task to the loop, so a burst of publishes costs the loop one
+ * wake-up, not one per subscriber. A round takes the whole list, writes every listed session's
+ * queue as one frame (unless its endpoint is not writable: it waits for
+ * {@link ConnectionImpl#writable()}), then flushes each endpoint it wrote to once.
  *
- * <p>Only ever run on its loop, so the round's bookkeeping needs no lock.
+ * <p>The list is linked through the sessions themselves ({@link ServerSessionImpl#nextDirty}, a
+ * lock-free stack pushed by any thread and taken whole by the loop), so listing allocates
+ * nothing. Only the loop runs a round, so the round's bookkeeping needs no lock.
  */
 final class LoopFlusher implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(LoopFlusher.class);
-    /** Sessions pushed in one task before the loop gets to do its other work. */
-    private static final int ROUND_LIMIT = 4096;
 
     private final Executor loop;
-    private final ConcurrentLinkedQueue<ServerSessionImpl> dirty = new ConcurrentLinkedQueue<>();
-    private final AtomicBoolean scheduled = new AtomicBoolean();
+    /** The sessions listed since the last round, the latest first; null when none is. */
+    private final AtomicReference<ServerSessionImpl> listed = new AtomicReference<>();
     /** The connections written to in the current round; loop-confined. */
     private final List<ConnectionImpl> written = new ArrayList<>();
 
@@ -38,8 +37,12 @@ final class LoopFlusher implements Runnable {
     /** Lists {@code session} for the next round, unless it is listed already. Any thread. */
     void schedule(ServerSessionImpl session) {
         if (session.markDirty()) {
-            dirty.add(session);
-            if (scheduled.compareAndSet(false, true)) {
+            ServerSessionImpl head;
+            do {
+                head = listed.get();
+                session.nextDirty = head;
+            } while (!listed.compareAndSet(head, session));
+            if (head == null) {
                 submit();
             }
         }
@@ -51,40 +54,49 @@ final class LoopFlusher implements Runnable {
         } catch (RejectedExecutionException x) {
             // The loop is shutting down: its connections are closing, their sessions will resume elsewhere.
             LOG.debug("Event loop {} refused a push round", loop, x);
-            scheduled.set(false);
+            ServerSessionImpl session = listed.getAndSet(null);
+            while (session != null) {
+                ServerSessionImpl next = session.nextDirty;
+                session.nextDirty = null;
+                session.clearDirty();
+                session = next;
+            }
         }
     }
 
     @Override
     public void run() {
-        int pushed = 0;
-        while (true) {
-            ServerSessionImpl session;
-            while (pushed < ROUND_LIMIT && (session = dirty.poll()) != null) {
-                pushed++;
-                session.clearDirty();
-                ConnectionImpl connection;
-                try {
-                    connection = session.pushOnLoop();
-                } catch (RuntimeException x) {
-                    LOG.warn("Push to {} failed", session, x);
-                    continue;
-                }
-                if (connection != null && connection.markWritten()) {
-                    written.add(connection);
-                }
+        // Taken whole: a session listed from now on starts a new list, and its listing a new task.
+        ServerSessionImpl session = reverse(listed.getAndSet(null));
+        while (session != null) {
+            ServerSessionImpl next = session.nextDirty;
+            session.nextDirty = null;
+            session.clearDirty();
+            ConnectionImpl connection;
+            try {
+                connection = session.pushOnLoop();
+            } catch (RuntimeException x) {
+                LOG.warn("Push to {} failed", session, x);
+                connection = null;
             }
-            flushWritten();
-            scheduled.set(false);
-            if (dirty.isEmpty() || !scheduled.compareAndSet(false, true)) {
-                return;
+            if (connection != null && connection.markWritten()) {
+                written.add(connection);
             }
-            if (pushed >= ROUND_LIMIT) {
-                // Let the loop read and run its other tasks; the rest goes in the next task.
-                submit();
-                return;
-            }
+            session = next;
         }
+        flushWritten();
+    }
+
+    /** The stack in listing order, earliest first, so that no session waits behind later ones. */
+    private static ServerSessionImpl reverse(ServerSessionImpl head) {
+        ServerSessionImpl previous = null;
+        while (head != null) {
+            ServerSessionImpl next = head.nextDirty;
+            head.nextDirty = previous;
+            previous = head;
+            head = next;
+        }
+        return previous;
     }
 
     private void flushWritten() {
@@ -102,6 +114,6 @@ final class LoopFlusher implements Runnable {
 
     @Override
     public String toString() {
-        return "LoopFlusher[" + loop + ", dirty=" + dirty.size() + "]";
+        return "LoopFlusher[" + loop + (listed.get() == null ? "" : ", listed") + "]";
     }
 }

@@ -58,6 +58,8 @@ public final class ServerSessionImpl implements ServerSession {
     private boolean behind;
     /** 1 while listed in a LoopFlusher's round (see markDirty). */
     private volatile int dirty;
+    /** The next session in the LoopFlusher's list while this one is listed (dirty); written only by whoever lists or takes it. */
+    ServerSessionImpl nextDirty;
     /** Made by the first attribute set: an idle session without attributes has none. */
     private volatile Map<String, Object> attributes;
     // Copy-on-write, written under this object's monitor (see CopyOnWrite): nothing until the first one.

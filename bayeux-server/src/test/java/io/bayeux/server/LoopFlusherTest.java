@@ -11,6 +11,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -172,5 +176,59 @@ class LoopFlusherTest {
         ServerSession session = server.getSession(reader.clientId());
         assertEquals(0, session.getQueueSize());
         assertEquals(List.of(0, 1, 2, 3, 4, 5, 6, 7, 8, 9), data(reader));
+    }
+
+    @Test
+    void publishersOnManyThreadsWhileTheLoopsRunLoseNothingAndKeepEachPublishersOrder() throws Exception {
+        start(-1);
+        ExecutorService[] loops = {Executors.newSingleThreadExecutor(), Executors.newSingleThreadExecutor()};
+        ExecutorService publishers = Executors.newFixedThreadPool(4);
+        try {
+            List<TestClient> clients = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                ExecutorService loop = loops[i % 2];
+                TestClient client = new TestClient(server, true, loop).connected();
+                client.subscribe("/room");
+                client.connect();
+                clients.add(client);
+            }
+            int perPublisher = 2000;
+            List<Future<?>> done = new ArrayList<>();
+            for (int p = 0; p < 4; p++) {
+                int publisher = p;
+                done.add(publishers.submit(() -> {
+                    ServerChannel channel = server.getChannel("/room");
+                    for (int n = 0; n < perPublisher; n++) {
+                        channel.publish(null, publisher * 1_000_000 + n, Promise.noop());
+                    }
+                }));
+            }
+            for (Future<?> future : done) {
+                future.get(30, TimeUnit.SECONDS);
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            for (TestClient client : clients) {
+                while (client.pushed.stream().filter(m -> "/room".equals(m.get("channel"))).count() < 4L * perPublisher
+                        && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+                int[] next = new int[4];
+                for (Map<String, Object> message : List.copyOf(client.pushed)) {
+                    if ("/room".equals(message.get("channel"))) {
+                        int value = ((Number) message.get("data")).intValue();
+                        int publisher = value / 1_000_000;
+                        assertEquals(next[publisher]++, value % 1_000_000, "publisher " + publisher + "'s messages once, in order");
+                    }
+                }
+                for (int p = 0; p < 4; p++) {
+                    assertEquals(perPublisher, next[p], "every message of publisher " + p);
+                }
+            }
+        } finally {
+            publishers.shutdownNow();
+            for (ExecutorService loop : loops) {
+                loop.shutdownNow();
+            }
+        }
     }
 }

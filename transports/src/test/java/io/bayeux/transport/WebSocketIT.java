@@ -108,6 +108,40 @@ class WebSocketIT {
     }
 
     @Test
+    void framesOfEverySizeArriveWhole() throws Exception {
+        server = NettyBayeuxServer.builder().port(0).build().start();
+        openWebSocket();
+        String clientId = wsHandshakeAndConnect();
+        assertEquals(true, awaitReply(send("/meta/subscribe", clientId, "\"subscription\":\"/sizes\""), "/meta/subscribe").get("successful"));
+        send("/meta/connect", clientId, "\"connectionType\":\"websocket\"");
+
+        // Each length field form (7-bit, 16-bit, 64-bit), each side of the shared-payload size, alone and batched.
+        int[] sizes = {1, 60, 125, 126, 1000, 1024, 1025, 2000, 65535, 70_000};
+        for (int size : sizes) {
+            String data = "x".repeat(size);
+            server.bayeux().getChannel("/sizes").publish(null, data);
+            assertEquals(data, awaitDelivery("/sizes").get("data"), "size " + size);
+        }
+        ServerSession session = server.bayeux().getSession(clientId);
+        session.batch(() -> {
+            for (int size : sizes) {
+                session.deliver(null, "/sizes", "y".repeat(size), Promise.noop());
+            }
+        });
+        List<String> batched = new ArrayList<>();
+        while (batched.size() < sizes.length) {
+            for (Map<String, Object> message : nextFrame()) {
+                if ("/sizes".equals(message.get("channel"))) {
+                    batched.add((String) message.get("data"));
+                }
+            }
+        }
+        for (int i = 0; i < sizes.length; i++) {
+            assertEquals("y".repeat(sizes[i]), batched.get(i), "batched size " + sizes[i]);
+        }
+    }
+
+    @Test
     void aSessionWhoseSocketClosedExpiresAfterTheMaxInterval() throws Exception {
         server = NettyBayeuxServer.builder().port(0)
                 .bayeuxConfig(BayeuxServerConfig.builder().maxInterval(Duration.ofSeconds(1)).sweepPeriod(Duration.ofMillis(100)).build())

@@ -9,11 +9,16 @@ import io.bayeux.server.ServerMessageImpl;
 import io.bayeux.server.spi.Endpoint;
 import io.bayeux.transport.LoopOutbox;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketFrameEncoder;
+import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionEncoder;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -27,12 +32,13 @@ import java.util.concurrent.TimeUnit;
  * once per round; it stops pushing while the channel is not writable.
  *
  * <p>A broadcast is encoded once: a frame that carries one message shares that message's
- * bytes with every other subscriber. Small messages are copied once, by the frame encoder,
- * next to the frame's header; one of {@value #SHARED_MIN} bytes or more is kept in a direct
- * buffer with the message and written by reference, never copied per subscriber.
+ * bytes with every other subscriber. Frames are built here, not by Netty's frame encoder: a
+ * small message is copied once, next to the frame's header, into a pooled direct buffer; one
+ * of {@value #SHARED_MIN} bytes or more is kept in a direct buffer with the message and
+ * written by reference after its header, never copied per subscriber.
  */
 final class WebSocketEndpoint implements Endpoint {
-    /** Netty's WebSocket encoder writes payloads of more than 1024 bytes by reference (a gathering write). */
+    /** Payloads from this size on are shared by reference rather than copied next to each frame's header. */
     static final int SHARED_MIN = 1025;
 
     private final Channel channel;
@@ -50,6 +56,8 @@ final class WebSocketEndpoint implements Endpoint {
     private final LoopOutbox outbox;
     /** Counts writability changes, so that a check scheduled before the last change does nothing; loop-confined. */
     private long writabilityEpisode;
+    /** Where frames are written from; loop-confined (see {@link #frameOut()}). */
+    private ChannelHandlerContext frameOut;
     /** Whether the channel stayed unwritable for a stall time without its reader taking any byte. */
     private volatile boolean stalled;
 
@@ -128,30 +136,46 @@ final class WebSocketEndpoint implements Endpoint {
 
     @Override
     public void flush() {
-        channel.flush();
+        ChannelHandlerContext out = frameOut;
+        if (out != null && !out.isRemoved()) {
+            out.flush();
+        } else {
+            channel.flush();
+        }
     }
 
-    /** On the event loop: writes one frame, unflushed; {@code written} hears only of a failure. */
+    /**
+     * On the event loop: writes one frame, unflushed; {@code written} hears only of a failure.
+     * The frame is built here, header and payload in one buffer (a large shared payload goes by
+     * reference next to its header), and written under the frame encoder, so it crosses only
+     * what lies below it (TLS), not every handler of the pipeline.
+     */
     @Override
     public void write(List<ServerMessage> messages, Promise<Void> written) {
+        write(messages, written, true);
+    }
+
+    private void write(List<ServerMessage> messages, Promise<Void> written, boolean tell) {
+        if (!channel.isActive()) {
+            written.fail(new IllegalStateException("WebSocket closed: " + channel));
+            return;
+        }
+        ChannelHandlerContext out = frameOut();
         ByteBuf content;
         try {
-            content = content(messages);
+            content = out == null ? content(messages) : frame(out.alloc(), messages);
         } catch (JsonCodec.JsonException x) {
             written.fail(x);
             return;
         }
-        if (!channel.isActive()) {
-            content.release();
-            written.fail(new IllegalStateException("WebSocket closed: " + channel));
-            return;
-        }
-        ChannelFuture future = channel.write(new TextWebSocketFrame(content));
+        ChannelFuture future = out == null
+                ? channel.write(new TextWebSocketFrame(content))
+                : out.write(content);
         if (future.isDone()) {
             if (!future.isSuccess()) {
                 written.fail(future.cause());
             }
-        } else {
+        } else if (tell) {
             future.addListener(f -> {
                 if (!f.isSuccess()) {
                     written.fail(f.cause());
@@ -160,10 +184,86 @@ final class WebSocketEndpoint implements Endpoint {
         }
     }
 
+    /**
+     * The context frames are written from: the frame encoder's, once the handshake put it in
+     * place; null (frames go down the whole pipeline, as {@link TextWebSocketFrame}s) while it
+     * is not there, or when an extension (permessage-deflate) encodes frames above it.
+     */
+    private ChannelHandlerContext frameOut() {
+        ChannelHandlerContext out = frameOut;
+        if (out == null || out.isRemoved()) {
+            ChannelPipeline pipeline = channel.pipeline();
+            out = pipeline.get(WebSocketExtensionEncoder.class) == null ? pipeline.context(WebSocketFrameEncoder.class) : null;
+            frameOut = out;
+        }
+        return out;
+    }
+
+    /** A whole text frame (FIN, no mask, as a server sends) carrying {@code messages} as one JSON array. */
+    private ByteBuf frame(ByteBufAllocator alloc, List<ServerMessage> messages) throws JsonCodec.JsonException {
+        if (messages.size() == 1) {
+            ServerMessage message = messages.get(0);
+            if (message instanceof ServerMessageImpl impl && impl.isFrozen()) {
+                ByteBuf shared = impl.wireCache() instanceof ByteBuf cached ? cached : null;
+                if (shared == null) {
+                    byte[] array = bayeux.encodeArray(impl);
+                    if (array.length < SHARED_MIN) {
+                        return header(alloc, array.length, array.length).writeBytes(array);
+                    }
+                    shared = share(impl, array);
+                }
+                // The header in its own small buffer, the shared payload by reference: one gathering write.
+                int length = shared.readableBytes();
+                return alloc.compositeDirectBuffer(2).addComponents(true, header(alloc, length, 0), shared.retainedDuplicate());
+            }
+            byte[] array = bayeux.encodeArray(message);
+            return header(alloc, array.length, array.length).writeBytes(array);
+        }
+        byte[][] parts = new byte[messages.size()][];
+        int length = 1 + messages.size();
+        for (int i = 0; i < parts.length; i++) {
+            parts[i] = bayeux.encodeArray(messages.get(i));
+            length += parts[i].length - 2;
+        }
+        ByteBuf out = header(alloc, length, length);
+        out.writeByte('[');
+        for (int i = 0; i < parts.length; i++) {
+            if (i > 0) {
+                out.writeByte(',');
+            }
+            out.writeBytes(parts[i], 1, parts[i].length - 2);
+        }
+        return out.writeByte(']');
+    }
+
+    /** A direct buffer holding a text frame's header for a payload of {@code length} bytes, with room for {@code room} more. */
+    private static ByteBuf header(ByteBufAllocator alloc, int length, int room) {
+        int size = length < 126 ? 2 : length < 65536 ? 4 : 10;
+        ByteBuf out = alloc.directBuffer(size + room);
+        out.writeByte(0x81);
+        if (length < 126) {
+            out.writeByte(length);
+        } else if (length < 65536) {
+            out.writeByte(126).writeShort(length);
+        } else {
+            out.writeByte(127).writeLong(length);
+        }
+        return out;
+    }
+
+    /** Keeps {@code array}, a large frozen message's encoding, in a direct buffer shared by every frame that carries it alone. */
+    private static ByteBuf share(ServerMessageImpl impl, byte[] array) {
+        ByteBuffer direct = ByteBuffer.allocateDirect(array.length).put(array).flip();
+        // Wrapping a JDK buffer: its memory goes with the message, when the garbage collector takes it.
+        ByteBuf shared = Unpooled.wrappedBuffer(direct);
+        impl.wireCache(shared);
+        return shared;
+    }
+
     /** Replies to what the client sent: written and flushed from any thread, in order with the pushes of the loop. */
     void reply(List<ServerMessage> messages) {
         if (!messages.isEmpty()) {
-            outbox.write(channel, () -> write(messages, Promise.noop()));
+            outbox.write(channel, () -> write(messages, Promise.noop(), false));
         }
     }
 
@@ -176,11 +276,7 @@ final class WebSocketEndpoint implements Endpoint {
                 }
                 byte[] array = bayeux.encodeArray(impl);
                 if (array.length >= SHARED_MIN) {
-                    ByteBuffer direct = ByteBuffer.allocateDirect(array.length).put(array).flip();
-                    // Wrapping a JDK buffer: its memory goes with the message, when the garbage collector takes it.
-                    ByteBuf shared = Unpooled.wrappedBuffer(direct);
-                    impl.wireCache(shared);
-                    return shared.retainedDuplicate();
+                    return share(impl, array).retainedDuplicate();
                 }
                 return Unpooled.wrappedBuffer(array);
             }
