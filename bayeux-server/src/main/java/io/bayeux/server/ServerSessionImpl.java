@@ -545,7 +545,9 @@ public final class ServerSessionImpl implements ServerSession {
         }
         if (lazy) {
             scheduleLazy(lazyTimeout);
-        } else {
+        } else if (dirty == 0) {
+            // Listed already: its round has yet to take the queue (it clears the mark first), so it
+            // takes this message too.
             wakeUp(false);
         }
         return true;

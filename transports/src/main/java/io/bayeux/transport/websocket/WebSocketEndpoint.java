@@ -16,6 +16,8 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.DefaultChannelPromise;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameEncoder;
 import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionEncoder;
@@ -168,19 +170,47 @@ final class WebSocketEndpoint implements Endpoint {
             written.fail(x);
             return;
         }
-        ChannelFuture future = out == null
-                ? channel.write(new TextWebSocketFrame(content))
-                : out.write(content);
-        if (future.isDone()) {
-            if (!future.isSuccess()) {
-                written.fail(future.cause());
+        if (out == null) {
+            ChannelFuture future = channel.write(new TextWebSocketFrame(content));
+            if (tell) {
+                future.addListener(f -> {
+                    if (!f.isSuccess()) {
+                        written.fail(f.cause());
+                    }
+                });
             }
-        } else if (tell) {
-            future.addListener(f -> {
-                if (!f.isSuccess()) {
-                    written.fail(f.cause());
-                }
-            });
+        } else {
+            out.write(content, tell ? new FailurePromise(channel, written) : out.voidPromise());
+        }
+    }
+
+    /**
+     * A write's promise that tells {@code written} of its failure itself: no listener to add,
+     * and nothing to notify when the write succeeds, which is every write but those pending
+     * when the connection closes.
+     */
+    private static final class FailurePromise extends DefaultChannelPromise {
+        private final Promise<Void> written;
+
+        FailurePromise(Channel channel, Promise<Void> written) {
+            super(channel);
+            this.written = written;
+        }
+
+        @Override
+        public boolean tryFailure(Throwable cause) {
+            if (super.tryFailure(cause)) {
+                written.fail(cause);
+                return true;
+            }
+            return false;
+        }
+
+        @Override
+        public ChannelPromise setFailure(Throwable cause) {
+            super.setFailure(cause);
+            written.fail(cause);
+            return this;
         }
     }
 
