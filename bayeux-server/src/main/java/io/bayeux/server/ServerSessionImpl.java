@@ -60,6 +60,8 @@ public final class ServerSessionImpl implements ServerSession {
     private volatile int dirty;
     /** The next session in the LoopFlusher's list while this one is listed (dirty); written only by whoever lists or takes it. */
     ServerSessionImpl nextDirty;
+    /** See pushFailure(); racy caching is harmless (any instance does). */
+    private Endpoint.PushFailure pushFailure;
     /** Made by the first attribute set: an idle session without attributes has none. */
     private volatile Map<String, Object> attributes;
     // Copy-on-write, written under this object's monitor (see CopyOnWrite): nothing until the first one.
@@ -714,7 +716,7 @@ public final class ServerSessionImpl implements ServerSession {
         }
         Endpoint endpoint = connection.endpoint();
         try {
-            endpoint.write(batch, new PushFailure(endpoint, batch));
+            endpoint.push(batch, pushFailure());
         } catch (RuntimeException x) {
             LOG.debug("Push of {} messages to {} for {} failed", batch.size(), endpoint, this, x);
             pushFailed(endpoint, batch);
@@ -723,25 +725,17 @@ public final class ServerSessionImpl implements ServerSession {
         return connection;
     }
 
-    /** What a loop push needs to hear of: only its failure, which puts the batch back. */
-    private final class PushFailure implements Promise<Void> {
-        private final Endpoint endpoint;
-        private final List<ServerMessage> batch;
-
-        PushFailure(Endpoint endpoint, List<ServerMessage> batch) {
-            this.endpoint = endpoint;
-            this.batch = batch;
+    /** What hears of this session's failed pushes: one per session, made with its first push; loop-confined. */
+    private Endpoint.PushFailure pushFailure() {
+        Endpoint.PushFailure failure = pushFailure;
+        if (failure == null) {
+            failure = (endpoint, batch, cause) -> {
+                LOG.debug("Push of {} messages to {} for {} failed", batch.size(), endpoint, this, cause);
+                pushFailed(endpoint, batch);
+            };
+            pushFailure = failure;
         }
-
-        @Override
-        public void succeed(Void result) {
-        }
-
-        @Override
-        public void fail(Throwable failure) {
-            LOG.debug("Push of {} messages to {} for {} failed", batch.size(), endpoint, ServerSessionImpl.this, failure);
-            pushFailed(endpoint, batch);
-        }
+        return failure;
     }
 
     /** The endpoint the flusher writes to, or null. */

@@ -96,7 +96,9 @@ final class SessionQueue {
         }
         queue.add(message);
         due |= !lazy;
-        for (ServerSession.QueueListener listener : queueListeners) {
+        List<ServerSession.QueueListener> listeners = queueListeners;
+        for (int i = 0; i < listeners.size(); i++) {
+            ServerSession.QueueListener listener = listeners.get(i);
             try {
                 listener.queued(sender, message);
             } catch (RuntimeException x) {
@@ -162,7 +164,9 @@ final class SessionQueue {
      * @param replies the replies the messages go out with, possibly none
      */
     List<ServerMessage> take(List<ServerMessage.Mutable> replies) {
-        for (DeQueueListener listener : deQueueListeners) {
+        List<DeQueueListener> listeners = deQueueListeners;
+        for (int i = 0; i < listeners.size(); i++) {
+            DeQueueListener listener = listeners.get(i);
             try {
                 listener.deQueue(session, queue, replies);
             } catch (RuntimeException x) {
@@ -172,7 +176,8 @@ final class SessionQueue {
         if (queue.isEmpty()) {
             return List.of();
         }
-        List<ServerMessage> result = new ArrayList<>(queue);
+        // Most pushes carry one message: no copy of the deque for them.
+        List<ServerMessage> result = queue.size() == 1 ? List.of(queue.peekFirst()) : new ArrayList<>(queue);
         clear();
         return result;
     }

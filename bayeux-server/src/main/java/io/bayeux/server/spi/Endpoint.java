@@ -37,6 +37,26 @@ public interface Endpoint {
     }
 
     /**
+     * On the {@link #eventLoop()}: writes {@code batch} as one unit, unflushed, like
+     * {@link #write}, telling {@code failure} only if the write fails. An endpoint that
+     * overrides it saves a completion object per write; by default it calls {@link #write}.
+     */
+    default void push(List<ServerMessage> batch, PushFailure failure) {
+        write(batch, new Promise<>() {
+            @Override
+            public void fail(Throwable cause) {
+                failure.pushFailed(Endpoint.this, batch, cause);
+            }
+        });
+    }
+
+    /** Hears of a {@link #push} that failed: its batch was not written. */
+    @FunctionalInterface
+    interface PushFailure {
+        void pushFailed(Endpoint endpoint, List<ServerMessage> batch, Throwable failure);
+    }
+
+    /**
      * The single thread that owns this endpoint's writes (its network event loop), or
      * {@code null} when {@link #write} may be called from any thread and paces the session
      * by completing {@code written} once the bytes have left.

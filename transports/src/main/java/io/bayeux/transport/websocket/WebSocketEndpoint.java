@@ -26,6 +26,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -154,12 +155,18 @@ final class WebSocketEndpoint implements Endpoint {
      */
     @Override
     public void write(List<ServerMessage> messages, Promise<Void> written) {
-        write(messages, written, true);
+        write(messages, null, written::fail);
     }
 
-    private void write(List<ServerMessage> messages, Promise<Void> written, boolean tell) {
+    @Override
+    public void push(List<ServerMessage> batch, PushFailure failure) {
+        write(batch, failure, null);
+    }
+
+    /** Writes {@code messages}; {@code failure} (told the batch) or {@code failed}, if either is given, hears of a failure. */
+    private void write(List<ServerMessage> messages, PushFailure failure, Consumer<Throwable> failed) {
         if (!channel.isActive()) {
-            written.fail(new IllegalStateException("WebSocket closed: " + channel));
+            fail(messages, failure, failed, new IllegalStateException("WebSocket closed: " + channel));
             return;
         }
         ChannelHandlerContext out = frameOut();
@@ -167,40 +174,55 @@ final class WebSocketEndpoint implements Endpoint {
         try {
             content = out == null ? content(messages) : frame(out.alloc(), messages);
         } catch (JsonCodec.JsonException x) {
-            written.fail(x);
+            fail(messages, failure, failed, x);
             return;
         }
+        boolean tell = failure != null || failed != null;
         if (out == null) {
             ChannelFuture future = channel.write(new TextWebSocketFrame(content));
             if (tell) {
                 future.addListener(f -> {
                     if (!f.isSuccess()) {
-                        written.fail(f.cause());
+                        fail(messages, failure, failed, f.cause());
                     }
                 });
             }
         } else {
-            out.write(content, tell ? new FailurePromise(channel, written) : out.voidPromise());
+            out.write(content, tell ? new FailurePromise(this, messages, failure, failed) : out.voidPromise());
+        }
+    }
+
+    private void fail(List<ServerMessage> messages, PushFailure failure, Consumer<Throwable> failed, Throwable cause) {
+        if (failure != null) {
+            failure.pushFailed(this, messages, cause);
+        } else if (failed != null) {
+            failed.accept(cause);
         }
     }
 
     /**
-     * A write's promise that tells {@code written} of its failure itself: no listener to add,
-     * and nothing to notify when the write succeeds, which is every write but those pending
-     * when the connection closes.
+     * A write's promise that tells of its failure itself: no listener to add, and nothing to
+     * notify when the write succeeds, which is every write but those pending when the
+     * connection closes.
      */
     private static final class FailurePromise extends DefaultChannelPromise {
-        private final Promise<Void> written;
+        private final WebSocketEndpoint endpoint;
+        private final List<ServerMessage> messages;
+        private final PushFailure failure;
+        private final Consumer<Throwable> failed;
 
-        FailurePromise(Channel channel, Promise<Void> written) {
-            super(channel);
-            this.written = written;
+        FailurePromise(WebSocketEndpoint endpoint, List<ServerMessage> messages, PushFailure failure, Consumer<Throwable> failed) {
+            super(endpoint.channel);
+            this.endpoint = endpoint;
+            this.messages = messages;
+            this.failure = failure;
+            this.failed = failed;
         }
 
         @Override
         public boolean tryFailure(Throwable cause) {
             if (super.tryFailure(cause)) {
-                written.fail(cause);
+                endpoint.fail(messages, failure, failed, cause);
                 return true;
             }
             return false;
@@ -209,7 +231,7 @@ final class WebSocketEndpoint implements Endpoint {
         @Override
         public ChannelPromise setFailure(Throwable cause) {
             super.setFailure(cause);
-            written.fail(cause);
+            endpoint.fail(messages, failure, failed, cause);
             return this;
         }
     }
@@ -293,7 +315,7 @@ final class WebSocketEndpoint implements Endpoint {
     /** Replies to what the client sent: written and flushed from any thread, in order with the pushes of the loop. */
     void reply(List<ServerMessage> messages) {
         if (!messages.isEmpty()) {
-            outbox.write(channel, () -> write(messages, Promise.noop(), false));
+            outbox.write(channel, () -> write(messages, null, null));
         }
     }
 
