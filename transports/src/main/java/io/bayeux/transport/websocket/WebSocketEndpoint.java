@@ -16,7 +16,6 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -28,8 +27,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A broadcast is encoded once: a frame that carries one message shares that message's
  * bytes with every other subscriber. Small messages are copied once, by the frame encoder,
- * next to the frame's header; one of {@value #SHARED_MIN} bytes or more is kept in a direct
- * buffer with the message and written by reference, never copied per subscriber.
+ * next to the frame's header; one of {@value #SHARED_MIN} bytes or more is copied once per
+ * event-loop turn into a direct buffer that every frame of that turn carrying it writes by
+ * reference ({@link io.bayeux.transport.SharedFrames}): never copied per subscriber, and freed
+ * as soon as the last of those frames is written, not when the garbage collector gets to it.
  */
 final class WebSocketEndpoint implements Endpoint {
     /** Netty's WebSocket encoder writes payloads of more than 1024 bytes by reference (a gathering write). */
@@ -171,16 +172,9 @@ final class WebSocketEndpoint implements Endpoint {
         if (messages.size() == 1) {
             ServerMessage message = messages.get(0);
             if (message instanceof ServerMessageImpl impl && impl.isFrozen()) {
-                if (impl.wireCache() instanceof ByteBuf shared) {
-                    return shared.retainedDuplicate();
-                }
                 byte[] array = bayeux.encodeArray(impl);
                 if (array.length >= SHARED_MIN) {
-                    ByteBuffer direct = ByteBuffer.allocateDirect(array.length).put(array).flip();
-                    // Wrapping a JDK buffer: its memory goes with the message, when the garbage collector takes it.
-                    ByteBuf shared = Unpooled.wrappedBuffer(direct);
-                    impl.wireCache(shared);
-                    return shared.retainedDuplicate();
+                    return outbox.frames().share(impl, array);
                 }
                 return Unpooled.wrappedBuffer(array);
             }
