@@ -171,7 +171,9 @@ public final class ChatBenchmark {
                         ledger.deliveriesPerMessage(), seconds, deliveries);
                 serverFigures = serverFigures(measure.serverCpu, deliveries, rssBefore, null, statsBefore, statsClient);
                 if (!stalled.isEmpty()) {
-                    Double deliverySeconds = "complete".equals(drainOutcome) ? Math.max(0, lastArrival - measure.firstPublish) / 1e9 : null;
+                    Counts sofar = ledger.counts();
+                    boolean everything = "complete".equals(drainOutcome) && sofar.lost() == 0 && sofar.failedPublishes() == 0;
+                    Double deliverySeconds = everything ? Math.max(0, lastArrival - measure.firstPublish) / 1e9 : null;
                     stalledFigures = new RunResult.Stalled(stalled.size(), deliverySeconds, heapBeforePublishing, serverFigures.heapAfterGcBytes(),
                             rssBeforePublishing, serverFigures.rssBytes(), stat(statsBefore, "directBytes"), stat(serverFigures.stats(), "directBytes"),
                             stat(serverFigures.stats(), "queued"), stat(serverFigures.stats(), "sessions"));

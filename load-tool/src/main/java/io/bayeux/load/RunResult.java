@@ -38,7 +38,8 @@ public record RunResult(String label, Map<String, Object> scenario, String start
      *
      * @param clients                  stalled clients
      * @param deliverySeconds          from the first publish to the last message arriving at a reader, when
-     *                                 every reader got everything (drain {@code complete}), else null
+     *                                 every reader got every message (drain {@code complete}, nothing lost, no
+     *                                 publish failed), else null
      * @param heapBeforeBytes          the server's heap in use after a full GC ({@code jcmd}), before
      * @param heapAfterBytes           the same, after
      * @param rssBeforeBytes           the server's resident memory, before

@@ -64,7 +64,8 @@ final class Summary {
         RunResult.Stalled st0 = r.stalled();
         if (st0 != null) {
             row(out, "stalled", String.format(Locale.ROOT, "%d client(s) never read; the readers got every message in %s",
-                    st0.clients(), st0.deliverySeconds() == null ? "- (not all delivered: drain " + r.drain() + ")"
+                    st0.clients(), st0.deliverySeconds() == null ? "- (not all delivered: drain " + r.drain() + ", " + r.counts().lost() + " lost, "
+                            + r.counts().failedPublishes() + " publishes failed)"
                             : String.format(Locale.ROOT, "%.1f s (first publish to last delivery)", st0.deliverySeconds())));
             row(out, "memory growth", "heap after GC " + growth(st0.heapBeforeBytes(), st0.heapAfterBytes())
                     + ", RSS " + growth(st0.rssBeforeBytes(), st0.rssAfterBytes())
