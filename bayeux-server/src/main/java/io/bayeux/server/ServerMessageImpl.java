@@ -22,7 +22,6 @@ public class ServerMessageImpl extends HashMapMessage implements ServerMessage.M
     private volatile boolean frozen;
     /** The message as a JSON array of one, once frozen. */
     private volatile byte[] array;
-    private volatile Object wireCache;
 
     public ServerMessageImpl() {
     }
@@ -91,22 +90,6 @@ public class ServerMessageImpl extends HashMapMessage implements ServerMessage.M
             }
         }
         return result;
-    }
-
-    /**
-     * What a transport keeps with a frozen message to write it again without encoding or
-     * copying it (a network buffer holding {@link #encodeArray}), or null. Racy but
-     * idempotent, like the JSON cache.
-     */
-    public Object wireCache() {
-        return wireCache;
-    }
-
-    /** Keeps {@code cache} with this message; ignored while it is not frozen. */
-    public void wireCache(Object cache) {
-        if (frozen) {
-            wireCache = cache;
-        }
     }
 
     @Override

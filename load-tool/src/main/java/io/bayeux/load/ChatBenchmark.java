@@ -83,6 +83,10 @@ public final class ChatBenchmark {
     private Ledger ledger;
     private BayeuxClient[] clients;
     private ClientTransport[] transports;
+    /** {@code --stalled-clients}: joined, never read; closed at the end of the run. */
+    private final List<StalledClient> stalled = new ArrayList<>();
+    /** How many stalled clients joined (they count as connected clients). */
+    private int stalledJoined;
 
     /**
      * @param serverPid the server's process id when it runs on this machine (CPU, RSS, heap), or null
@@ -108,9 +112,9 @@ public final class ChatBenchmark {
             return thread;
         });
         ClientConfig config = ClientConfig.builder().eventLoopGroup(group).maxPending(100_000).build();
-        ledger = new Ledger(scenario.clients(), scenario.rooms(), scenario.roomsPerClient(), scenario.seed(), scenario.selfDelivery());
-        clients = new BayeuxClient[scenario.clients()];
-        transports = new ClientTransport[scenario.clients()];
+        ledger = new Ledger(scenario.readers(), scenario.rooms(), scenario.roomsPerClient(), scenario.seed(), scenario.selfDelivery());
+        clients = new BayeuxClient[scenario.readers()];
+        transports = new ClientTransport[scenario.readers()];
         BayeuxClient statsClient = null;
         try {
             Long rssBefore = serverPid == null ? null : ProcessFigures.rssBytes(serverPid);
@@ -121,9 +125,17 @@ public final class ChatBenchmark {
             sampler.scheduleAtFixedRate(this::sample, 1, 1, TimeUnit.SECONDS);
             long connectStart = System.nanoTime();
             connectAll(config);
+            connectStalled();
             double connectSeconds = (System.nanoTime() - connectStart) / 1e9;
 
             Map<String, Object> statsBefore = serverStats(statsClient);
+            Long heapBeforePublishing = null;
+            Long rssBeforePublishing = null;
+            if (!stalled.isEmpty() && serverPid != null) {
+                heapBeforePublishing = ProcessFigures.heapAfterGcBytes(serverPid);
+                rssBeforePublishing = ProcessFigures.rssBytes(serverPid);
+            }
+            RunResult.Stalled stalledFigures = null;
             RunResult.Server serverFigures;
             RunResult.Tool toolFigures;
             RunResult.Rates rates;
@@ -158,7 +170,16 @@ public final class ChatBenchmark {
                 rates = new RunResult.Rates(scenario.offeredRate(), measuredPublished.get() / seconds, deliveries / seconds,
                         ledger.deliveriesPerMessage(), seconds, deliveries);
                 serverFigures = serverFigures(measure.serverCpu, deliveries, rssBefore, null, statsBefore, statsClient);
+                if (!stalled.isEmpty()) {
+                    Counts sofar = ledger.counts();
+                    boolean everything = "complete".equals(drainOutcome) && sofar.lost() == 0 && sofar.failedPublishes() == 0;
+                    Double deliverySeconds = everything ? Math.max(0, lastArrival - measure.firstPublish) / 1e9 : null;
+                    stalledFigures = new RunResult.Stalled(stalled.size(), deliverySeconds, heapBeforePublishing, serverFigures.heapAfterGcBytes(),
+                            rssBeforePublishing, serverFigures.rssBytes(), stat(statsBefore, "directBytes"), stat(serverFigures.stats(), "directBytes"),
+                            stat(serverFigures.stats(), "queued"), stat(serverFigures.stats(), "sessions"));
+                }
             }
+            closeStalled();
             sampler.shutdownNow();
             sampler.awaitTermination(5, TimeUnit.SECONDS);
             takeInterval();
@@ -166,16 +187,17 @@ public final class ChatBenchmark {
                 out.println();
             }
             Counts counts = ledger.counts();
-            RunResult.Connect connect = new RunResult.Connect(scenario.clients(), connectedCount(), subscribeFailures.sum(), connectSeconds, cuts.get(),
+            RunResult.Connect connect = new RunResult.Connect(scenario.clients(), connectedCount() + stalledJoined, subscribeFailures.sum(), connectSeconds, cuts.get(),
                     Math.max(0, handshakes.sum() - clients.length));
             Histogram total;
             synchronized (measured) {
                 total = measured.copy();
             }
             return new RunResult(label, describe(scenario), startedAt.toString(), drainOutcome, connect, counts, rates, latency(total),
-                    percentiles(total), List.copyOf(timeline()), toolFigures, serverFigures);
+                    percentiles(total), List.copyOf(timeline()), toolFigures, serverFigures, stalledFigures);
         } finally {
             sampler.shutdownNow();
+            closeStalled();
             closeAll(statsClient);
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
         }
@@ -237,6 +259,40 @@ public final class ChatBenchmark {
         }
     }
 
+    /** Joins the stalled clients, each to {@code --rooms-per-client} rooms chosen at random, and leaves them unread. */
+    private void connectStalled() {
+        Random random = new Random(scenario.seed() + 3);
+        int[] all = new int[scenario.rooms()];
+        for (int i = 0; i < all.length; i++) {
+            all[i] = i;
+        }
+        for (int c = 0; c < scenario.stalledClients(); c++) {
+            for (int i = 0; i < scenario.roomsPerClient(); i++) {
+                int j = i + random.nextInt(all.length - i);
+                int t = all[i];
+                all[i] = all[j];
+                all[j] = t;
+            }
+            URI url = scenario.urls().get((clients.length + c) % scenario.urls().size());
+            try {
+                stalled.add(StalledClient.join(url, java.util.Arrays.copyOf(all, scenario.roomsPerClient()), Duration.ofSeconds(10)));
+                stalledJoined++;
+            } catch (java.io.IOException x) {
+                throw new BenchmarkException("Stalled client " + c + " could not join: " + x.getMessage());
+            }
+        }
+    }
+
+    /** Releases the stalled clients: their sockets are closed, so that the server lets their sessions go. */
+    private void closeStalled() {
+        stalled.forEach(StalledClient::close);
+        stalled.clear();
+    }
+
+    private static Long stat(Map<String, Object> stats, String name) {
+        return stats != null && stats.get(name) instanceof Number n ? n.longValue() : null;
+    }
+
     static String roomChannel(int room) {
         return "/chat/room/" + room;
     }
@@ -274,7 +330,7 @@ public final class ChatBenchmark {
     }
 
     /** Where the measured phase started, and what the CPU clocks said then. */
-    private record Measure(long start, long lastPublish, long toolCpu, Long serverCpu) {
+    private record Measure(long firstPublish, long start, long lastPublish, long toolCpu, Long serverCpu) {
     }
 
     private Measure publishAll() {
@@ -285,6 +341,7 @@ public final class ChatBenchmark {
         String chat = "x".repeat(scenario.messageSize());
         phase = warmup > 0 ? "warmup" : "measure";
         long start = System.nanoTime();
+        long firstPublish = start;
         long measureStart = start;
         long toolCpu = ProcessFigures.ownCpuNanos();
         Long serverCpu = serverPid == null ? null : ProcessFigures.cpuNanos(serverPid);
@@ -306,7 +363,7 @@ public final class ChatBenchmark {
             publishBatch(random, chat, i < warmup);
             lastPublish = System.nanoTime();
         }
-        return new Measure(measureStart, lastPublish, toolCpu, serverCpu);
+        return new Measure(firstPublish, measureStart, lastPublish, toolCpu, serverCpu);
     }
 
     private void publishBatch(Random random, String chat, boolean warm) {
@@ -518,6 +575,9 @@ public final class ChatBenchmark {
             map.put("holdSeconds", s.hold().toMillis() / 1000.0);
         }
         map.put("ack", s.ack());
+        if (s.stalledClients() > 0) {
+            map.put("stalledClients", s.stalledClients());
+        }
         if (s.soak() != null) {
             map.put("soakSeconds", s.soak().toMillis() / 1000.0);
         }

@@ -133,7 +133,18 @@ final class CompareCommand implements Callable<Integer> {
         metrics.add(metric(runs, "tool CPU (% of a core)", false, r -> r.tool().cpuPercentOfOneCore()));
         metrics.add(metric(runs, "lost", false, r -> r.counts().lost()));
         metrics.add(metric(runs, "duplicated", false, r -> r.counts().duplicated()));
+        if (runs.stream().anyMatch(r -> r.stalled() != null)) {
+            metrics.add(metric(runs, "all delivered in (s)", false, r -> r.stalled() == null ? Double.NaN : orNaN(r.stalled().deliverySeconds())));
+            metrics.add(metric(runs, "heap growth (MiB)", false, r -> r.stalled() == null ? Double.NaN : growthMiB(r.stalled().heapBeforeBytes(), r.stalled().heapAfterBytes())));
+            metrics.add(metric(runs, "RSS growth (MiB)", false, r -> r.stalled() == null ? Double.NaN : growthMiB(r.stalled().rssBeforeBytes(), r.stalled().rssAfterBytes())));
+            metrics.add(metric(runs, "direct growth (MiB)", false, r -> r.stalled() == null ? Double.NaN : growthMiB(r.stalled().directBeforeBytes(), r.stalled().directAfterBytes())));
+            metrics.add(metric(runs, "queued after", false, r -> r.stalled() == null || r.stalled().queuedAfter() == null ? Double.NaN : r.stalled().queuedAfter()));
+        }
         return metrics;
+    }
+
+    private static double growthMiB(Long before, Long after) {
+        return before == null || after == null ? Double.NaN : (after - before) / 1048576.0;
     }
 
     private static double orNaN(Double value) {

@@ -24,10 +24,37 @@ import java.util.Map;
  * @param timeline    one sample per second of the whole run
  * @param tool        the load tool's own cost
  * @param server      the server's figures, where they could be read
+ * @param stalled     with {@code --stalled-clients}: what the readers and the server made of them, else null
  */
 public record RunResult(String label, Map<String, Object> scenario, String startedAt, String drain, Connect connect,
                         Counts counts, Rates rates, Latency latency, List<double[]> percentiles,
-                        List<Sample> timeline, Tool tool, Server server) {
+                        List<Sample> timeline, Tool tool, Server server, Stalled stalled) {
+
+    /**
+     * A run with clients that never read ({@code --stalled-clients}). "Before" is once every
+     * client joined, before the first publish; "after" once the readers got everything (or the
+     * drain ended), the stalled clients still connected, before they are closed. Null where it
+     * could not be read.
+     *
+     * @param clients                  stalled clients
+     * @param deliverySeconds          from the first publish to the last message arriving at a reader, when
+     *                                 every reader got every message (drain {@code complete}, nothing lost, no
+     *                                 publish failed), else null
+     * @param heapBeforeBytes          the server's heap in use after a full GC ({@code jcmd}), before
+     * @param heapAfterBytes           the same, after
+     * @param rssBeforeBytes           the server's resident memory, before
+     * @param rssAfterBytes            the same, after
+     * @param directBeforeBytes        the server's direct memory in use, from its stats service: the JDK's direct
+     *                                 buffers ({@code BufferPoolMXBean "direct"}, which counts Netty's and Jetty's
+     *                                 pools' memory as well) plus what Netty allocates outside that accounting, if any
+     * @param directAfterBytes         the same, after
+     * @param queuedAfter              messages waiting in the server's session queues, after (its stats service)
+     * @param sessionsAfter            sessions on the server, after (the stalled ones may have expired)
+     */
+    public record Stalled(int clients, Double deliverySeconds, Long heapBeforeBytes, Long heapAfterBytes,
+                          Long rssBeforeBytes, Long rssAfterBytes, Long directBeforeBytes, Long directAfterBytes,
+                          Long queuedAfter, Long sessionsAfter) {
+    }
 
     /**
      * Clients, how long it took to connect and subscribe them, how many connections {@code --cut-every}

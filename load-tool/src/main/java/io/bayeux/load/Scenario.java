@@ -29,11 +29,15 @@ import java.util.Objects;
  * @param cutEvery        close a random client's connection this often, or null
  * @param drainTimeout    the longest wait, after the last batch, for what is still on its way
  * @param connectTimeout  the longest wait for every client to be connected and subscribed
+ * @param stalledClients  how many of the {@code clients} join their rooms over WebSocket and then
+ *                        never read their socket again; they never publish and are not counted
+ *                        as receivers
  */
 public record Scenario(List<URI> urls, String transport, int clients, int rooms, int roomsPerClient, long seed,
                        int rampUpRate, int batchSize, Duration batchInterval, int batches, int warmupBatches,
                        int messageSize, boolean selfDelivery, boolean idle, Duration hold, boolean ack,
-                       Duration soak, Duration cutEvery, Duration drainTimeout, Duration connectTimeout) {
+                       Duration soak, Duration cutEvery, Duration drainTimeout, Duration connectTimeout,
+                       int stalledClients) {
     public static final String WEBSOCKET = "websocket";
     public static final String LONG_POLLING = "long-polling";
 
@@ -60,6 +64,26 @@ public record Scenario(List<URI> urls, String transport, int clients, int rooms,
         if (batches < 0 || warmupBatches < 0 || messageSize < 0) {
             throw new IllegalArgumentException("--batches, --warmup-batches and --message-size must not be negative");
         }
+        if (stalledClients < 0 || stalledClients >= clients) {
+            throw new IllegalArgumentException("--stalled-clients must be at least 0 and less than --clients (" + clients + "): " + stalledClients);
+        }
+        if (stalledClients > 0 && (!WEBSOCKET.equals(transport) || idle)) {
+            throw new IllegalArgumentException("--stalled-clients needs --transport websocket and a run that publishes (not --idle)");
+        }
+    }
+
+    /** The same without stalled clients. */
+    public Scenario(List<URI> urls, String transport, int clients, int rooms, int roomsPerClient, long seed,
+                    int rampUpRate, int batchSize, Duration batchInterval, int batches, int warmupBatches,
+                    int messageSize, boolean selfDelivery, boolean idle, Duration hold, boolean ack,
+                    Duration soak, Duration cutEvery, Duration drainTimeout, Duration connectTimeout) {
+        this(urls, transport, clients, rooms, roomsPerClient, seed, rampUpRate, batchSize, batchInterval, batches, warmupBatches,
+                messageSize, selfDelivery, idle, hold, ack, soak, cutEvery, drainTimeout, connectTimeout, 0);
+    }
+
+    /** The clients that read (and publish): all but the stalled ones. */
+    public int readers() {
+        return clients - stalledClients;
     }
 
     private static void positive(String name, int value) {

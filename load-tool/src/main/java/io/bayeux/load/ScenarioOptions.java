@@ -69,6 +69,9 @@ public final class ScenarioOptions {
     @Option(names = "--cut-every", paramLabel = "SECONDS", description = "Close a random client's connection (client side) this often")
     Double cutEvery;
 
+    @Option(names = "--stalled-clients", paramLabel = "N", description = "Of the --clients, N join their rooms over WebSocket, then never read their socket again (the server sees a full socket); they never publish and are not counted as receivers. Reports how long the others took to get every message, and the server's memory growth (default: ${DEFAULT-VALUE})")
+    int stalledClients;
+
     @Option(names = "--drain-timeout", paramLabel = "DURATION", description = "The longest wait after the last batch for messages still on their way (default: ${DEFAULT-VALUE})")
     String drainTimeout = "30s";
 
@@ -84,13 +87,13 @@ public final class ScenarioOptions {
                 batches, warmupBatches, messageSize, !noSelfDelivery, idle, parseDuration(hold, "--hold"), ack,
                 soak == null ? null : parseDuration(soak, "--soak"),
                 cutEvery == null ? null : Duration.ofMillis(Math.round(cutEvery * 1000)),
-                parseDuration(drainTimeout, "--drain-timeout"), parseDuration(connectTimeout, "--connect-timeout").plus(ramp));
+                parseDuration(drainTimeout, "--drain-timeout"), parseDuration(connectTimeout, "--connect-timeout").plus(ramp), stalledClients);
         Double publishRate = rate;
         if (deliveryRate != null) {
             if (rate != null) {
                 throw new IllegalArgumentException("Give --rate or --delivery-rate, not both");
             }
-            double perMessage = new Ledger(clients, rooms, roomsPerClient, seed, !noSelfDelivery).deliveriesPerMessage();
+            double perMessage = new Ledger(base.readers(), rooms, roomsPerClient, seed, !noSelfDelivery).deliveriesPerMessage();
             publishRate = deliveryRate / perMessage;
         }
         if (publishRate == null) {
@@ -102,7 +105,7 @@ public final class ScenarioOptions {
         return new Scenario(base.urls(), base.transport(), base.clients(), base.rooms(), base.roomsPerClient(), base.seed(),
                 base.rampUpRate(), base.batchSize(), Duration.ofNanos(Math.round(batchSize * 1e9 / publishRate)),
                 base.batches(), base.warmupBatches(), base.messageSize(), base.selfDelivery(), base.idle(), base.hold(),
-                base.ack(), base.soak(), base.cutEvery(), base.drainTimeout(), base.connectTimeout());
+                base.ack(), base.soak(), base.cutEvery(), base.drainTimeout(), base.connectTimeout(), base.stalledClients());
     }
 
     /** {@code 90s}, {@code 10m}, {@code 1h}, {@code 500ms}, or plain seconds. */

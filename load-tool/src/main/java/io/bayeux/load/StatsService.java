@@ -5,6 +5,11 @@ import io.bayeux.annotation.Service;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ServerSession;
 
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
+import io.netty.util.internal.PlatformDependent;
+
+import java.lang.management.BufferPoolMXBean;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
@@ -13,8 +18,8 @@ import java.util.Map;
 
 /**
  * The benchmark server's own figures, answered on {@code /service/load/stats} (a remote call):
- * sessions, messages waiting in their queues, GC counts and pause time, heap in use, process
- * CPU time. The load tool asks before and after a run.
+ * sessions, messages waiting in their queues, GC counts and pause time, heap in use, direct
+ * memory in use, process CPU time. The load tool asks before and after a run.
  */
 @Service("load-stats")
 public final class StatsService {
@@ -57,8 +62,31 @@ public final class StatsService {
         stats.put("gcMillis", gcMillis);
         stats.put("gc", collectors);
         stats.put("heapUsedBytes", heap.getUsed());
+        putDirectMemory(stats);
         stats.put("cpuNanos", ProcessFigures.ownCpuNanos());
         stats.put("pid", ProcessHandle.current().pid());
         return stats;
+    }
+
+    /**
+     * {@code directBytes}: the JDK's direct buffers in use ({@code BufferPoolMXBean "direct"}: Netty's
+     * pools allocate through it unless it frees without the JDK's cleaner) plus what Netty allocated
+     * outside that accounting; {@code directBuffers}: the JDK's count; {@code nettyPoolDirectBytes}:
+     * what Netty's default allocator holds of it (its pool keeps what it once allocated).
+     */
+    static void putDirectMemory(Map<String, Object> stats) {
+        long direct = Math.max(0, PlatformDependent.usedDirectMemory());
+        long buffers = 0;
+        for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+            if ("direct".equals(pool.getName())) {
+                direct += pool.getMemoryUsed();
+                buffers += pool.getCount();
+            }
+        }
+        stats.put("directBytes", direct);
+        stats.put("directBuffers", buffers);
+        if (ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider provider) {
+            stats.put("nettyPoolDirectBytes", provider.metric().usedDirectMemory());
+        }
     }
 }

@@ -61,6 +61,19 @@ final class Summary {
                         ? ", RSS " + Format.bytes((sv.rssBytes() - sv.rssBeforeBytes()) / Math.max(1, r.connect().clients())) : ""));
             }
         }
+        RunResult.Stalled st0 = r.stalled();
+        if (st0 != null) {
+            row(out, "stalled", String.format(Locale.ROOT, "%d client(s) never read; the readers got every message in %s",
+                    st0.clients(), st0.deliverySeconds() == null ? "- (not all delivered: drain " + r.drain() + ", " + r.counts().lost() + " lost, "
+                            + r.counts().failedPublishes() + " publishes failed)"
+                            : String.format(Locale.ROOT, "%.1f s (first publish to last delivery)", st0.deliverySeconds())));
+            row(out, "memory growth", "heap after GC " + growth(st0.heapBeforeBytes(), st0.heapAfterBytes())
+                    + ", RSS " + growth(st0.rssBeforeBytes(), st0.rssAfterBytes())
+                    + ", direct " + growth(st0.directBeforeBytes(), st0.directAfterBytes())
+                    + " (before publishing -> all delivered, stalled clients still connected: "
+                    + (st0.queuedAfter() == null ? "-" : st0.queuedAfter()) + " queued, "
+                    + (st0.sessionsAfter() == null ? "-" : st0.sessionsAfter()) + " sessions)");
+        }
         if (sv.stats() != null) {
             Map<String, Object> st = sv.stats();
             Map<String, Object> before = sv.statsBefore();
@@ -69,6 +82,14 @@ final class Summary {
             row(out, "server stats", String.format(Locale.ROOT, "%d sessions, %d queued, %d GCs (%d ms) during the run",
                     number(st.get("sessions")), number(st.get("queued")), gcCount, gcMillis));
         }
+    }
+
+    /** {@code before -> after (+growth)}, or what is known. */
+    static String growth(Long before, Long after) {
+        if (before == null || after == null) {
+            return Format.bytes(before) + " -> " + Format.bytes(after);
+        }
+        return Format.bytes(before) + " -> " + Format.bytes(after) + String.format(Locale.ROOT, " (%+.1f MiB)", (after - before) / 1048576.0);
     }
 
     private static long number(Object value) {

@@ -55,4 +55,21 @@ class ScenarioOptionsTest {
         assertEquals("--rooms-per-client (6) cannot exceed --rooms (5)", x.getMessage());
         assertThrows(IllegalArgumentException.class, () -> parse("--transport", "carrier-pigeon"));
     }
+
+    @Test
+    void stalledClientsAreAmongTheClientsAndNeitherReadNorPublish() {
+        Scenario s = parse("--clients", "51", "--stalled-clients", "1", "--rooms", "1", "--rooms-per-client", "1", "--delivery-rate", "1000");
+        assertEquals(51, s.clients());
+        assertEquals(50, s.readers());
+        // Fifty readers per message, the stalled one not counted: 20 published msg/s.
+        assertEquals(20.0, s.offeredRate(), 1e-6);
+    }
+
+    @Test
+    void stalledClientsNeedWebSocketAndAReader() {
+        assertThrows(IllegalArgumentException.class, () -> parse("--clients", "2", "--stalled-clients", "2"));
+        assertThrows(IllegalArgumentException.class, () -> parse("--clients", "2", "--stalled-clients", "-1"));
+        assertThrows(IllegalArgumentException.class, () -> parse("--clients", "2", "--stalled-clients", "1", "--transport", "long-polling"));
+        assertThrows(IllegalArgumentException.class, () -> parse("--clients", "2", "--stalled-clients", "1", "--idle"));
+    }
 }

@@ -56,6 +56,11 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
                 .build();
     }
 
+    /** The direct bytes this server's shared broadcast frames hold now (see {@link SharedFrames}). */
+    long sharedFrameBytes() {
+        return outboxes.sharedFrameBytes();
+    }
+
     @Override
     protected void initChannel(SocketChannel channel) {
         server.channels().add(channel);

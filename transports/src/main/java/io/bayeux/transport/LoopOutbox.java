@@ -1,5 +1,6 @@
 package io.bayeux.transport;
 
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 
@@ -28,9 +29,11 @@ public final class LoopOutbox implements Runnable {
     private final AtomicBoolean scheduled = new AtomicBoolean();
     /** The channels written to in the current round; loop-confined. */
     private final Set<Channel> written = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final SharedFrames frames;
 
-    private LoopOutbox(EventLoop loop) {
+    private LoopOutbox(EventLoop loop, SharedFrames frames) {
         this.loop = loop;
+        this.frames = frames;
     }
 
     private record Pending(Channel channel, Runnable write) {
@@ -39,11 +42,23 @@ public final class LoopOutbox implements Runnable {
     /** The outboxes of one server's event loops. */
     public static final class Registry {
         private final Map<EventLoop, LoopOutbox> outboxes = new ConcurrentHashMap<>();
+        /** Unpooled, so that a shared frame's memory is freed as soon as its last write is done, and counted. */
+        private final UnpooledByteBufAllocator sharedAlloc = new UnpooledByteBufAllocator(true);
 
         /** The outbox of {@code channel}'s event loop. */
         public LoopOutbox of(Channel channel) {
-            return outboxes.computeIfAbsent(channel.eventLoop(), LoopOutbox::new);
+            return outboxes.computeIfAbsent(channel.eventLoop(), loop -> new LoopOutbox(loop, new SharedFrames(loop, sharedAlloc)));
         }
+
+        /** The direct bytes held by the shared frames of these loops now: this turn's, and those not written yet. */
+        public long sharedFrameBytes() {
+            return sharedAlloc.metric().usedDirectMemory();
+        }
+    }
+
+    /** The loop's shared broadcast frames of the current turn. */
+    public SharedFrames frames() {
+        return frames;
     }
 
     /**

@@ -99,6 +99,8 @@ public final class NettyBayeuxServer {
     private EventLoopGroup bossGroup;
     private EventLoopGroup workerGroup;
     private Channel serverChannel;
+    /** The pipeline of this run, null before the first start. */
+    private volatile BayeuxServerInitializer initializer;
 
     private NettyBayeuxServer(Builder builder) {
         this.config = builder;
@@ -184,7 +186,7 @@ public final class NettyBayeuxServer {
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 256 * 1024))
-                .childHandler(new BayeuxServerInitializer(this, ssl));
+                .childHandler(initializer = new BayeuxServerInitializer(this, ssl));
         try {
             serverChannel = bootstrap.bind(config.host, config.port).sync().channel();
         } catch (InterruptedException x) {
@@ -226,6 +228,18 @@ public final class NettyBayeuxServer {
         if (ownExecutor) {
             executor.shutdownNow();
         }
+    }
+
+    /**
+     * The direct memory, in bytes, that broadcast messages of 1 KiB or more hold now: each is
+     * copied once per event-loop turn into a direct buffer that every WebSocket frame carrying
+     * it alone shares, freed when the last of those frames is written (or its connection
+     * closes). A reader that does not read holds at most its outbound buffer's frames; the
+     * messages waiting in its queue hold none. 0 before {@link #start()}.
+     */
+    public long sharedFrameBytes() {
+        BayeuxServerInitializer current = initializer;
+        return current == null ? 0 : current.sharedFrameBytes();
     }
 
     /** The Bayeux server: channels, sessions, listeners. */

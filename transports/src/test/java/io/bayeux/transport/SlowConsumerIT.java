@@ -10,7 +10,9 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.util.ResourceLeakDetector;
 import io.netty.util.concurrent.FastThreadLocalThread;
+import io.netty.util.internal.PlatformDependent;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -75,6 +77,10 @@ class SlowConsumerIT {
     /** The most the server's memory (heap after GC, plus bytes waiting in its connections' outbound buffers) may grow. */
     private static final long MAX_GROWTH = 25L * 1024 * 1024;
     private static final Duration TIME_LIMIT = Duration.ofSeconds(120);
+    /** The most the direct memory outside Netty's pool may grow while a stalled reader holds thousands of 1 KiB messages. */
+    private static final long MAX_DIRECT_GROWTH = 8L * 1024 * 1024;
+    /** What may stay of it once nothing is left to write (the JDK's own temporary buffers). */
+    private static final long DIRECT_SLACK = 2L * 1024 * 1024;
     /** Makes each payload about 1 KiB; the {@code <n>} marker in front is what readers count. */
     private static final String FILLER = "x".repeat(1016);
 
@@ -171,6 +177,68 @@ class SlowConsumerIT {
         assertTrue(maxQueueSeen.get() <= MAX_QUEUE, "stalled queue " + maxQueueSeen.get() + " > " + MAX_QUEUE);
         assertTrue(stalledSession.getQueueSize() <= MAX_QUEUE);
         assertTrue(growth < MAX_GROWTH, String.format("server memory grew by %.1f MB: %s -> %s", mb(growth), baseline, after));
+    }
+
+    /**
+     * A reader that does not read, with a queue bound as large as the benchmark server's, holds
+     * thousands of 1 KiB messages while the others read: the messages waiting in its queue hold
+     * none of the direct memory their broadcast was written from, and what the frames hold is
+     * freed as soon as they are written or their connection closes, without waiting for a
+     * garbage collection.
+     */
+    @Test
+    void aStalledReaderWithALargeQueueHoldsNoDirectMemoryForWhatWaitsAndItIsFreedWithoutGarbageCollection() throws Exception {
+        int maxQueue = 100_000;
+        int messages = 20_000;
+        int readerCount = 10;
+        ResourceLeakDetector.Level level = ResourceLeakDetector.getLevel();
+        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
+        try {
+            start(QueueOverflow.DROP_OLDEST, maxQueue);
+            long deadline = System.nanoTime() + TIME_LIMIT.toNanos();
+            stalled = new StalledClient(server.uri()).subscribe();
+            ServerSession stalledSession = server.bayeux().getSession(stalled.clientId);
+            connectReaders(readerCount);
+            long baseline = settledDirectMemory();
+            AtomicLong peak = new AtomicLong(baseline);
+            AtomicLong peakShared = new AtomicLong();
+            // Each message once the readers have the one before: they read every message in a frame of its own, by reference.
+            ServerChannel channel = server.bayeux().getChannel(CHANNEL);
+            for (int i = 0; i < messages; i++) {
+                channel.publish(null, payload(i));
+                awaitReaders(i + 1, deadline);
+                peak.accumulateAndGet(directBytes(), Math::max);
+                peakShared.accumulateAndGet(server.sharedFrameBytes(), Math::max);
+            }
+            int queued = stalledSession.getQueueSize();
+            long whileStalled = directBytes();
+            System.out.printf("SlowConsumerIT: stalled reader holds %d queued messages; direct memory outside the pool %.1f MB before, peak %.1f MB (+%.1f), "
+                            + "%.1f MB once delivered; shared frames peak %.1f MB%n",
+                    queued, mb(baseline), mb(peak.get()), mb(peak.get() - baseline), mb(whileStalled), mb(peakShared.get()));
+
+            for (Reader reader : readers) {
+                assertEquals(messages, reader.count.get(), "messages received by " + reader.clientId);
+                assertEquals((long) messages * (messages - 1) / 2, reader.sum.get(), "each message exactly once at " + reader.clientId);
+                assertEquals(0, reader.outOfOrder.get(), "messages out of order at " + reader.clientId);
+            }
+            assertTrue(queued > messages / 2, "the stalled reader holds most messages in its queue: " + queued);
+            assertTrue(peak.get() - baseline < MAX_DIRECT_GROWTH, String.format(
+                    "direct memory grew by %.1f MB while a stalled reader held %d messages", mb(peak.get() - baseline), queued));
+
+            // The stalled reader goes: what its connection held is freed with it, no garbage collection asked for.
+            stalled.close();
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while ((server.sharedFrameBytes() > 0 || directBytes() > baseline + DIRECT_SLACK) && System.nanoTime() - until < 0) {
+                LockSupport.parkNanos(10_000_000);
+            }
+            System.out.printf("SlowConsumerIT: after the stalled reader left, direct memory %.1f MB, shared frames %d bytes%n",
+                    mb(directBytes()), server.sharedFrameBytes());
+            assertEquals(0, server.sharedFrameBytes(), "direct bytes of shared frames once nothing is left to write");
+            assertTrue(directBytes() <= baseline + DIRECT_SLACK, String.format(
+                    "direct memory %.1f MB, %.1f MB before", mb(directBytes()), mb(baseline)));
+        } finally {
+            ResourceLeakDetector.setLevel(level);
+        }
     }
 
     @Test
@@ -539,6 +607,37 @@ class SlowConsumerIT {
         return total;
     }
 
+    /**
+     * The direct memory the process holds now outside Netty's default pool, without a garbage
+     * collection: the JDK's direct buffers (and what Netty allocates without the JDK's
+     * accounting, if it does) less the pool's own. Where a broadcast's shared bytes live, before
+     * (buffers freed by the garbage collector) and after (buffers freed by their last write).
+     * The pool itself (frames of several messages, reads) keeps what it once allocated.
+     */
+    private static long directBytes() {
+        long total = Math.max(0, PlatformDependent.usedDirectMemory());
+        for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+            if ("direct".equals(pool.getName())) {
+                total += pool.getMemoryUsed();
+            }
+        }
+        if (ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider provider) {
+            total -= provider.metric().usedDirectMemory();
+        }
+        return total;
+    }
+
+    /** The direct memory once what earlier work left for the garbage collector is gone: the baseline. */
+    private static long settledDirectMemory() {
+        long least = Long.MAX_VALUE;
+        for (int i = 0; i < 5; i++) {
+            System.gc();
+            LockSupport.parkNanos(50_000_000);
+            least = Math.min(least, directBytes());
+        }
+        return least;
+    }
+
     private static double mb(long bytes) {
         return bytes / (1024.0 * 1024.0);
     }
@@ -621,6 +720,10 @@ class SlowConsumerIT {
     private static final class Reader extends Client implements WebSocket.Listener {
         final AtomicLong count = new AtomicLong();
         final AtomicLong sum = new AtomicLong();
+        /** Messages whose number was not greater than the one before. */
+        final AtomicLong outOfOrder = new AtomicLong();
+        /** The number of the last message counted; only touched by the listener's thread. */
+        private long last = -1;
         private final BlockingQueue<List<Map<String, Object>>> frames = new LinkedBlockingQueue<>();
         private final StringBuilder text = new StringBuilder();
         private final WebSocket socket;
@@ -686,6 +789,10 @@ class SlowConsumerIT {
                         if (c == '>') {
                             messages++;
                             total += n;
+                            if (n <= last) {
+                                outOfOrder.incrementAndGet();
+                            }
+                            last = n;
                         }
                         n = -1;
                     }

@@ -8,6 +8,7 @@ import io.bayeux.server.BayeuxServerImpl;
 import io.bayeux.server.ServerMessageImpl;
 import io.bayeux.server.spi.Endpoint;
 import io.bayeux.transport.LoopOutbox;
+import io.bayeux.transport.SharedFrames;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -36,12 +37,17 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A broadcast is encoded once: a frame that carries one message shares that message's
  * bytes with every other subscriber. Frames are built here, not by Netty's frame encoder: a
- * small message is copied once, next to the frame's header, into a pooled direct buffer; one
- * of {@value #SHARED_MIN} bytes or more is kept in a direct buffer with the message and
- * written by reference after its header, never copied per subscriber.
+ * frame that carries one broadcast alone, header and payload, is built once per event-loop
+ * turn into a direct buffer that every frame of that turn carrying it writes by reference
+ * ({@link SharedFrames}): never copied per subscriber, and freed as soon as the last of those
+ * frames is written, not when the garbage collector gets to it. A frame of several messages is
+ * built for its connection, in one pooled buffer.
  */
 final class WebSocketEndpoint implements Endpoint {
-    /** Payloads from this size on are shared by reference rather than copied next to each frame's header. */
+    /**
+     * Through the pipeline (when an extension encodes frames), payloads from this size on are
+     * shared by reference: Netty's frame encoder writes them after the header, uncopied.
+     */
     static final int SHARED_MIN = 1025;
 
     private final Channel channel;
@@ -256,20 +262,9 @@ final class WebSocketEndpoint implements Endpoint {
         if (messages.size() == 1) {
             ServerMessage message = messages.get(0);
             if (message instanceof ServerMessageImpl impl && impl.isFrozen()) {
-                ByteBuf shared = impl.wireCache() instanceof ByteBuf cached ? cached : null;
-                if (shared == null) {
-                    byte[] array = bayeux.encodeArray(impl);
-                    if (array.length < SHARED_MIN) {
-                        return header(alloc, array.length, array.length).writeBytes(array);
-                    }
-                    shared = share(impl, array);
-                }
-                // The header in its own small buffer, the shared payload by reference: one gathering write.
-                int length = shared.readableBytes();
-                return alloc.compositeDirectBuffer(2).addComponents(true, header(alloc, length, 0), shared.retainedDuplicate());
+                return outbox.frames().textFrame(impl, bayeux.encodeArray(impl));
             }
-            byte[] array = bayeux.encodeArray(message);
-            return header(alloc, array.length, array.length).writeBytes(array);
+            return SharedFrames.textFrame(alloc, bayeux.encodeArray(message));
         }
         byte[][] parts = new byte[messages.size()][];
         int length = 1 + messages.size();
@@ -277,39 +272,18 @@ final class WebSocketEndpoint implements Endpoint {
             parts[i] = bayeux.encodeArray(messages.get(i));
             length += parts[i].length - 2;
         }
-        ByteBuf out = header(alloc, length, length);
-        out.writeByte('[');
+        ByteBuf out = SharedFrames.textFrameHeader(alloc, length);
+        // One view of the frame's payload to copy into: writing each part to the buffer itself costs an object per part.
+        ByteBuffer payload = out.internalNioBuffer(out.writerIndex(), length);
+        payload.put((byte) '[');
         for (int i = 0; i < parts.length; i++) {
             if (i > 0) {
-                out.writeByte(',');
+                payload.put((byte) ',');
             }
-            out.writeBytes(parts[i], 1, parts[i].length - 2);
+            payload.put(parts[i], 1, parts[i].length - 2);
         }
-        return out.writeByte(']');
-    }
-
-    /** A direct buffer holding a text frame's header for a payload of {@code length} bytes, with room for {@code room} more. */
-    private static ByteBuf header(ByteBufAllocator alloc, int length, int room) {
-        int size = length < 126 ? 2 : length < 65536 ? 4 : 10;
-        ByteBuf out = alloc.directBuffer(size + room);
-        out.writeByte(0x81);
-        if (length < 126) {
-            out.writeByte(length);
-        } else if (length < 65536) {
-            out.writeByte(126).writeShort(length);
-        } else {
-            out.writeByte(127).writeLong(length);
-        }
-        return out;
-    }
-
-    /** Keeps {@code array}, a large frozen message's encoding, in a direct buffer shared by every frame that carries it alone. */
-    private static ByteBuf share(ServerMessageImpl impl, byte[] array) {
-        ByteBuffer direct = ByteBuffer.allocateDirect(array.length).put(array).flip();
-        // Wrapping a JDK buffer: its memory goes with the message, when the garbage collector takes it.
-        ByteBuf shared = Unpooled.wrappedBuffer(direct);
-        impl.wireCache(shared);
-        return shared;
+        payload.put((byte) ']');
+        return out.writerIndex(out.writerIndex() + length);
     }
 
     /** Replies to what the client sent: written and flushed from any thread, in order with the pushes of the loop. */
@@ -323,12 +297,9 @@ final class WebSocketEndpoint implements Endpoint {
         if (messages.size() == 1) {
             ServerMessage message = messages.get(0);
             if (message instanceof ServerMessageImpl impl && impl.isFrozen()) {
-                if (impl.wireCache() instanceof ByteBuf shared) {
-                    return shared.retainedDuplicate();
-                }
                 byte[] array = bayeux.encodeArray(impl);
                 if (array.length >= SHARED_MIN) {
-                    return share(impl, array).retainedDuplicate();
+                    return outbox.frames().share(impl, array);
                 }
                 return Unpooled.wrappedBuffer(array);
             }

@@ -108,6 +108,17 @@ public final class CometDBenchmarkServer implements AutoCloseable {
         stats.put("gcCount", gcCount);
         stats.put("gcMillis", gcMillis);
         stats.put("heapUsedBytes", ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
+        // Jetty's buffers are the JDK's direct buffers: the same figure as this project's server gives.
+        long direct = 0;
+        long buffers = 0;
+        for (java.lang.management.BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class)) {
+            if ("direct".equals(pool.getName())) {
+                direct += pool.getMemoryUsed();
+                buffers += pool.getCount();
+            }
+        }
+        stats.put("directBytes", direct);
+        stats.put("directBuffers", buffers);
         if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
             stats.put("cpuNanos", os.getProcessCpuTime());
         }
