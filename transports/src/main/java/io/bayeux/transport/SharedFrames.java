@@ -30,15 +30,9 @@ import java.util.concurrent.RejectedExecutionException;
 public final class SharedFrames {
     private final EventLoop loop;
     private final ByteBufAllocator alloc;
-    /** This turn's buffers, by message identity; loop-confined. */
-    private final Map<Object, ByteBuf> turn = new IdentityHashMap<>();
-    /** The last message shared and its buffer: a fan-out asks for the same one many times in a row. */
-    private Object lastKey;
-    private ByteBuf lastBuffer;
-    /** This turn's whole frames, by message identity, and the last one made or found; loop-confined. */
+    /** This turn's payloads and whole text frames, by message identity; loop-confined. */
+    private final Map<Object, ByteBuf> payloads = new IdentityHashMap<>();
     private final Map<Object, ByteBuf> frames = new IdentityHashMap<>();
-    private Object lastFrameKey;
-    private ByteBuf lastFrame;
     private final Runnable endOfTurn = this::endTurn;
 
     SharedFrames(EventLoop loop, ByteBufAllocator alloc) {
@@ -52,32 +46,7 @@ public final class SharedFrames {
      * (writing it does).
      */
     public ByteBuf share(Object key, byte[] bytes) {
-        if (!loop.inEventLoop()) {
-            return copy(bytes);
-        }
-        if (key == lastKey) {
-            return lastBuffer.retainedDuplicate();
-        }
-        ByteBuf shared = turn.get(key);
-        if (shared == null) {
-            shared = copy(bytes);
-            if (turn.isEmpty() && frames.isEmpty()) {
-                try {
-                    loop.execute(endOfTurn);
-                } catch (RejectedExecutionException x) {
-                    // The loop is shutting down: nothing would end this turn, so nothing is kept.
-                    return shared;
-                }
-            }
-            turn.put(key, shared);
-        }
-        lastKey = key;
-        lastBuffer = shared;
-        return shared.retainedDuplicate();
-    }
-
-    private ByteBuf copy(byte[] bytes) {
-        return alloc.directBuffer(bytes.length, bytes.length).writeBytes(bytes);
+        return shared(payloads, key, bytes, false);
     }
 
     /**
@@ -85,27 +54,31 @@ public final class SharedFrames {
      * the frame's header and payload are built once per turn, in one buffer.
      */
     public ByteBuf textFrame(Object key, byte[] payload) {
+        return shared(frames, key, payload, true);
+    }
+
+    private ByteBuf shared(Map<Object, ByteBuf> cache, Object key, byte[] bytes, boolean frame) {
         if (!loop.inEventLoop()) {
-            return textFrame(alloc, payload);
+            return make(bytes, frame);
         }
-        if (key == lastFrameKey) {
-            return lastFrame.retainedDuplicate();
-        }
-        ByteBuf frame = frames.get(key);
-        if (frame == null) {
-            frame = textFrame(alloc, payload);
-            if (turn.isEmpty() && frames.isEmpty()) {
+        ByteBuf shared = cache.get(key);
+        if (shared == null) {
+            shared = make(bytes, frame);
+            if (payloads.isEmpty() && frames.isEmpty()) {
                 try {
                     loop.execute(endOfTurn);
                 } catch (RejectedExecutionException x) {
-                    return frame;
+                    // The loop is shutting down: nothing would end this turn, so nothing is kept.
+                    return shared;
                 }
             }
-            frames.put(key, frame);
+            cache.put(key, shared);
         }
-        lastFrameKey = key;
-        lastFrame = frame;
-        return frame.retainedDuplicate();
+        return shared.retainedDuplicate();
+    }
+
+    private ByteBuf make(byte[] bytes, boolean frame) {
+        return frame ? textFrame(alloc, bytes) : alloc.directBuffer(bytes.length, bytes.length).writeBytes(bytes);
     }
 
     /** A WebSocket text frame (final, unmasked, as a server sends it) carrying {@code payload}, in a new direct buffer. */
@@ -130,23 +103,20 @@ public final class SharedFrames {
 
     /** The number of buffers kept for the current turn; on the loop. */
     int kept() {
-        return turn.size() + frames.size();
+        return payloads.size() + frames.size();
     }
 
     /** On the loop, once the turn is over: drops this cache's reference to each buffer of the turn. */
     private void endTurn() {
-        lastKey = null;
-        lastBuffer = null;
-        lastFrameKey = null;
-        lastFrame = null;
-        for (ByteBuf buffer : turn.values()) {
+        release(payloads);
+        release(frames);
+    }
+
+    private static void release(Map<Object, ByteBuf> cache) {
+        for (ByteBuf buffer : cache.values()) {
             buffer.release();
         }
-        turn.clear();
-        for (ByteBuf frame : frames.values()) {
-            frame.release();
-        }
-        frames.clear();
+        cache.clear();
     }
 
     @Override
