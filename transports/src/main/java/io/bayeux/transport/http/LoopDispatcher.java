@@ -25,7 +25,7 @@ import java.util.concurrent.RejectedExecutionException;
 final class LoopDispatcher implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(LoopDispatcher.class);
     /** Requests in one executor task at most. */
-    static final int BATCH_LIMIT = 32;
+    static final int BATCH_LIMIT = 16;
 
     /** A request to handle on the executor, which answers by itself when the executor refuses it. */
     interface Task extends Runnable {
