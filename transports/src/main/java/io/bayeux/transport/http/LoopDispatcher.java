@@ -10,15 +10,19 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Hands the requests one event loop reads to the application executor in batches: what the loop
- * reads in one turn (every connection that had bytes) goes to the executor as one task, whose
- * requests run one after the other in the order they arrived. A turn that reads a hundred
- * long-polls wakes an executor thread once rather than a hundred times (a parked thread's
- * wake-up is a system call and a context switch, as costly as the request's own handling). A
- * long turn is cut into tasks of {@value #BATCH_LIMIT} so that several executor threads share
- * it. The reverse of {@link io.bayeux.transport.LoopOutbox}.
+ * reads in one turn (every connection that had bytes) goes to the executor as one task, which
+ * starts its requests in the order they arrived. A turn that reads a hundred long-polls wakes
+ * executor threads a few times rather than a hundred times (a parked thread's wake-up is a
+ * system call and a context switch, as costly as the request's own handling). A batch of two or
+ * more asks the executor for one helper, which takes the batch's next requests while the first
+ * thread is busy: a request whose application code blocks holds up its own thread, not the rest
+ * of its batch. A long turn is cut into batches of {@value #BATCH_LIMIT}. The reverse of
+ * {@link io.bayeux.transport.LoopOutbox}.
  *
  * <p>{@link #dispatch} is called on the loop; the collected batch is loop-confined.
  */
@@ -101,7 +105,7 @@ final class LoopDispatcher implements Runnable {
         }
         batch = null;
         try {
-            executor.execute(tasks.size() == 1 ? tasks.get(0) : () -> runAll(tasks));
+            executor.execute(tasks.size() == 1 ? tasks.get(0) : new Batch(tasks, executor));
         } catch (RejectedExecutionException x) {
             for (Task task : tasks) {
                 task.rejected();
@@ -109,14 +113,45 @@ final class LoopDispatcher implements Runnable {
         }
     }
 
-    /** On the executor: each request of the batch in turn; one that throws does not stop the others. */
-    private static void runAll(List<Task> tasks) {
-        for (Task task : tasks) {
-            try {
-                task.run();
-            } catch (RuntimeException x) {
-                LOG.warn("Request {} failed", task, x);
+    /**
+     * On the executor: the requests of one turn, taken in order by the thread that runs it and by
+     * the one helper it asks for; one that throws does not stop the others.
+     */
+    private static final class Batch implements Runnable {
+        private final List<Task> tasks;
+        private final Executor executor;
+        private final AtomicInteger next = new AtomicInteger();
+        private final AtomicBoolean helped = new AtomicBoolean();
+
+        Batch(List<Task> tasks, Executor executor) {
+            this.tasks = tasks;
+            this.executor = executor;
+        }
+
+        @Override
+        public void run() {
+            int size = tasks.size();
+            int i;
+            while ((i = next.getAndIncrement()) < size) {
+                if (i + 1 < size && !helped.get() && helped.compareAndSet(false, true)) {
+                    try {
+                        executor.execute(this);
+                    } catch (RejectedExecutionException x) {
+                        // This thread does them all.
+                    }
+                }
+                Task task = tasks.get(i);
+                try {
+                    task.run();
+                } catch (RuntimeException x) {
+                    LOG.warn("Request {} failed", task, x);
+                }
             }
+        }
+
+        @Override
+        public String toString() {
+            return "Batch[" + tasks.size() + " requests, next " + next.get() + "]";
         }
     }
 
