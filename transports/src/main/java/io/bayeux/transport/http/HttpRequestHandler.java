@@ -14,6 +14,8 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -55,6 +57,12 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     private static final AsciiString JSON_UTF_8 = AsciiString.cached("application/json;charset=UTF-8");
     private static final AsciiString JAVASCRIPT_UTF_8 = AsciiString.cached("text/javascript;charset=UTF-8");
     private static final AsciiString NO_CACHE_NO_STORE = AsciiString.cached("no-cache, no-store");
+    /**
+     * Headers of Bayeux responses, whose names and values are this class's constants (or come from
+     * the configuration, checked when the server is built): not validated again on every response.
+     */
+    private static final HttpHeadersFactory RESPONSE_HEADERS = DefaultHttpHeadersFactory.headersFactory().withValidation(false);
+    private static final HttpHeadersFactory RESPONSE_TRAILERS = DefaultHttpHeadersFactory.trailersFactory().withValidation(false);
 
     private final BayeuxServerImpl bayeux;
     private final NettyBayeuxServer.Builder config;
@@ -62,6 +70,9 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     private final StaticResources statics;
     private final BrowserCookie browserCookie;
     private final LoopOutbox.Registry outboxes;
+    private final LoopDispatcher.Registry dispatchers;
+    /** This connection's event loop's dispatcher: set when the handler joins the pipeline. */
+    private LoopDispatcher dispatcher;
     /** The endpoint path followed by a slash: paths under it are Bayeux too. */
     private final String endpointPrefix;
     /** Whether this connection is TLS: set when the handler joins the pipeline, after the TLS handler. */
@@ -87,7 +98,27 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
      */
     public HttpRequestHandler(BayeuxServerImpl bayeux, NettyBayeuxServer.Builder config, Executor executor, StaticResources statics,
                               BrowserCookie browserCookie, LoopOutbox.Registry outboxes) {
+        this(bayeux, config, executor, statics, browserCookie, outboxes, new Dispatchers(executor));
+    }
+
+    /** What the connections of one server share to hand their requests to the executor, one task per turn of each event loop. */
+    public static final class Dispatchers {
+        private final LoopDispatcher.Registry registry;
+
+        public Dispatchers(Executor executor) {
+            this.registry = new LoopDispatcher.Registry(executor);
+        }
+    }
+
+    /**
+     * A handler for one connection, with what every connection of the server shares: responses
+     * written from other threads go through {@code outboxes}, one round per event loop; requests
+     * go to the executor through {@code dispatchers}, one task per turn of the event loop.
+     */
+    public HttpRequestHandler(BayeuxServerImpl bayeux, NettyBayeuxServer.Builder config, Executor executor, StaticResources statics,
+                              BrowserCookie browserCookie, LoopOutbox.Registry outboxes, Dispatchers dispatchers) {
         this.outboxes = outboxes;
+        this.dispatchers = dispatchers.registry;
         this.bayeux = bayeux;
         this.config = config;
         this.executor = executor;
@@ -100,6 +131,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         secure = isSecure(ctx);
+        dispatcher = dispatchers.of(ctx.channel().eventLoop());
     }
 
     @Override
@@ -188,7 +220,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             return;
         }
         RequestContext context = new RequestContext(ctx.channel(), request, config.path(), LONG_POLLING, secure);
-        dispatch(ctx, request, new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie.read(request.headers()),
+        dispatch(new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie.read(request.headers()),
                 request.headers().get(HttpHeaderNames.USER_AGENT), null, body, context));
     }
 
@@ -200,7 +232,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         }
         byte[] body = uri.parameters().get("message").get(0).getBytes(StandardCharsets.UTF_8);
         RequestContext context = new RequestContext(ctx.channel(), request, config.path(), CALLBACK_POLLING, secure);
-        dispatch(ctx, request, new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie.read(request.headers()),
+        dispatch(new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie.read(request.headers()),
                 request.headers().get(HttpHeaderNames.USER_AGENT), callback, body, context));
     }
 
@@ -231,6 +263,12 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         return "jsonpcallback";
     }
 
+    /** Hands a Bayeux request to the executor with the others read in this turn of the loop. */
+    private void dispatch(Exchange exchange) {
+        busy = true;
+        dispatcher.dispatch(exchange);
+    }
+
     private void dispatch(ChannelHandlerContext ctx, FullHttpRequest request, Runnable task) {
         busy = true;
         try {
@@ -246,7 +284,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
      * itself the task that handles the request on the executor and the callback of the core's
      * replies, so that a request costs one object here.
      */
-    private final class Exchange implements Runnable, Consumer<List<ServerMessage>> {
+    private final class Exchange implements LoopDispatcher.Task, Consumer<List<ServerMessage>> {
         final ChannelHandlerContext ctx;
         final boolean keepAlive;
         /** The BAYEUX_BROWSER cookie the client sent, or null. */
@@ -270,6 +308,16 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             this.jsonpCallback = jsonpCallback;
             this.body = body;
             this.context = context;
+        }
+
+        /** On the loop: the executor refused the request. */
+        @Override
+        public void rejected() {
+            busy = false;
+            body = null;
+            FullHttpResponse response = HttpErrors.response(HttpResponseStatus.SERVICE_UNAVAILABLE, "Server overloaded, retry later");
+            response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
+            writeResponse(ctx, keepAlive, response);
         }
 
         /** On the executor: parse, hand the batch to the core, answer when it replies. */
@@ -351,7 +399,8 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
                 body[body.length - 1] = ';';
                 contentType = JAVASCRIPT_UTF_8;
             }
-            FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, Unpooled.wrappedBuffer(body));
+            FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, Unpooled.wrappedBuffer(body),
+                    RESPONSE_HEADERS, RESPONSE_TRAILERS);
             response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
             response.headers().set(HttpHeaderNames.CACHE_CONTROL, NO_CACHE_NO_STORE);
             write(response);

@@ -1,0 +1,147 @@
+package io.bayeux.transport;
+
+import io.bayeux.common.json.JacksonJsonCodec;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.GZIPInputStream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What a long-polling client reads, byte for byte, on kept-alive connections: every response's
+ * headers, the browser cookie once, large replies gzipped (one after the other, on several
+ * connections), and many requests that arrive together all answered.
+ */
+class LongPollingResponsesIT {
+    private static final JacksonJsonCodec JSON = new JacksonJsonCodec();
+    private static final String PATH = "/cometd";
+    private NettyBayeuxServer server;
+
+    @BeforeEach
+    void start() {
+        server = NettyBayeuxServer.builder().port(0).build().start();
+    }
+
+    @AfterEach
+    void stop() {
+        server.stop();
+    }
+
+    @Test
+    void everyResponseOnAKeptAliveConnectionCarriesItsHeadersAndOnlyTheFirstSetsTheCookie() throws Exception {
+        try (RawHttp http = RawHttp.connect(server.port())) {
+            RawHttp.Response handshake = post(http, List.of(), "[{\"channel\":\"/meta/handshake\",\"version\":\"1.0\",\"supportedConnectionTypes\":[\"long-polling\"]}]");
+            assertBayeuxHeaders(handshake);
+            String cookie = handshake.header("Set-Cookie");
+            assertNotNull(cookie, handshake.headers().toString());
+            assertTrue(cookie.startsWith("BAYEUX_BROWSER=") && cookie.contains("Path=/") && cookie.toLowerCase(java.util.Locale.ROOT).contains("httponly"), cookie);
+            String browser = cookie.substring(0, cookie.indexOf(';'));
+            String clientId = (String) first(handshake).get("clientId");
+            for (int i = 0; i < 5; i++) {
+                // interval 0 with nothing queued and no hold: the connect with advice timeout 0 is answered at once.
+                RawHttp.Response connect = post(http, List.of("Cookie: " + browser),
+                        "[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"advice\":{\"timeout\":0},\"clientId\":\"" + clientId + "\"}]");
+                assertBayeuxHeaders(connect);
+                assertNull(connect.header("Set-Cookie"), "the cookie is set once: " + connect.headers());
+                assertEquals(true, first(connect).get("successful"), connect.text());
+            }
+        }
+    }
+
+    @Test
+    void largeRepliesAreGzippedOneAfterTheOtherOnSeveralConnections() throws Exception {
+        String data = "x".repeat(3_000);
+        for (int connection = 0; connection < 2; connection++) {
+            try (RawHttp http = RawHttp.connect(server.port())) {
+                RawHttp.Response handshake = post(http, List.of(), "[{\"channel\":\"/meta/handshake\",\"version\":\"1.0\",\"supportedConnectionTypes\":[\"long-polling\"]}]");
+                String browser = handshake.header("Set-Cookie").split(";")[0];
+                String clientId = (String) first(handshake).get("clientId");
+                post(http, List.of("Cookie: " + browser),
+                        "[{\"channel\":\"/meta/subscribe\",\"subscription\":\"/big\",\"clientId\":\"" + clientId + "\"}]");
+                // Connected (answered at once: advice timeout 0), the session gets its messages in any reply.
+                post(http, List.of("Cookie: " + browser),
+                        "[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"advice\":{\"timeout\":0},\"clientId\":\"" + clientId + "\"}]");
+                for (int i = 0; i < 3; i++) {
+                    // The publisher is subscribed: the reply to its publish carries its own message, over 1 KiB.
+                    RawHttp.Response reply = post(http, List.of("Cookie: " + browser, "Accept-Encoding: gzip"),
+                            "[{\"channel\":\"/big\",\"data\":\"" + data + i + "\",\"clientId\":\"" + clientId + "\"}]");
+                    assertBayeuxHeaders(reply);
+                    assertEquals("gzip", reply.header("Content-Encoding"), reply.headers().toString());
+                    byte[] json;
+                    try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(reply.body()))) {
+                        json = in.readAllBytes();
+                    }
+                    List<Map<String, Object>> messages = messages(json);
+                    assertEquals(2, messages.size(), new String(json, StandardCharsets.UTF_8));
+                    assertEquals(data + i, messages.get(0).get("data"));
+                    assertEquals(true, messages.get(1).get("successful"));
+                }
+            }
+        }
+    }
+
+    @Test
+    void manyRequestsArrivingTogetherAreAllAnswered() throws Exception {
+        int count = 100;
+        List<RawHttp> connections = new ArrayList<>();
+        try {
+            for (int i = 0; i < count; i++) {
+                connections.add(RawHttp.connect(server.port()));
+            }
+            byte[] handshake = RawHttp.post(PATH, "application/json",
+                    "[{\"channel\":\"/meta/handshake\",\"version\":\"1.0\",\"supportedConnectionTypes\":[\"long-polling\"]}]".getBytes(StandardCharsets.UTF_8));
+            for (RawHttp http : connections) {
+                // Two requests at once on each connection (pipelined): answered in order.
+                byte[] twice = new byte[handshake.length * 2];
+                System.arraycopy(handshake, 0, twice, 0, handshake.length);
+                System.arraycopy(handshake, 0, twice, handshake.length, handshake.length);
+                http.write(twice);
+            }
+            for (RawHttp http : connections) {
+                for (int i = 0; i < 2; i++) {
+                    RawHttp.Response response = http.readResponse();
+                    assertBayeuxHeaders(response);
+                    assertEquals(true, first(response).get("successful"), response.text());
+                }
+            }
+        } finally {
+            for (RawHttp http : connections) {
+                http.close();
+            }
+        }
+    }
+
+    private static RawHttp.Response post(RawHttp http, List<String> headers, String json) throws Exception {
+        List<String> all = new ArrayList<>(headers);
+        all.add("Content-Type: application/json;charset=UTF-8");
+        http.write(RawHttp.request("POST", PATH, all, json.getBytes(StandardCharsets.UTF_8)));
+        return http.readResponse();
+    }
+
+    private static void assertBayeuxHeaders(RawHttp.Response response) {
+        assertEquals(200, response.status(), response.text());
+        assertEquals("application/json;charset=UTF-8", response.header("Content-Type"));
+        assertEquals("no-cache, no-store", response.header("Cache-Control"));
+        assertEquals("keep-alive", response.header("Connection"));
+        assertEquals(response.body().length, Integer.parseInt(response.header("Content-Length")));
+    }
+
+    private static Map<String, Object> first(RawHttp.Response response) throws Exception {
+        return messages(response.body()).get(0);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> messages(byte[] json) throws Exception {
+        return (List<Map<String, Object>>) JSON.parse(json);
+    }
+}
