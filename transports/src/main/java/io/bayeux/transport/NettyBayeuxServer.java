@@ -26,6 +26,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
+import io.bayeux.transport.websocket.IdleSweep;
 import io.bayeux.transport.websocket.WebSocketUpgrade;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -177,6 +178,7 @@ public final class NettyBayeuxServer {
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("bayeux-accept"), io);
         workerGroup = new MultiThreadIoEventLoopGroup(config.ioThreads(), new DefaultThreadFactory("bayeux-io"), io);
+        IdleSweep.start(workerGroup, channels, config.idleTimeout);
         bayeux.start();
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
