@@ -133,6 +133,7 @@ final class ConnectionImpl implements Connection {
             }
         }
         if (hold > 0 && session != null && !closed) {
+            shareStrings(exchanges.get(exchanges.size() - 1), session);
             PendingBatch held = new PendingBatch(this, session, exchanges, replies, browser);
             addPending(held);
             if (session.hold(held, hold)) {
@@ -149,6 +150,29 @@ final class ConnectionImpl implements Connection {
         }
         complete(session, exchanges, connect, replies);
         return DONE;
+    }
+
+    /**
+     * A connect about to be held keeps its request and reply for as long as the hold, on every
+     * idle connection: their channel, client id and connection type become the equal strings
+     * every session or connection already has, so that the held copies (parsed from the request)
+     * can go. Nothing else changes: the values stay equal, and the maps keep their entries.
+     */
+    private void shareStrings(Exchange connect, ServerSessionImpl session) {
+        shareString(connect.message, Message.CHANNEL_FIELD, Channel.META_CONNECT);
+        shareString(connect.message, Message.CLIENT_ID_FIELD, session.getId());
+        shareString(connect.message, Message.CONNECTION_TYPE_FIELD, endpoint.transportName());
+        shareString(connect.reply, Message.CHANNEL_FIELD, Channel.META_CONNECT);
+        shareString(connect.reply, Message.CLIENT_ID_FIELD, session.getId());
+    }
+
+    private static void shareString(ServerMessage.Mutable message, String field, String shared) {
+        if (shared != null && message instanceof ServerMessageImpl impl && !impl.isFrozen()) {
+            Object value = impl.get(field);
+            if (value != shared && shared.equals(value)) {
+                impl.put(field, shared);
+            }
+        }
     }
 
     private void adviseMultipleClients(Exchange connect) {

@@ -8,7 +8,7 @@ import java.util.concurrent.RejectedExecutionException;
  * Runs tasks one after the other, in submission order, on a shared executor: what arrives on
  * one WebSocket connection is handled in order without holding a thread per connection.
  * Thread-safe; the queue is guarded by {@code this}. The queue is one field while at most one
- * task waits (as on most connections, most of the time), a deque only once more do.
+ * task waits (as on most connections, most of the time), a deque only while more do.
  */
 public final class SerialExecutor implements Executor {
     private final Executor executor;
@@ -77,6 +77,14 @@ public final class SerialExecutor implements Executor {
             next = null;
             return task;
         }
-        return more == null ? null : more.poll();
+        if (more == null) {
+            return null;
+        }
+        task = more.poll();
+        if (more.isEmpty()) {
+            // A burst is over: an idle connection keeps no deque.
+            more = null;
+        }
+        return task;
     }
 }

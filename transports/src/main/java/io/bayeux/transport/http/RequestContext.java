@@ -70,7 +70,8 @@ public final class RequestContext implements BayeuxContext {
 
     private RequestContext(Channel channel, HttpRequest request, Object headers, String contextPath, String transportName, boolean secure) {
         this.headers = headers;
-        this.uri = request.uri();
+        // An upgrade's URI, kept as long as its connection, is most often the endpoint path itself.
+        this.uri = request.uri().equals(contextPath) ? contextPath : request.uri();
         this.secure = secure;
         this.contextPath = contextPath;
         this.protocol = request.protocolVersion().text();
