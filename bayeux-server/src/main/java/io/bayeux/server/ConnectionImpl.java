@@ -25,9 +25,10 @@ final class ConnectionImpl implements Connection {
     private final BayeuxServerImpl server;
     private final Endpoint endpoint;
     private final LocalSessionImpl localSession;
-    // Copy-on-write, written under this object's monitor: most connections hold one of each at most.
-    private volatile List<PendingBatch> pending = List.of();
-    private volatile List<ServerSessionImpl> bound = List.of();
+    // Copy-on-write, written under this object's monitor: most connections hold one of each at
+    // most, so each is null, the one item itself, or an immutable list of two or more (see One).
+    private volatile Object pending;
+    private volatile Object bound;
     private final long openedAt;
     /** Pushes from the endpoint's event loop, or null when the endpoint has none (the session's Flusher pushes). */
     private final LoopFlusher loopFlusher;
@@ -83,16 +84,12 @@ final class ConnectionImpl implements Connection {
 
     @Override
     public void writable() {
-        for (ServerSessionImpl session : bound) {
-            session.wakeUp(false);
-        }
+        One.<ServerSessionImpl>forEach(bound, session -> session.wakeUp(false));
     }
 
     @Override
     public void stalled() {
-        for (ServerSessionImpl session : bound) {
-            session.stalled(this);
-        }
+        One.<ServerSessionImpl>forEach(bound, session -> session.stalled(this));
     }
 
     String browserAlias() {
@@ -134,7 +131,8 @@ final class ConnectionImpl implements Connection {
         }
         if (hold > 0 && session != null && !closed) {
             shareStrings(exchanges.get(exchanges.size() - 1), session);
-            PendingBatch held = new PendingBatch(this, session, exchanges, replies, browser);
+            // Most held batches are the connect alone: an immutable list of one is half the size.
+            PendingBatch held = new PendingBatch(this, session, exchanges.size() == 1 ? List.of(exchanges.get(0)) : exchanges, replies, browser);
             addPending(held);
             if (session.hold(held, hold)) {
                 if (closed) {
@@ -254,18 +252,18 @@ final class ConnectionImpl implements Connection {
     }
 
     private synchronized void addPending(PendingBatch held) {
-        pending = CopyOnWrite.plus(pending, held);
+        pending = One.plus(pending, held);
     }
 
     private synchronized void removePending(PendingBatch held) {
-        pending = CopyOnWrite.minus(pending, held);
+        pending = One.minus(pending, held);
     }
 
     /** A session pushes to this connection from now on. */
     void bound(ServerSessionImpl session) {
         synchronized (this) {
-            if (!bound.contains(session)) {
-                bound = CopyOnWrite.plus(bound, session);
+            if (!One.contains(bound, session)) {
+                bound = One.plus(bound, session);
             }
         }
         if (closed) {
@@ -279,13 +277,13 @@ final class ConnectionImpl implements Connection {
         if (endpoint.adoptsSessions() && endpoint.browserId() != null) {
             server.adoptingConnectionClosed(endpoint.browserId(), openedAt);
         }
-        for (PendingBatch held : pending) {
+        for (PendingBatch held : One.<PendingBatch>list(pending)) {
             held.cancel();
         }
         List<ServerSessionImpl> sessions;
         synchronized (this) {
-            sessions = bound;
-            bound = List.of();
+            sessions = One.list(bound);
+            bound = null;
         }
         for (ServerSessionImpl session : sessions) {
             session.unbind(this);
@@ -298,6 +296,53 @@ final class ConnectionImpl implements Connection {
 
     @Override
     public String toString() {
-        return "Connection[" + endpoint.transportName() + ", pending=" + pending.size() + ", closed=" + closed + "]";
+        return "Connection[" + endpoint.transportName() + ", pending=" + One.list(pending).size() + ", closed=" + closed + "]";
+    }
+
+    /**
+     * A copy-on-write set of items in one field: null for none, the item itself for one, an
+     * immutable list for more (a list of one costs an object more than its item).
+     */
+    private static final class One {
+        private One() {
+        }
+
+        @SuppressWarnings("unchecked")
+        static <T> List<T> list(Object field) {
+            if (field == null) {
+                return List.of();
+            }
+            return field instanceof List<?> list ? (List<T>) list : List.of((T) field);
+        }
+
+        @SuppressWarnings("unchecked")
+        static <T> void forEach(Object field, Consumer<T> action) {
+            if (field instanceof List<?> list) {
+                for (Object item : list) {
+                    action.accept((T) item);
+                }
+            } else if (field != null) {
+                action.accept((T) field);
+            }
+        }
+
+        static boolean contains(Object field, Object item) {
+            return field == item || field instanceof List<?> list && list.contains(item);
+        }
+
+        static <T> Object plus(Object field, T item) {
+            return field == null ? item : CopyOnWrite.plus(list(field), item);
+        }
+
+        static Object minus(Object field, Object item) {
+            if (field == item) {
+                return null;
+            }
+            if (!(field instanceof List<?>)) {
+                return field;
+            }
+            List<Object> rest = CopyOnWrite.minus(list(field), item);
+            return rest.size() == 1 ? rest.get(0) : rest;
+        }
     }
 }

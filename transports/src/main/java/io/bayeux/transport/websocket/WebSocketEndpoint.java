@@ -5,6 +5,7 @@ import io.bayeux.api.server.BayeuxContext;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.common.json.JsonCodec;
 import io.bayeux.server.BayeuxServerImpl;
+import io.bayeux.server.Scheduler;
 import io.bayeux.server.ServerMessageImpl;
 import io.bayeux.server.spi.Endpoint;
 import io.bayeux.transport.LoopOutbox;
@@ -19,6 +20,8 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -202,6 +205,18 @@ final class WebSocketEndpoint implements Endpoint {
         }
         out.writeByte(']');
         return out;
+    }
+
+    /** A held connect's timeout is a timer on the connection's event loop (smaller than one on the server's scheduler). */
+    @Override
+    public Scheduler.Cancellable schedule(Runnable task, long delayMillis) {
+        try {
+            ScheduledFuture<?> future = channel.eventLoop().schedule(task, Math.max(0, delayMillis), TimeUnit.MILLISECONDS);
+            return () -> future.cancel(false);
+        } catch (RejectedExecutionException x) {
+            // The loop is shutting down: the server's scheduler times it.
+            return null;
+        }
     }
 
     Channel channel() {
