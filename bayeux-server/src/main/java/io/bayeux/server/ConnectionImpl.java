@@ -9,6 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -130,9 +131,12 @@ final class ConnectionImpl implements Connection {
             }
         }
         if (hold > 0 && session != null && !closed) {
-            shareStrings(exchanges.get(exchanges.size() - 1), session);
+            Exchange connectExchange = exchanges.get(exchanges.size() - 1);
+            shareStrings(connectExchange, session);
+            boolean replyDeferred = deferReply(connectExchange, session);
             // Most held batches are the connect alone: an immutable list of one is half the size.
-            PendingBatch held = new PendingBatch(this, session, exchanges.size() == 1 ? List.of(exchanges.get(0)) : exchanges, replies, browser);
+            PendingBatch held = new PendingBatch(this, session, exchanges.size() == 1 ? List.of(connectExchange) : exchanges, replies,
+                    browser, replyDeferred);
             addPending(held);
             if (session.hold(held, hold)) {
                 if (closed) {
@@ -142,6 +146,9 @@ final class ConnectionImpl implements Connection {
             }
             removePending(held);
             held.markDone();
+            if (replyDeferred) {
+                restoreReply(connectExchange, session);
+            }
         }
         if (browser != null) {
             server.browserHolds().release(browser);
@@ -164,6 +171,72 @@ final class ConnectionImpl implements Connection {
         shareString(connect.reply, Message.CLIENT_ID_FIELD, session.getId());
     }
 
+    /**
+     * A held connect's reply is kept empty while the connect is held, when it is what the
+     * connect handler made of the request (channel, client id, id, {@code successful}, and the
+     * advice {@link Advice#retry} writes, nothing else): its entries, the advice map and its
+     * boxed numbers are made again when the hold ends ({@link #restoreReply}), the advice from
+     * the session's settings of that moment. What is written to the reply meanwhile (a removed
+     * session's error and {@code reconnect}) is kept, and completed as before.
+     *
+     * @return whether the reply was emptied
+     */
+    private boolean deferReply(Exchange connect, ServerSessionImpl session) {
+        if (!(connect.reply instanceof ServerMessageImpl reply) || reply.isFrozen()) {
+            return false;
+        }
+        Map<String, Object> expected = new HashMap<>(8);
+        replyFields(connect.message, expected);
+        expected.put(Message.SUCCESSFUL_FIELD, Boolean.TRUE);
+        Map<String, Object> advice = reply.getAdvice();
+        boolean maxInterval = server.config().adviseMaxInterval();
+        if (advice == null || advice.size() != (maxInterval ? 4 : 3)
+                || !Message.RECONNECT_RETRY_VALUE.equals(advice.get(Message.RECONNECT_FIELD))
+                || !Long.valueOf(session.interval()).equals(advice.get(Message.INTERVAL_FIELD))
+                || !Long.valueOf(session.timeout()).equals(advice.get(Message.TIMEOUT_FIELD))
+                || maxInterval && !Long.valueOf(session.maxInterval()).equals(advice.get(Message.MAX_INTERVAL_FIELD))
+                || reply.size() != expected.size() + 1) {
+            return false;
+        }
+        for (Map.Entry<String, Object> field : expected.entrySet()) {
+            if (!field.getValue().equals(reply.get(field.getKey()))) {
+                return false;
+            }
+        }
+        reply.clear();
+        return true;
+    }
+
+    /** The fields a reply takes from its request (as the server's newReply gives them): channel, client id, id. */
+    private static void replyFields(ServerMessage request, Map<String, Object> reply) {
+        if (request.get(Message.CHANNEL_FIELD) instanceof String channel) {
+            reply.put(Message.CHANNEL_FIELD, channel);
+            if (channel.startsWith(Channel.META + "/") && request.get(Message.CLIENT_ID_FIELD) instanceof String clientId) {
+                reply.put(Message.CLIENT_ID_FIELD, clientId);
+            }
+        }
+        Object id = request.get(Message.ID_FIELD);
+        if (id instanceof String || id instanceof Number) {
+            reply.put(Message.ID_FIELD, id);
+        }
+    }
+
+    /** The hold of a connect whose reply was {@linkplain #deferReply emptied} ends: its fields are written again, what is there already kept. */
+    private void restoreReply(Exchange connect, ServerSessionImpl session) {
+        ServerMessage.Mutable reply = connect.reply;
+        Map<String, Object> fields = new HashMap<>(8);
+        replyFields(connect.message, fields);
+        fields.forEach(reply::putIfAbsent);
+        reply.putIfAbsent(Message.SUCCESSFUL_FIELD, Boolean.TRUE);
+        Map<String, Object> advice = reply.getAdvice(true);
+        advice.putIfAbsent(Message.RECONNECT_FIELD, Message.RECONNECT_RETRY_VALUE);
+        advice.putIfAbsent(Message.INTERVAL_FIELD, session.interval());
+        advice.putIfAbsent(Message.TIMEOUT_FIELD, session.timeout());
+        if (server.config().adviseMaxInterval()) {
+            advice.putIfAbsent(Message.MAX_INTERVAL_FIELD, session.maxInterval());
+        }
+    }
+
     private static void shareString(ServerMessage.Mutable message, String field, String shared) {
         if (shared != null && message instanceof ServerMessageImpl impl && !impl.isFrozen()) {
             Object value = impl.get(field);
@@ -181,6 +254,9 @@ final class ConnectionImpl implements Connection {
     }
 
     void completeHeld(PendingBatch held) {
+        if (held.replyDeferred) {
+            restoreReply(held.exchanges.get(held.exchanges.size() - 1), held.session);
+        }
         releaseBrowser(held);
         removePending(held);
         held.session.released(held);

@@ -29,18 +29,22 @@ final class PendingBatch implements Scheduler.Cancellable {
     final Consumer<List<ServerMessage>> responder;
     /** The browser whose hold count this batch took, or null. */
     final String browserId;
+    /** Whether the connect's reply waits empty, its fields written again when the batch completes (see ConnectionImpl). */
+    final boolean replyDeferred;
     /** Whether the batch was completed or cancelled; set once, through DONE. */
     private volatile boolean done;
     private volatile Scheduler.Cancellable timer;
     /** Whether the hold ran to its timeout; written by the timer that completes the batch, before it does. */
     private volatile boolean timedOut;
 
-    PendingBatch(ConnectionImpl connection, ServerSessionImpl session, List<Exchange> exchanges, Consumer<List<ServerMessage>> responder, String browserId) {
+    PendingBatch(ConnectionImpl connection, ServerSessionImpl session, List<Exchange> exchanges, Consumer<List<ServerMessage>> responder,
+                 String browserId, boolean replyDeferred) {
         this.connection = connection;
         this.session = session;
         this.exchanges = exchanges;
         this.responder = responder;
         this.browserId = browserId;
+        this.replyDeferred = replyDeferred;
     }
 
     void timer(Scheduler.Cancellable timer) {
