@@ -50,6 +50,10 @@ final class ConnectionImpl implements Connection {
         }
     }
 
+    BayeuxServerImpl server() {
+        return server;
+    }
+
     /** Scheduler time when the connection was made. */
     long openedAt() {
         return openedAt;

@@ -12,7 +12,7 @@ import java.util.function.Consumer;
  * hold timing out, a message being queued, another connect arriving, the session going away,
  * or cancelled when the request goes away.
  */
-final class PendingBatch implements Scheduler.Cancellable {
+final class PendingBatch implements Scheduler.Cancellable, Runnable {
     private static final VarHandle DONE;
 
     static {
@@ -68,6 +68,15 @@ final class PendingBatch implements Scheduler.Cancellable {
 
     boolean isDone() {
         return done;
+    }
+
+    /**
+     * The hold's timer on the endpoint's event loop fired: the batch completes on the executor.
+     * (The batch is its own timer task: a held connect makes no object more for it.)
+     */
+    @Override
+    public void run() {
+        connection.server().runTimerWork(this::timedOut);
     }
 
     /** The hold expired: completes the batch. */

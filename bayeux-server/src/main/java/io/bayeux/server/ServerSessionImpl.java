@@ -884,7 +884,7 @@ public final class ServerSessionImpl implements ServerSession {
             previous.resume();
         }
         // On the endpoint's event loop when it has one: a held long-poll is a timer there.
-        Scheduler.Cancellable timer = pending.connection.endpoint().schedule(() -> server.runTimerWork(pending::timedOut), timeoutMillis);
+        Scheduler.Cancellable timer = pending.connection.endpoint().schedule(pending, timeoutMillis);
         pending.timer(timer != null ? timer : server.scheduleWork(pending::timedOut, timeoutMillis));
         suspended(pending.connectMessage(), timeoutMillis);
         return true;
