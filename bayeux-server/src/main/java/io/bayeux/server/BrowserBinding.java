@@ -2,7 +2,8 @@ package io.bayeux.server;
 
 import io.bayeux.server.spi.Endpoint;
 
-import java.util.concurrent.atomic.AtomicReference;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * Which connections may use a session: those of the browser that made it, known by its browser
@@ -21,12 +22,21 @@ import java.util.concurrent.atomic.AtomicReference;
 final class BrowserBinding {
     /** How long after its handshake a session may be adopted: the time a client takes to move to its socket. */
     static final long ADOPTION_WINDOW_MILLIS = 10_000;
+    private static final VarHandle ADOPTER;
+
+    static {
+        try {
+            ADOPTER = MethodHandles.lookup().findVarHandle(BrowserBinding.class, "adopter", String.class);
+        } catch (ReflectiveOperationException x) {
+            throw new ExceptionInInitializerError(x);
+        }
+    }
 
     private final String owner;
     /** Scheduler time until which the session may be adopted; Long.MIN_VALUE when never. */
     private final long adoptableUntil;
-    /** The browser of the connection that adopted the session, or null. */
-    private final AtomicReference<String> adopter = new AtomicReference<>();
+    /** The browser of the connection that adopted the session, or null; set once, through ADOPTER. */
+    private volatile String adopter;
     /** Scheduler time when the owner's cookie first came with the session; Long.MAX_VALUE until then. */
     private volatile long ownerSeenAt = Long.MAX_VALUE;
 
@@ -69,16 +79,16 @@ final class BrowserBinding {
         if (browser == null) {
             return false;
         }
-        String adopted = adopter.get();
+        String adopted = adopter;
         if (adopted == null && mayAdopt && now <= adoptableUntil && openedAt <= ownerSeenAt) {
-            return adopter.compareAndSet(null, browser) || browser.equals(adopter.get());
+            return ADOPTER.compareAndSet(this, null, browser) || browser.equals(adopter);
         }
         return browser.equals(adopted);
     }
 
     @Override
     public String toString() {
-        String adopted = adopter.get();
+        String adopted = adopter;
         return "BrowserBinding[" + owner + (adopted == null ? "" : ", adopted by " + adopted) + "]";
     }
 }

@@ -9,6 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -25,9 +26,10 @@ final class ConnectionImpl implements Connection {
     private final BayeuxServerImpl server;
     private final Endpoint endpoint;
     private final LocalSessionImpl localSession;
-    // Copy-on-write, written under this object's monitor: most connections hold one of each at most.
-    private volatile List<PendingBatch> pending = List.of();
-    private volatile List<ServerSessionImpl> bound = List.of();
+    // Copy-on-write, written under this object's monitor: most connections hold one of each at
+    // most, so each is null, the one item itself, or an immutable list of two or more (see One).
+    private volatile Object pending;
+    private volatile Object bound;
     private final long openedAt;
     /** Pushes from the endpoint's event loop, or null when the endpoint has none (the session's Flusher pushes). */
     private final LoopFlusher loopFlusher;
@@ -46,6 +48,10 @@ final class ConnectionImpl implements Connection {
         if (endpoint.adoptsSessions() && endpoint.browserId() != null) {
             server.adoptingConnectionOpened(endpoint.browserId(), openedAt);
         }
+    }
+
+    BayeuxServerImpl server() {
+        return server;
     }
 
     /** Scheduler time when the connection was made. */
@@ -83,16 +89,12 @@ final class ConnectionImpl implements Connection {
 
     @Override
     public void writable() {
-        for (ServerSessionImpl session : bound) {
-            session.wakeUp(false);
-        }
+        One.<ServerSessionImpl>forEach(bound, session -> session.wakeUp(false));
     }
 
     @Override
     public void stalled() {
-        for (ServerSessionImpl session : bound) {
-            session.stalled(this);
-        }
+        One.<ServerSessionImpl>forEach(bound, session -> session.stalled(this));
     }
 
     String browserAlias() {
@@ -133,7 +135,12 @@ final class ConnectionImpl implements Connection {
             }
         }
         if (hold > 0 && session != null && !closed) {
-            PendingBatch held = new PendingBatch(this, session, exchanges, replies, browser);
+            Exchange connectExchange = exchanges.get(exchanges.size() - 1);
+            shareStrings(connectExchange, session);
+            boolean replyDeferred = deferReply(connectExchange, session);
+            // Most held batches are the connect alone: an immutable list of one is half the size.
+            PendingBatch held = new PendingBatch(this, session, exchanges.size() == 1 ? List.of(connectExchange) : exchanges, replies,
+                    browser, replyDeferred);
             addPending(held);
             if (session.hold(held, hold)) {
                 if (closed) {
@@ -143,12 +150,104 @@ final class ConnectionImpl implements Connection {
             }
             removePending(held);
             held.markDone();
+            if (replyDeferred) {
+                restoreReply(connectExchange, session);
+            }
         }
         if (browser != null) {
             server.browserHolds().release(browser);
         }
         complete(session, exchanges, connect, replies);
         return DONE;
+    }
+
+    /**
+     * A connect about to be held keeps its request and reply for as long as the hold, on every
+     * idle connection: their channel, client id and connection type become the equal strings
+     * every session or connection already has, so that the held copies (parsed from the request)
+     * can go. Nothing else changes: the values stay equal, and the maps keep their entries.
+     */
+    private void shareStrings(Exchange connect, ServerSessionImpl session) {
+        shareString(connect.message, Message.CHANNEL_FIELD, Channel.META_CONNECT);
+        shareString(connect.message, Message.CLIENT_ID_FIELD, session.getId());
+        shareString(connect.message, Message.CONNECTION_TYPE_FIELD, endpoint.transportName());
+        shareString(connect.reply, Message.CHANNEL_FIELD, Channel.META_CONNECT);
+        shareString(connect.reply, Message.CLIENT_ID_FIELD, session.getId());
+    }
+
+    /**
+     * A held connect's reply is kept empty while the connect is held, when it is what the
+     * connect handler made of the request (channel, client id, id, {@code successful}, and the
+     * advice {@link Advice#retry} writes, nothing else): its entries, the advice map and its
+     * boxed numbers are made again when the hold ends ({@link #restoreReply}), the advice from
+     * the session's settings of that moment. What is written to the reply meanwhile (a removed
+     * session's error and {@code reconnect}) is kept, and completed as before.
+     *
+     * @return whether the reply was emptied
+     */
+    private boolean deferReply(Exchange connect, ServerSessionImpl session) {
+        if (!(connect.reply instanceof ServerMessageImpl reply) || reply.isFrozen()) {
+            return false;
+        }
+        Map<String, Object> expected = new HashMap<>(8);
+        replyFields(connect.message, expected);
+        expected.put(Message.SUCCESSFUL_FIELD, Boolean.TRUE);
+        Map<String, Object> advice = reply.getAdvice();
+        boolean maxInterval = server.config().adviseMaxInterval();
+        if (advice == null || advice.size() != (maxInterval ? 4 : 3)
+                || !Message.RECONNECT_RETRY_VALUE.equals(advice.get(Message.RECONNECT_FIELD))
+                || !Long.valueOf(session.interval()).equals(advice.get(Message.INTERVAL_FIELD))
+                || !Long.valueOf(session.timeout()).equals(advice.get(Message.TIMEOUT_FIELD))
+                || maxInterval && !Long.valueOf(session.maxInterval()).equals(advice.get(Message.MAX_INTERVAL_FIELD))
+                || reply.size() != expected.size() + 1) {
+            return false;
+        }
+        for (Map.Entry<String, Object> field : expected.entrySet()) {
+            if (!field.getValue().equals(reply.get(field.getKey()))) {
+                return false;
+            }
+        }
+        reply.clear();
+        return true;
+    }
+
+    /** The fields a reply takes from its request (as the server's newReply gives them): channel, client id, id. */
+    private static void replyFields(ServerMessage request, Map<String, Object> reply) {
+        if (request.get(Message.CHANNEL_FIELD) instanceof String channel) {
+            reply.put(Message.CHANNEL_FIELD, channel);
+            if (channel.startsWith(Channel.META + "/") && request.get(Message.CLIENT_ID_FIELD) instanceof String clientId) {
+                reply.put(Message.CLIENT_ID_FIELD, clientId);
+            }
+        }
+        Object id = request.get(Message.ID_FIELD);
+        if (id instanceof String || id instanceof Number) {
+            reply.put(Message.ID_FIELD, id);
+        }
+    }
+
+    /** The hold of a connect whose reply was {@linkplain #deferReply emptied} ends: its fields are written again, what is there already kept. */
+    private void restoreReply(Exchange connect, ServerSessionImpl session) {
+        ServerMessage.Mutable reply = connect.reply;
+        Map<String, Object> fields = new HashMap<>(8);
+        replyFields(connect.message, fields);
+        fields.forEach(reply::putIfAbsent);
+        reply.putIfAbsent(Message.SUCCESSFUL_FIELD, Boolean.TRUE);
+        Map<String, Object> advice = reply.getAdvice(true);
+        advice.putIfAbsent(Message.RECONNECT_FIELD, Message.RECONNECT_RETRY_VALUE);
+        advice.putIfAbsent(Message.INTERVAL_FIELD, session.interval());
+        advice.putIfAbsent(Message.TIMEOUT_FIELD, session.timeout());
+        if (server.config().adviseMaxInterval()) {
+            advice.putIfAbsent(Message.MAX_INTERVAL_FIELD, session.maxInterval());
+        }
+    }
+
+    private static void shareString(ServerMessage.Mutable message, String field, String shared) {
+        if (shared != null && message instanceof ServerMessageImpl impl && !impl.isFrozen()) {
+            Object value = impl.get(field);
+            if (value != shared && shared.equals(value)) {
+                impl.put(field, shared);
+            }
+        }
     }
 
     private void adviseMultipleClients(Exchange connect) {
@@ -159,6 +258,9 @@ final class ConnectionImpl implements Connection {
     }
 
     void completeHeld(PendingBatch held) {
+        if (held.replyDeferred) {
+            restoreReply(held.exchanges.get(held.exchanges.size() - 1), held.session);
+        }
         releaseBrowser(held);
         removePending(held);
         held.session.released(held);
@@ -230,18 +332,18 @@ final class ConnectionImpl implements Connection {
     }
 
     private synchronized void addPending(PendingBatch held) {
-        pending = CopyOnWrite.plus(pending, held);
+        pending = One.plus(pending, held);
     }
 
     private synchronized void removePending(PendingBatch held) {
-        pending = CopyOnWrite.minus(pending, held);
+        pending = One.minus(pending, held);
     }
 
     /** A session pushes to this connection from now on. */
     void bound(ServerSessionImpl session) {
         synchronized (this) {
-            if (!bound.contains(session)) {
-                bound = CopyOnWrite.plus(bound, session);
+            if (!One.contains(bound, session)) {
+                bound = One.plus(bound, session);
             }
         }
         if (closed) {
@@ -255,13 +357,13 @@ final class ConnectionImpl implements Connection {
         if (endpoint.adoptsSessions() && endpoint.browserId() != null) {
             server.adoptingConnectionClosed(endpoint.browserId(), openedAt);
         }
-        for (PendingBatch held : pending) {
+        for (PendingBatch held : One.<PendingBatch>list(pending)) {
             held.cancel();
         }
         List<ServerSessionImpl> sessions;
         synchronized (this) {
-            sessions = bound;
-            bound = List.of();
+            sessions = One.list(bound);
+            bound = null;
         }
         for (ServerSessionImpl session : sessions) {
             session.unbind(this);
@@ -274,6 +376,53 @@ final class ConnectionImpl implements Connection {
 
     @Override
     public String toString() {
-        return "Connection[" + endpoint.transportName() + ", pending=" + pending.size() + ", closed=" + closed + "]";
+        return "Connection[" + endpoint.transportName() + ", pending=" + One.list(pending).size() + ", closed=" + closed + "]";
+    }
+
+    /**
+     * A copy-on-write set of items in one field: null for none, the item itself for one, an
+     * immutable list for more (a list of one costs an object more than its item).
+     */
+    private static final class One {
+        private One() {
+        }
+
+        @SuppressWarnings("unchecked")
+        static <T> List<T> list(Object field) {
+            if (field == null) {
+                return List.of();
+            }
+            return field instanceof List<?> list ? (List<T>) list : List.of((T) field);
+        }
+
+        @SuppressWarnings("unchecked")
+        static <T> void forEach(Object field, Consumer<T> action) {
+            if (field instanceof List<?> list) {
+                for (Object item : list) {
+                    action.accept((T) item);
+                }
+            } else if (field != null) {
+                action.accept((T) field);
+            }
+        }
+
+        static boolean contains(Object field, Object item) {
+            return field == item || field instanceof List<?> list && list.contains(item);
+        }
+
+        static <T> Object plus(Object field, T item) {
+            return field == null ? item : CopyOnWrite.plus(list(field), item);
+        }
+
+        static Object minus(Object field, Object item) {
+            if (field == item) {
+                return null;
+            }
+            if (!(field instanceof List<?>)) {
+                return field;
+            }
+            List<Object> rest = CopyOnWrite.minus(list(field), item);
+            return rest.size() == 1 ? rest.get(0) : rest;
+        }
     }
 }

@@ -2,8 +2,9 @@ package io.bayeux.server;
 
 import io.bayeux.api.server.ServerMessage;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
@@ -11,36 +12,51 @@ import java.util.function.Consumer;
  * hold timing out, a message being queued, another connect arriving, the session going away,
  * or cancelled when the request goes away.
  */
-final class PendingBatch implements Scheduler.Cancellable {
+final class PendingBatch implements Scheduler.Cancellable, Runnable {
+    private static final VarHandle DONE;
+
+    static {
+        try {
+            DONE = MethodHandles.lookup().findVarHandle(PendingBatch.class, "done", boolean.class);
+        } catch (ReflectiveOperationException x) {
+            throw new ExceptionInInitializerError(x);
+        }
+    }
+
     final ConnectionImpl connection;
     final ServerSessionImpl session;
     final List<Exchange> exchanges;
     final Consumer<List<ServerMessage>> responder;
     /** The browser whose hold count this batch took, or null. */
     final String browserId;
-    private final AtomicBoolean done = new AtomicBoolean();
+    /** Whether the connect's reply waits empty, its fields written again when the batch completes (see ConnectionImpl). */
+    final boolean replyDeferred;
+    /** Whether the batch was completed or cancelled; set once, through DONE. */
+    private volatile boolean done;
     private volatile Scheduler.Cancellable timer;
     /** Whether the hold ran to its timeout; written by the timer that completes the batch, before it does. */
     private volatile boolean timedOut;
 
-    PendingBatch(ConnectionImpl connection, ServerSessionImpl session, List<Exchange> exchanges, Consumer<List<ServerMessage>> responder, String browserId) {
+    PendingBatch(ConnectionImpl connection, ServerSessionImpl session, List<Exchange> exchanges, Consumer<List<ServerMessage>> responder,
+                 String browserId, boolean replyDeferred) {
         this.connection = connection;
         this.session = session;
         this.exchanges = exchanges;
         this.responder = responder;
         this.browserId = browserId;
+        this.replyDeferred = replyDeferred;
     }
 
     void timer(Scheduler.Cancellable timer) {
         this.timer = timer;
-        if (done.get()) {
+        if (done) {
             timer.cancel();
         }
     }
 
     /** @return true for the one caller that gets to complete this batch */
     boolean markDone() {
-        if (!done.compareAndSet(false, true)) {
+        if (!DONE.compareAndSet(this, false, true)) {
             return false;
         }
         Scheduler.Cancellable t = timer;
@@ -51,7 +67,16 @@ final class PendingBatch implements Scheduler.Cancellable {
     }
 
     boolean isDone() {
-        return done.get();
+        return done;
+    }
+
+    /**
+     * The hold's timer on the endpoint's event loop fired: the batch completes on the executor.
+     * (The batch is its own timer task: a held connect makes no object more for it.)
+     */
+    @Override
+    public void run() {
+        connection.server().runTimerWork(this::timedOut);
     }
 
     /** The hold expired: completes the batch. */
@@ -90,6 +115,6 @@ final class PendingBatch implements Scheduler.Cancellable {
 
     @Override
     public String toString() {
-        return "PendingBatch[" + session + ", done=" + done.get() + "]";
+        return "PendingBatch[" + session + ", done=" + done + "]";
     }
 }

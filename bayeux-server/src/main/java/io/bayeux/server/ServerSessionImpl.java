@@ -18,7 +18,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -39,10 +38,12 @@ public final class ServerSessionImpl implements ServerSession {
     /** Queue length past which a session with an unbounded queue counts as one the server is behind with. */
     static final int UNBOUNDED_BEHIND_MARK = 1000;
     private static final VarHandle DIRTY;
+    private static final VarHandle BATCH_DEPTH;
 
     static {
         try {
             DIRTY = MethodHandles.lookup().findVarHandle(ServerSessionImpl.class, "dirty", int.class);
+            BATCH_DEPTH = MethodHandles.lookup().findVarHandle(ServerSessionImpl.class, "batchDepth", int.class);
         } catch (ReflectiveOperationException x) {
             throw new ExceptionInInitializerError(x);
         }
@@ -72,7 +73,8 @@ public final class ServerSessionImpl implements ServerSession {
     private volatile List<MessageListener> messageListeners = List.of();
     /** Copy-on-write under this object's monitor: a handful of channels costs a small array, not a hash set. */
     private volatile List<ServerChannelImpl> subscriptions = List.of();
-    private final AtomicInteger batchDepth = new AtomicInteger();
+    /** Nesting of startBatch(); through BATCH_DEPTH. */
+    private volatile int batchDepth;
 
     /** Guarded by lock. */
     private final SessionQueue queue = new SessionQueue(this);
@@ -623,7 +625,7 @@ public final class ServerSessionImpl implements ServerSession {
      * @param lazyDue whether lazy messages are due as well
      */
     void wakeUp(boolean lazyDue) {
-        if (batchDepth.get() > 0) {
+        if (batchDepth > 0) {
             return;
         }
         PendingBatch held = null;
@@ -880,7 +882,7 @@ public final class ServerSessionImpl implements ServerSession {
             previous.resume();
         }
         // On the endpoint's event loop when it has one: a held long-poll is a timer there.
-        Scheduler.Cancellable timer = pending.connection.endpoint().schedule(() -> server.runTimerWork(pending::timedOut), timeoutMillis);
+        Scheduler.Cancellable timer = pending.connection.endpoint().schedule(pending, timeoutMillis);
         pending.timer(timer != null ? timer : server.scheduleWork(pending::timedOut, timeoutMillis));
         suspended(pending.connectMessage(), timeoutMillis);
         return true;
@@ -946,14 +948,14 @@ public final class ServerSessionImpl implements ServerSession {
 
     @Override
     public void startBatch() {
-        batchDepth.incrementAndGet();
+        BATCH_DEPTH.getAndAdd(this, 1);
     }
 
     @Override
     public boolean endBatch() {
-        int depth = batchDepth.decrementAndGet();
+        int depth = (int) BATCH_DEPTH.getAndAdd(this, -1) - 1;
         if (depth < 0) {
-            batchDepth.incrementAndGet();
+            BATCH_DEPTH.getAndAdd(this, 1);
             throw new IllegalStateException("endBatch() without startBatch() on " + this);
         }
         if (depth == 0) {

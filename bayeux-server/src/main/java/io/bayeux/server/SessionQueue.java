@@ -25,7 +25,8 @@ final class SessionQueue {
     private volatile List<DeQueueListener> deQueueListeners = List.of();
     private volatile List<QueueMaxedListener> queueMaxedListeners = List.of();
     private volatile List<ServerSession.QueueListener> queueListeners = List.of();
-    private final ArrayDeque<ServerMessage> queue = new ArrayDeque<>(4);
+    /** Made with the first message (an idle session never has one), then kept. */
+    private ArrayDeque<ServerMessage> queue;
     /** Whether a queued message is due now: it is not lazy, or the lazy timeout expired. */
     private boolean due;
     private Scheduler.Cancellable lazyTimer;
@@ -66,22 +67,31 @@ final class SessionQueue {
         return !deQueueListeners.isEmpty();
     }
 
+    private ArrayDeque<ServerMessage> queue() {
+        ArrayDeque<ServerMessage> made = queue;
+        if (made == null) {
+            made = new ArrayDeque<>(4);
+            queue = made;
+        }
+        return made;
+    }
+
     int size() {
-        return queue.size();
+        return queue == null ? 0 : queue.size();
     }
 
     boolean isEmpty() {
-        return queue.isEmpty();
+        return queue == null || queue.isEmpty();
     }
 
     /** Whether something queued should go out now. */
     boolean isDue() {
-        return due && !queue.isEmpty();
+        return due && !isEmpty();
     }
 
     /** Makes what waits due now, lazy or not. */
     void makeDue() {
-        due |= !queue.isEmpty();
+        due |= !isEmpty();
     }
 
     /**
@@ -91,10 +101,10 @@ final class SessionQueue {
      * @return whether it was added
      */
     boolean offer(ServerSession sender, ServerMessage message, boolean lazy, int maxQueue) {
-        if (maxQueue > 0 && queue.size() >= maxQueue && !queueMaxed(sender, message)) {
+        if (maxQueue > 0 && size() >= maxQueue && !queueMaxed(sender, message)) {
             return false;
         }
-        queue.add(message);
+        queue().add(message);
         due |= !lazy;
         List<ServerSession.QueueListener> listeners = queueListeners;
         for (int i = 0; i < listeners.size(); i++) {
@@ -110,13 +120,13 @@ final class SessionQueue {
 
     private boolean queueMaxed(ServerSession sender, ServerMessage message) {
         if (queueMaxedListeners.isEmpty()) {
-            LOG.debug("Queue of {} is full ({}), dropping {}", session, queue.size(), message);
+            LOG.debug("Queue of {} is full ({}), dropping {}", session, size(), message);
             return false;
         }
         boolean add = true;
         for (QueueMaxedListener listener : queueMaxedListeners) {
             try {
-                add &= listener.queueMaxed(session, queue, sender, message);
+                add &= listener.queueMaxed(session, queue(), sender, message);
             } catch (RuntimeException x) {
                 // A failing listener must not let the queue grow past its bound.
                 LOG.warn("Queue maxed listener {} of {} failed, dropping the message", listener, session, x);
@@ -154,7 +164,7 @@ final class SessionQueue {
             return false;
         }
         lazyTimer = null;
-        due |= !queue.isEmpty();
+        due |= !isEmpty();
         return true;
     }
 
@@ -168,12 +178,12 @@ final class SessionQueue {
         for (int i = 0; i < listeners.size(); i++) {
             DeQueueListener listener = listeners.get(i);
             try {
-                listener.deQueue(session, queue, replies);
+                listener.deQueue(session, queue(), replies);
             } catch (RuntimeException x) {
                 LOG.warn("DeQueue listener {} of {} failed", listener, session, x);
             }
         }
-        if (queue.isEmpty()) {
+        if (isEmpty()) {
             return List.of();
         }
         // Most pushes carry one message: no copy of the deque for them.
@@ -184,6 +194,7 @@ final class SessionQueue {
 
     /** Puts messages that could not be written back at the front, due at once. */
     void requeue(List<ServerMessage> batch) {
+        ArrayDeque<ServerMessage> queue = queue();
         for (int i = batch.size() - 1; i >= 0; i--) {
             queue.addFirst(batch.get(i));
         }
@@ -191,7 +202,9 @@ final class SessionQueue {
     }
 
     void clear() {
-        queue.clear();
+        if (queue != null) {
+            queue.clear();
+        }
         due = false;
         if (lazyTimer != null) {
             lazyTimer.cancel();

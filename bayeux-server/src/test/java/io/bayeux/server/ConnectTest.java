@@ -51,7 +51,10 @@ class ConnectTest extends ServerTestSupport {
         assertFalse(second.isDone(), "held until the timeout");
         scheduler.advance(1);
         assertTrue(second.isDone());
-        assertEquals(true, TestClient.reply(second.join(), "/meta/connect").get("successful"));
+        Map<String, Object> heldReply = TestClient.reply(second.join(), "/meta/connect");
+        assertEquals(true, heldReply.get("successful"));
+        assertEquals(client.clientId(), heldReply.get("clientId"));
+        assertEquals(advice, heldReply.get("advice"), "a held connect's reply advises as the first one did");
     }
 
     @Test
@@ -181,7 +184,10 @@ class ConnectTest extends ServerTestSupport {
         assertEquals(true, other.disconnect().get("successful"));
         assertTrue(held.isDone());
         Map<String, Object> reply = TestClient.reply(held.join(), "/meta/connect");
-        assertEquals("none", ((Map<?, ?>) reply.get("advice")).get("reconnect"));
+        Map<?, ?> advice = (Map<?, ?>) reply.get("advice");
+        assertEquals("none", advice.get("reconnect"));
+        assertEquals(0, ((Number) advice.get("interval")).intValue(), advice.toString());
+        assertEquals(20000, ((Number) advice.get("timeout")).intValue(), advice.toString());
     }
 
     private static ServerMessageImpl message(String channel, String clientId) {

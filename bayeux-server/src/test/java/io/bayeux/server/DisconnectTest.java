@@ -58,7 +58,11 @@ class DisconnectTest extends ServerTestSupport {
         Map<String, Object> reply = TestClient.reply(held.join(), "/meta/connect");
         assertEquals(false, reply.get("successful"));
         assertEquals("409::queue_full", reply.get("error"));
-        assertEquals("handshake", ((Map<?, ?>) reply.get("advice")).get("reconnect"));
+        assertEquals(client.clientId(), reply.get("clientId"));
+        Map<?, ?> advice = (Map<?, ?>) reply.get("advice");
+        assertEquals("handshake", advice.get("reconnect"));
+        assertEquals(0, ((Number) advice.get("interval")).intValue(), advice.toString());
+        assertEquals(20000, ((Number) advice.get("timeout")).intValue(), advice.toString());
         assertNull(server.getSession(client.clientId()));
         assertEquals("402::session_unknown", TestClient.reply(client.connect().join(), "/meta/connect").get("error"),
                 "the reason is told once");

@@ -12,6 +12,7 @@ import io.bayeux.transport.http.BrowserCookie;
 import io.bayeux.transport.http.HttpRequestHandler;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
@@ -26,6 +27,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
+import io.bayeux.transport.websocket.IdleSweep;
 import io.bayeux.transport.websocket.WebSocketUpgrade;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -179,6 +181,7 @@ public final class NettyBayeuxServer {
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("bayeux-accept"), io);
         workerGroup = new MultiThreadIoEventLoopGroup(config.ioThreads(), new DefaultThreadFactory("bayeux-io"), io);
+        IdleSweep.start(workerGroup, channels, config.idleTimeout);
         bayeux.start();
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
@@ -186,6 +189,8 @@ public final class NettyBayeuxServer {
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 256 * 1024))
+                // One allocator for every connection (by default each makes its own; the per-connection state is its handle).
+                .childOption(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator())
                 .childHandler(initializer = new BayeuxServerInitializer(this, ssl));
         try {
             serverChannel = bootstrap.bind(config.host, config.port).sync().channel();

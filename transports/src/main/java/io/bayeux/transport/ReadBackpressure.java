@@ -17,8 +17,9 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  * other reasons not to read may hold at the same time (see {@link ReadGate}).
  */
 @ChannelHandler.Sharable
-final class ReadBackpressure extends ChannelInboundHandlerAdapter {
-    static final String NAME = "readBackpressure";
+public final class ReadBackpressure extends ChannelInboundHandlerAdapter {
+    /** Its name in the pipeline: a WebSocket connection removes it, its frame handler doing the same. */
+    public static final String NAME = "readBackpressure";
     static final ReadBackpressure INSTANCE = new ReadBackpressure();
 
     private ReadBackpressure() {

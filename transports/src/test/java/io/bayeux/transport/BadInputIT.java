@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -187,6 +188,46 @@ class BadInputIT {
             frame[26] = (byte) 0x28;
             socket.send(RawWebSocket.TEXT, frame);
             assertEquals(1007, socket.awaitCloseCode());
+        }
+    }
+
+    @Test
+    void aMessageSentInFragmentsIsHandledAsOne() throws Exception {
+        try (RawWebSocket socket = RawWebSocket.open(server.port(), path)) {
+            byte[] handshake = "[{\"channel\":\"/meta/handshake\",\"version\":\"1.0\",\"id\":\"7\",\"supportedConnectionTypes\":[\"websocket\"]}]"
+                    .getBytes(StandardCharsets.UTF_8);
+            socket.send(RawWebSocket.TEXT, Arrays.copyOfRange(handshake, 0, 10), false);
+            // A control frame may come between fragments.
+            socket.send(RawWebSocket.PING, new byte[0]);
+            socket.send(RawWebSocket.CONTINUATION, Arrays.copyOfRange(handshake, 10, 40), false);
+            socket.send(RawWebSocket.CONTINUATION, Arrays.copyOfRange(handshake, 40, handshake.length), true);
+            assertEquals(RawWebSocket.PONG, socket.read().opcode());
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> replies = (List<Map<String, Object>>) JSON.parse(socket.read().payload());
+            assertEquals("/meta/handshake", replies.get(0).get("channel"));
+            assertEquals("7", replies.get(0).get("id"));
+            assertEquals(true, replies.get(0).get("successful"));
+        }
+    }
+
+    @Test
+    void invalidUtf8SplitAcrossFragmentsClosesTheWebSocketWith1007() throws Exception {
+        try (RawWebSocket socket = RawWebSocket.open(server.port(), path)) {
+            byte[] start = "[{\"channel\":\"/a\",\"data\":\"\u00e9".getBytes(StandardCharsets.UTF_8);
+            // The first fragment ends inside a two-byte sequence that the next one does not complete.
+            socket.send(RawWebSocket.TEXT, Arrays.copyOf(start, start.length - 1), false);
+            socket.send(RawWebSocket.CONTINUATION, "(\"}]".getBytes(StandardCharsets.UTF_8), true);
+            assertEquals(1007, socket.awaitCloseCode());
+        }
+    }
+
+    @Test
+    void fragmentsLargerTogetherThanTheMaxMessageSizeCloseTheWebSocketWith1009() throws Exception {
+        try (RawWebSocket socket = RawWebSocket.open(server.port(), path)) {
+            byte[] half = "x".repeat(MAX_MESSAGE_SIZE / 2 + 1).getBytes(StandardCharsets.UTF_8);
+            socket.send(RawWebSocket.TEXT, half, false);
+            socket.send(RawWebSocket.CONTINUATION, half, true);
+            assertEquals(1009, socket.awaitCloseCode());
         }
     }
 

@@ -20,7 +20,10 @@ import java.util.Map;
 final class RawWebSocket implements AutoCloseable {
     static final int TEXT = 0x1;
     static final int BINARY = 0x2;
+    static final int CONTINUATION = 0x0;
     static final int CLOSE = 0x8;
+    static final int PING = 0x9;
+    static final int PONG = 0xA;
 
     private final RawHttp http;
     private final Map<String, List<String>> upgradeHeaders;
@@ -73,8 +76,13 @@ final class RawWebSocket implements AutoCloseable {
 
     /** Writes one final, masked frame. */
     void send(int opcode, byte[] payload) throws IOException {
+        send(opcode, payload, true);
+    }
+
+    /** Writes one masked frame, the last of its message ({@code fin}) or not. */
+    void send(int opcode, byte[] payload, boolean fin) throws IOException {
         ByteArrayOutputStream frame = new ByteArrayOutputStream(payload.length + 14);
-        frame.write(0x80 | opcode);
+        frame.write((fin ? 0x80 : 0) | opcode);
         if (payload.length < 126) {
             frame.write(0x80 | payload.length);
         } else if (payload.length < 65536) {

@@ -6,13 +6,12 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.QueryStringDecoder;
-import io.netty.handler.codec.http.ReadOnlyHttpHeaders;
 import io.netty.handler.codec.http.cookie.Cookie;
 import io.netty.handler.codec.http.cookie.ServerCookieDecoder;
 import io.netty.handler.ssl.SslHandler;
 
 import java.net.InetSocketAddress;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -20,11 +19,14 @@ import java.util.Map;
 /**
  * The {@link BayeuxContext} of one HTTP request: a long-polling request, or the upgrade of a
  * WebSocket connection. Made on the event loop from the request's headers (kept by reference:
- * nothing changes them once the request is handed on); cookies, query parameters and the URL are
- * made on first use, racily but idempotently.
+ * nothing changes them once the request is handed on; an upgrade's are packed into one string);
+ * cookies, query parameters and the URL are made on first use, racily but idempotently.
  */
 public final class RequestContext implements BayeuxContext {
-    private final HttpHeaders headers;
+    /** Separates names and values in packed headers: no header name or value holds a line feed. */
+    private static final char SEPARATOR = '\n';
+    /** The request's {@link HttpHeaders}, or an upgrade's headers packed as "name\nvalue\nname\nvalue\n". */
+    private final Object headers;
     private final String uri;
     private final String contextPath;
     private final String protocol;
@@ -48,25 +50,28 @@ public final class RequestContext implements BayeuxContext {
 
     /**
      * The context of a WebSocket upgrade, which lives as long as its connection: the headers are
-     * copied into a flat read-only array, a fraction of the memory of the request's own.
+     * packed into one string, a fraction of the memory of the request's own (an object per name
+     * and value).
      */
     public static RequestContext ofUpgrade(Channel channel, HttpRequest request, String contextPath, String transportName) {
-        HttpHeaders original = request.headers();
-        CharSequence[] pairs = new CharSequence[original.size() * 2];
-        int at = 0;
-        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = original.iteratorCharSequence(); it.hasNext(); ) {
+        StringBuilder packed = new StringBuilder(256);
+        for (Iterator<Map.Entry<CharSequence, CharSequence>> it = request.headers().iteratorCharSequence(); it.hasNext(); ) {
             Map.Entry<CharSequence, CharSequence> header = it.next();
-            pairs[at++] = header.getKey();
-            pairs[at++] = header.getValue();
+            CharSequence value = header.getValue();
+            if (value.toString().indexOf(SEPARATOR) >= 0) {
+                // Never from the HTTP decoder (it splits lines there); kept whole otherwise.
+                value = value.toString().replace(SEPARATOR, ' ');
+            }
+            packed.append(header.getKey()).append(SEPARATOR).append(value).append(SEPARATOR);
         }
-        HttpHeaders compact = new ReadOnlyHttpHeaders(false, at == pairs.length ? pairs : Arrays.copyOf(pairs, at));
-        return new RequestContext(channel, request, compact, contextPath, transportName,
+        return new RequestContext(channel, request, packed.toString(), contextPath, transportName,
                 channel.pipeline().get(SslHandler.class) != null);
     }
 
-    private RequestContext(Channel channel, HttpRequest request, HttpHeaders headers, String contextPath, String transportName, boolean secure) {
+    private RequestContext(Channel channel, HttpRequest request, Object headers, String contextPath, String transportName, boolean secure) {
         this.headers = headers;
-        this.uri = request.uri();
+        // An upgrade's URI, kept as long as its connection, is most often the endpoint path itself.
+        this.uri = request.uri().equals(contextPath) ? contextPath : request.uri();
         this.secure = secure;
         this.contextPath = contextPath;
         this.protocol = request.protocolVersion().text();
@@ -87,19 +92,44 @@ public final class RequestContext implements BayeuxContext {
 
     @Override
     public String getHeader(String name) {
-        return headers.get(name);
+        if (headers instanceof HttpHeaders http) {
+            return http.get(name);
+        }
+        String packed = (String) headers;
+        for (int at = 0; at < packed.length(); ) {
+            int nameEnd = packed.indexOf(SEPARATOR, at);
+            int valueEnd = packed.indexOf(SEPARATOR, nameEnd + 1);
+            if (nameEnd - at == name.length() && packed.regionMatches(true, at, name, 0, name.length())) {
+                return packed.substring(nameEnd + 1, valueEnd);
+            }
+            at = valueEnd + 1;
+        }
+        return null;
     }
 
     @Override
     public List<String> getHeaderValues(String name) {
-        return List.copyOf(headers.getAll(name));
+        if (headers instanceof HttpHeaders http) {
+            return List.copyOf(http.getAll(name));
+        }
+        String packed = (String) headers;
+        List<String> values = new ArrayList<>(2);
+        for (int at = 0; at < packed.length(); ) {
+            int nameEnd = packed.indexOf(SEPARATOR, at);
+            int valueEnd = packed.indexOf(SEPARATOR, nameEnd + 1);
+            if (nameEnd - at == name.length() && packed.regionMatches(true, at, name, 0, name.length())) {
+                values.add(packed.substring(nameEnd + 1, valueEnd));
+            }
+            at = valueEnd + 1;
+        }
+        return List.copyOf(values);
     }
 
     @Override
     public String getCookie(String name) {
         List<Cookie> parsed = cookies;
         if (parsed == null) {
-            parsed = parseCookies(headers);
+            parsed = parseCookies(getHeaderValues(HttpHeaderNames.COOKIE.toString()));
             cookies = parsed;
         }
         for (Cookie cookie : parsed) {
@@ -110,8 +140,7 @@ public final class RequestContext implements BayeuxContext {
         return null;
     }
 
-    private static List<Cookie> parseCookies(HttpHeaders headers) {
-        List<String> values = headers.getAll(HttpHeaderNames.COOKIE);
+    private static List<Cookie> parseCookies(List<String> values) {
         if (values.isEmpty()) {
             return List.of();
         }
@@ -144,7 +173,8 @@ public final class RequestContext implements BayeuxContext {
     public String getURL() {
         String made = url;
         if (made == null) {
-            made = (secure ? "https://" : "http://") + headers.get(HttpHeaderNames.HOST, "localhost") + uri;
+            String host = getHeader(HttpHeaderNames.HOST.toString());
+            made = (secure ? "https://" : "http://") + (host == null ? "localhost" : host) + uri;
             url = made;
         }
         return made;

@@ -5,6 +5,7 @@ import io.bayeux.api.server.BayeuxContext;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.common.json.JsonCodec;
 import io.bayeux.server.BayeuxServerImpl;
+import io.bayeux.server.Scheduler;
 import io.bayeux.server.ServerMessageImpl;
 import io.bayeux.server.spi.Endpoint;
 import io.bayeux.transport.LoopOutbox;
@@ -27,8 +28,10 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.Executor;
-import java.util.function.Consumer;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * A WebSocket connection as the core sees it: it can push at any time, from its event loop,
@@ -65,6 +68,13 @@ final class WebSocketEndpoint implements Endpoint {
     private final LoopOutbox outbox;
     /** Counts writability changes, so that a check scheduled before the last change does nothing; loop-confined. */
     private long writabilityEpisode;
+    /**
+     * Whether anything was read or written since the idle sweep last looked, and when it first
+     * found the connection quiet (valid while not active); loop-confined. Kept here, not in the
+     * frame handler, because pushes are written under it.
+     */
+    private boolean active = true;
+    private long quietSince;
     /** Where frames are written from; loop-confined (see {@link #frameOut()}). */
     private ChannelHandlerContext frameOut;
     /** Whether the channel stayed unwritable for a stall time without its reader taking any byte. */
@@ -176,6 +186,7 @@ final class WebSocketEndpoint implements Endpoint {
             return;
         }
         ChannelHandlerContext out = frameOut();
+        active = true;
         ByteBuf content;
         try {
             content = out == null ? content(messages) : frame(out.alloc(), messages);
@@ -240,6 +251,24 @@ final class WebSocketEndpoint implements Endpoint {
             endpoint.fail(messages, failure, failed, cause);
             return this;
         }
+    }
+
+    /** On the loop: something was read or written. */
+    void active() {
+        active = true;
+    }
+
+    /**
+     * On the loop, from its idle sweep at {@code now}: whether nothing was read or written for
+     * {@code idleNanos}. A connection found active is only marked quiet from now on.
+     */
+    boolean idleFor(long now, long idleNanos) {
+        if (active) {
+            active = false;
+            quietSince = now;
+            return false;
+        }
+        return now - quietSince >= idleNanos;
     }
 
     /**
@@ -321,6 +350,18 @@ final class WebSocketEndpoint implements Endpoint {
         }
         out.writeByte(']');
         return out;
+    }
+
+    /** A held connect's timeout is a timer on the connection's event loop (smaller than one on the server's scheduler). */
+    @Override
+    public Scheduler.Cancellable schedule(Runnable task, long delayMillis) {
+        try {
+            ScheduledFuture<?> future = channel.eventLoop().schedule(task, Math.max(0, delayMillis), TimeUnit.MILLISECONDS);
+            return () -> future.cancel(false);
+        } catch (RejectedExecutionException x) {
+            // The loop is shutting down: the server's scheduler times it.
+            return null;
+        }
     }
 
     Channel channel() {

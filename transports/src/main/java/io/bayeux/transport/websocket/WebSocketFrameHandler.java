@@ -10,24 +10,28 @@ import io.bayeux.transport.NettyBayeuxServer;
 import io.bayeux.transport.ReadGate;
 import io.bayeux.transport.SerialExecutor;
 import io.bayeux.transport.http.HttpRequestHandler;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
 import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
-import io.netty.handler.codec.http.websocketx.WebSocketServerHandshaker;
-import io.netty.handler.timeout.IdleStateEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -35,20 +39,35 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Bayeux over one WebSocket connection: every text frame is a JSON array of messages,
- * handled in order on the application executor; replies and pushed messages go out as text
- * frames. Bad frames close the connection with the matching close code.
+ * Bayeux over one WebSocket connection: every text message (one frame, or a fragmented one
+ * put together here) is a JSON array of messages, handled in order on the application
+ * executor; replies and pushed messages go out as text frames. Bad frames close the
+ * connection with the matching close code.
+ *
+ * <p>It is the only handler of the connection besides the frame codec, so that an idle
+ * connection costs little: it puts fragments together and checks UTF-8 itself (Netty's
+ * aggregator and validator are a handler each), stops reading while the connection cannot take
+ * more writes, and tells the {@link IdleSweep} of its event loop whether anything was read or
+ * written (instead of a timer per connection).
  */
-final class WebSocketFrameHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
+final class WebSocketFrameHandler extends ChannelDuplexHandler {
     static final String NAME = "bayeuxWebSocket";
     private static final Logger LOG = LoggerFactory.getLogger(WebSocketFrameHandler.class);
+    private static final VarHandle IN_FLIGHT;
 
-    private final WebSocketServerHandshaker handshaker;
+    static {
+        try {
+            IN_FLIGHT = MethodHandles.lookup().findVarHandle(WebSocketFrameHandler.class, "inFlight", int.class);
+        } catch (ReflectiveOperationException x) {
+            throw new ExceptionInInitializerError(x);
+        }
+    }
+
     private final BayeuxServerImpl bayeux;
     private final boolean handshakePerConnection;
+    private final int maxMessageSize;
     private final SerialExecutor serial;
     private final WebSocketEndpoint endpoint;
     private final Connection connection;
@@ -56,7 +75,11 @@ final class WebSocketFrameHandler extends SimpleChannelInboundHandler<WebSocketF
     static final int MAX_FRAMES_IN_FLIGHT = 32;
     /** Frames in flight at which reading resumes. */
     static final int RESUME_FRAMES_IN_FLIGHT = 8;
-    private final AtomicInteger inFlight = new AtomicInteger();
+    /** Frames read and not yet handled; through IN_FLIGHT. */
+    @SuppressWarnings("unused")
+    private volatile int inFlight;
+    /** The fragments of a text message not yet complete, or null; loop-confined. */
+    private CompositeByteBuf fragments;
     /**
      * Batches that publish, held while the server is behind with deliveries (and every batch
      * after them, to keep their order); only touched by the serial executor.
@@ -65,43 +88,114 @@ final class WebSocketFrameHandler extends SimpleChannelInboundHandler<WebSocketF
     /** The sessions that handshook on this connection, when a handshake per connection is required. */
     private final Set<String> handshaken;
 
-    WebSocketFrameHandler(WebSocketServerHandshaker handshaker, BayeuxServerImpl bayeux, NettyBayeuxServer.Builder config,
-                          Executor executor, WebSocketEndpoint endpoint) {
-        this.handshaker = handshaker;
+    WebSocketFrameHandler(BayeuxServerImpl bayeux, NettyBayeuxServer.Builder config, Executor executor, WebSocketEndpoint endpoint) {
         this.bayeux = bayeux;
         this.handshakePerConnection = config.handshakePerConnection();
+        this.maxMessageSize = config.maxMessageSize();
         this.serial = new SerialExecutor(executor);
         this.endpoint = endpoint;
         this.connection = bayeux.newConnection(endpoint);
         this.handshaken = handshakePerConnection ? ConcurrentHashMap.newKeySet() : null;
     }
 
+    /**
+     * On the loop, from its idle sweep at {@code now}: whether nothing was read or written for
+     * {@code idleNanos}. A connection found active is only marked quiet from now on.
+     */
+    boolean idleFor(long now, long idleNanos) {
+        return endpoint.idleFor(now, idleNanos);
+    }
+
     @Override
-    protected void channelRead0(ChannelHandlerContext ctx, WebSocketFrame frame) {
-        if (frame instanceof TextWebSocketFrame) {
-            byte[] bytes = ByteBufUtil.getBytes(frame.content());
-            if (inFlight.incrementAndGet() == MAX_FRAMES_IN_FLIGHT) {
-                // The executor is behind with this connection: TCP holds the rest at the client.
-                ReadGate.pause(ctx.channel(), ReadGate.BACKLOG);
-            }
+    public void channelRead(ChannelHandlerContext ctx, Object message) {
+        endpoint.active();
+        if (message instanceof WebSocketFrame frame) {
             try {
-                serial.execute(() -> {
-                    try {
-                        process(ctx, bytes);
-                    } finally {
-                        taskDone(ctx);
-                    }
-                });
-            } catch (RejectedExecutionException x) {
-                taskDone(ctx);
-                close(ctx, WebSocketCloseStatus.TRY_AGAIN_LATER, "Server overloaded");
+                frameRead(ctx, frame);
+            } finally {
+                frame.release();
+            }
+        } else {
+            ctx.fireChannelRead(message);
+        }
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object message, ChannelPromise promise) {
+        endpoint.active();
+        ctx.write(message, promise);
+    }
+
+    private void frameRead(ChannelHandlerContext ctx, WebSocketFrame frame) {
+        if (frame instanceof TextWebSocketFrame) {
+            if (frame.isFinalFragment()) {
+                textRead(ctx, frame.content());
+            } else {
+                dropFragments();
+                fragments = ctx.alloc().compositeBuffer();
+                addFragment(ctx, frame);
+            }
+        } else if (frame instanceof ContinuationWebSocketFrame) {
+            // The decoder lets continuations through only inside a fragmented message: a
+            // fragmented binary one was refused at its first frame, and closes the connection.
+            if (fragments != null && addFragment(ctx, frame) && frame.isFinalFragment()) {
+                CompositeByteBuf whole = fragments;
+                fragments = null;
+                try {
+                    textRead(ctx, whole);
+                } finally {
+                    whole.release();
+                }
             }
         } else if (frame instanceof BinaryWebSocketFrame) {
             close(ctx, WebSocketCloseStatus.INVALID_MESSAGE_TYPE, "Binary frames are not supported: send JSON text");
         } else if (frame instanceof PingWebSocketFrame) {
             ctx.writeAndFlush(new PongWebSocketFrame(frame.content().retain()));
         } else if (frame instanceof CloseWebSocketFrame) {
-            handshaker.close(ctx, (CloseWebSocketFrame) frame.retain());
+            ctx.writeAndFlush(frame.retain()).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    /** @return whether the fragment was added; a message past the maximum size closes the connection instead */
+    private boolean addFragment(ChannelHandlerContext ctx, WebSocketFrame frame) {
+        if (fragments.readableBytes() + frame.content().readableBytes() > maxMessageSize) {
+            dropFragments();
+            close(ctx, WebSocketCloseStatus.MESSAGE_TOO_BIG, "Message larger than the maximum size");
+            return false;
+        }
+        fragments.addComponent(true, frame.content().retain());
+        return true;
+    }
+
+    private void dropFragments() {
+        if (fragments != null) {
+            fragments.release();
+            fragments = null;
+        }
+    }
+
+    /** A whole text message: checked to be UTF-8, then handed to the executor, in order. */
+    private void textRead(ChannelHandlerContext ctx, ByteBuf content) {
+        if (!ByteBufUtil.isText(content, StandardCharsets.UTF_8)) {
+            close(ctx, WebSocketCloseStatus.INVALID_PAYLOAD_DATA, "Invalid UTF-8 in a text message");
+            return;
+        }
+        byte[] bytes = ByteBufUtil.getBytes(content);
+        if ((int) IN_FLIGHT.getAndAdd(this, 1) + 1 == MAX_FRAMES_IN_FLIGHT) {
+            // The executor is behind with this connection: TCP holds the rest at the client.
+            ReadGate.pause(ctx.channel(), ReadGate.BACKLOG);
+        }
+        try {
+            serial.execute(() -> {
+                try {
+                    process(ctx, bytes);
+                } finally {
+                    taskDone(ctx);
+                }
+            });
+        } catch (RejectedExecutionException x) {
+            taskDone(ctx);
+            close(ctx, WebSocketCloseStatus.TRY_AGAIN_LATER, "Server overloaded");
         }
     }
 
@@ -144,7 +238,7 @@ final class WebSocketFrameHandler extends SimpleChannelInboundHandler<WebSocketF
 
     /** The server caught up: what was held is handled, in order, on the executor, unless it falls behind again. */
     private void resumeHeld(ChannelHandlerContext ctx) {
-        inFlight.incrementAndGet();
+        IN_FLIGHT.getAndAdd(this, 1);
         try {
             serial.execute(() -> {
                 try {
@@ -170,7 +264,7 @@ final class WebSocketFrameHandler extends SimpleChannelInboundHandler<WebSocketF
 
     /** A task of this connection on the executor ended: reading resumes when few enough are left. */
     private void taskDone(ChannelHandlerContext ctx) {
-        if (inFlight.decrementAndGet() == RESUME_FRAMES_IN_FLIGHT) {
+        if ((int) IN_FLIGHT.getAndAdd(this, -1) - 1 == RESUME_FRAMES_IN_FLIGHT) {
             ReadGate.resume(ctx.channel(), ReadGate.BACKLOG);
         }
     }
@@ -200,13 +294,25 @@ final class WebSocketFrameHandler extends SimpleChannelInboundHandler<WebSocketF
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        dropFragments();
         connection.close();
         super.channelInactive(ctx);
     }
 
     @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        dropFragments();
+    }
+
+    @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
         boolean writable = ctx.channel().isWritable();
+        // What the shared read back-pressure handler does on HTTP connections (see ReadBackpressure).
+        if (writable) {
+            ReadGate.resume(ctx.channel(), ReadGate.UNWRITABLE);
+        } else {
+            ReadGate.pause(ctx.channel(), ReadGate.UNWRITABLE);
+        }
         endpoint.writabilityChanged(writable, connection::stalled);
         if (writable) {
             connection.writable();
@@ -214,13 +320,9 @@ final class WebSocketFrameHandler extends SimpleChannelInboundHandler<WebSocketF
         super.channelWritabilityChanged(ctx);
     }
 
-    @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
-        if (event instanceof IdleStateEvent) {
-            close(ctx, WebSocketCloseStatus.ENDPOINT_UNAVAILABLE, "Idle");
-            return;
-        }
-        super.userEventTriggered(ctx, event);
+    /** On the loop: the idle sweep found nothing read or written for the idle timeout. */
+    void closeIdle(ChannelHandlerContext ctx) {
+        close(ctx, WebSocketCloseStatus.ENDPOINT_UNAVAILABLE, "Idle");
     }
 
     @Override

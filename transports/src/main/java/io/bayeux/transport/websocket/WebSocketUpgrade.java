@@ -2,6 +2,7 @@ package io.bayeux.transport.websocket;
 
 import io.bayeux.server.BayeuxServerImpl;
 import io.bayeux.transport.NettyBayeuxServer;
+import io.bayeux.transport.ReadBackpressure;
 import io.bayeux.transport.http.BrowserCookie;
 import io.bayeux.transport.http.HttpErrors;
 import io.bayeux.transport.http.HttpRequestHandler;
@@ -16,9 +17,7 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.websocketx.Utf8FrameValidator;
 import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
-import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
 import io.netty.handler.codec.http.websocketx.WebSocketServerHandshaker;
 import io.netty.handler.codec.http.websocketx.WebSocketServerHandshakerFactory;
 import io.netty.handler.ssl.SslHandler;
@@ -81,17 +80,19 @@ public final class WebSocketUpgrade {
         }
         InetSocketAddress remote = ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
         RequestContext context = RequestContext.ofUpgrade(ctx.channel(), request, config.path(), WEBSOCKET);
-        WebSocketFrameHandler frames = new WebSocketFrameHandler(handshaker, bayeux, config, executor,
+        WebSocketFrameHandler frames = new WebSocketFrameHandler(bayeux, config, executor,
                 new WebSocketEndpoint(ctx.channel(), bayeux, browserId, cookieLess, request.headers().get(HttpHeaderNames.USER_AGENT), remote, context,
                         config.stallTime().toNanos(), http.outbox(ctx.channel())));
         pipeline.replace(http, WebSocketFrameHandler.NAME, frames);
-        pipeline.addBefore(WebSocketFrameHandler.NAME, "wsAggregator", new WebSocketFrameAggregator(config.maxMessageSize()));
-        // The handshaker does not validate UTF-8 (only WebSocketServerProtocolHandler adds this):
-        // text frames with invalid UTF-8 must close with 1007, before any parsing.
-        pipeline.addBefore("wsAggregator", "wsUtf8", new Utf8FrameValidator(true));
+        // An idle WebSocket connection keeps only the frame codec (which the handshake puts in
+        // place of the HTTP codec, gzip and aggregator) and the frame handler: the frame handler
+        // also does what the handlers removed here did (read back-pressure, idle detection with
+        // its loop's IdleSweep), puts fragments together and checks UTF-8.
         removeIfPresent(pipeline, RequestTimeoutHandler.STARTER_NAME);
         removeIfPresent(pipeline, RequestTimeoutHandler.NAME);
         removeIfPresent(pipeline, HttpRequestHandler.CORS);
+        removeIfPresent(pipeline, HttpRequestHandler.IDLE);
+        removeIfPresent(pipeline, ReadBackpressure.NAME);
         handshaker.handshake(ctx.channel(), request, headers, ctx.newPromise()).addListener(future -> {
             if (!future.isSuccess()) {
                 ctx.close();
