@@ -9,6 +9,7 @@ import io.bayeux.server.ServerMessageImpl;
 import io.bayeux.server.spi.Endpoint;
 import io.bayeux.transport.LoopOutbox;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -28,9 +29,10 @@ import java.util.concurrent.TimeUnit;
  * <p>A broadcast is encoded once: a frame that carries one message shares that message's
  * bytes with every other subscriber. Small messages are copied once, by the frame encoder,
  * next to the frame's header; one of {@value #SHARED_MIN} bytes or more is copied once per
- * event-loop turn into a direct buffer that every frame of that turn carrying it writes by
- * reference ({@link io.bayeux.transport.SharedFrames}): never copied per subscriber, and freed
- * as soon as the last of those frames is written, not when the garbage collector gets to it.
+ * event-loop turn into a direct buffer that every frame of that turn carrying it, alone or
+ * among others, writes by reference ({@link io.bayeux.transport.SharedFrames}): never copied
+ * per subscriber, and freed as soon as the last of those frames is written, not when the
+ * garbage collector gets to it.
  */
 final class WebSocketEndpoint implements Endpoint {
     /** Netty's WebSocket encoder writes payloads of more than 1024 bytes by reference (a gathering write). */
@@ -182,9 +184,14 @@ final class WebSocketEndpoint implements Endpoint {
         }
         byte[][] parts = new byte[messages.size()][];
         int length = 1 + messages.size();
+        boolean anyShared = false;
         for (int i = 0; i < parts.length; i++) {
             parts[i] = bayeux.encodeArray(messages.get(i));
             length += parts[i].length - 2;
+            anyShared |= isShared(messages.get(i), parts[i]);
+        }
+        if (anyShared) {
+            return sharedBatch(messages, parts);
         }
         ByteBuf out = channel.alloc().buffer(length);
         out.writeByte('[');
@@ -196,6 +203,55 @@ final class WebSocketEndpoint implements Endpoint {
         }
         out.writeByte(']');
         return out;
+    }
+
+    /** Whether {@code message}, encoded as {@code array}, is written from a shared buffer. */
+    private static boolean isShared(ServerMessage message, byte[] array) {
+        return array.length >= SHARED_MIN && message instanceof ServerMessageImpl impl && impl.isFrozen();
+    }
+
+    /**
+     * A frame of several messages in which those written from a shared buffer are referenced,
+     * not copied: only the others and the separators are copied, into small buffers between
+     * them. A reader that is behind gets its backlog without a copy of it of its own.
+     */
+    private ByteBuf sharedBatch(List<ServerMessage> messages, byte[][] parts) {
+        CompositeByteBuf out = channel.alloc().compositeDirectBuffer(Integer.MAX_VALUE);
+        ByteBuf small = null;
+        try {
+            for (int i = 0; i < parts.length; i++) {
+                byte[] part = parts[i];
+                if (small == null) {
+                    small = channel.alloc().directBuffer();
+                }
+                small.writeByte(i == 0 ? '[' : ',');
+                if (isShared(messages.get(i), part)) {
+                    ByteBuf piece = small;
+                    small = null;
+                    out.addComponent(true, piece);
+                    // The slice shares the duplicate's reference: the frame's release gives it back.
+                    ByteBuf whole = outbox.frames().share(messages.get(i), part);
+                    out.addComponent(true, whole.slice(1, part.length - 2));
+                } else {
+                    small.writeBytes(part, 1, part.length - 2);
+                }
+            }
+            if (small == null) {
+                small = channel.alloc().directBuffer(1);
+            }
+            small.writeByte(']');
+            ByteBuf last = small;
+            small = null;
+            out.addComponent(true, last);
+            return out;
+        } catch (RuntimeException x) {
+            // What was added belongs to the frame (addComponent releases what it fails to add).
+            if (small != null) {
+                small.release();
+            }
+            out.release();
+            throw x;
+        }
     }
 
     Channel channel() {
