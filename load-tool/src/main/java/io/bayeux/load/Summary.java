@@ -70,7 +70,7 @@ final class Summary {
             row(out, "memory growth", "heap after GC " + growth(st0.heapBeforeBytes(), st0.heapAfterBytes())
                     + ", RSS " + growth(st0.rssBeforeBytes(), st0.rssAfterBytes())
                     + ", direct " + growth(st0.directBeforeBytes(), st0.directAfterBytes())
-                    + " (before publishing -> all delivered, stalled clients still connected: "
+                    + " (before publishing -> end of the run, stalled clients still connected: "
                     + (st0.queuedAfter() == null ? "-" : st0.queuedAfter()) + " queued, "
                     + (st0.sessionsAfter() == null ? "-" : st0.sessionsAfter()) + " sessions)");
         }

@@ -83,12 +83,15 @@ public final class SharedFrames {
 
     /** A WebSocket text frame (final, unmasked, as a server sends it) carrying {@code payload}, in a new direct buffer. */
     public static ByteBuf textFrame(ByteBufAllocator alloc, byte[] payload) {
-        return textFrameHeader(alloc, payload.length).writeBytes(payload);
+        return textFrameHeader(alloc, payload.length, true).writeBytes(payload);
     }
 
-    /** A new direct buffer holding the header of a text frame with a payload of {@code length} bytes, and room for that payload. */
-    public static ByteBuf textFrameHeader(ByteBufAllocator alloc, int length) {
-        int size = (length < 126 ? 2 : length < 65536 ? 4 : 10) + length;
+    /**
+     * A new direct buffer holding the header of a text frame with a payload of {@code length}
+     * bytes, and room for that payload if {@code room}.
+     */
+    public static ByteBuf textFrameHeader(ByteBufAllocator alloc, int length, boolean room) {
+        int size = (length < 126 ? 2 : length < 65536 ? 4 : 10) + (room ? length : 0);
         ByteBuf out = alloc.directBuffer(size, size);
         out.writeByte(0x81);
         if (length < 126) {

@@ -402,6 +402,12 @@ class SlowConsumerIT {
             assertEquals(total, reader.count.get(), "messages received by " + reader.clientId);
             assertEquals((long) total * (total - 1) / 2, reader.sum.get(), "each message exactly once at " + reader.clientId);
         }
+        // Readers that fell behind got frames of many messages referencing shared buffers: all given back once written.
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (server.sharedFrameBytes() > 0 && System.nanoTime() - until < 0) {
+            LockSupport.parkNanos(10_000_000);
+        }
+        assertEquals(0, server.sharedFrameBytes(), "direct bytes of shared frames once everything was written");
     }
 
     @Test

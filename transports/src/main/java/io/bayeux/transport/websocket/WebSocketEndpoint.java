@@ -12,6 +12,7 @@ import io.bayeux.transport.LoopOutbox;
 import io.bayeux.transport.SharedFrames;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -44,7 +45,8 @@ import java.util.function.Consumer;
  * turn into a direct buffer that every frame of that turn carrying it writes by reference
  * ({@link SharedFrames}): never copied per subscriber, and freed as soon as the last of those
  * frames is written, not when the garbage collector gets to it. A frame of several messages is
- * built for its connection, in one pooled buffer.
+ * built for its connection: its messages of {@value #SHARED_MIN} bytes or more are referenced
+ * from their turn's shared buffers, the rest copied into one pooled buffer.
  */
 final class WebSocketEndpoint implements Endpoint {
     /**
@@ -297,11 +299,17 @@ final class WebSocketEndpoint implements Endpoint {
         }
         byte[][] parts = new byte[messages.size()][];
         int length = 1 + messages.size();
+        boolean anyShared = false;
         for (int i = 0; i < parts.length; i++) {
             parts[i] = bayeux.encodeArray(messages.get(i));
             length += parts[i].length - 2;
+            anyShared |= isShared(messages.get(i), parts[i]);
         }
-        ByteBuf out = SharedFrames.textFrameHeader(alloc, length);
+        if (anyShared) {
+            CompositeByteBuf batch = sharedBatch(messages, parts);
+            return batch.addComponent(true, 0, SharedFrames.textFrameHeader(alloc, length, false));
+        }
+        ByteBuf out = SharedFrames.textFrameHeader(alloc, length, true);
         // One view of the frame's payload to copy into: writing each part to the buffer itself costs an object per part.
         ByteBuffer payload = out.internalNioBuffer(out.writerIndex(), length);
         payload.put((byte) '[');
@@ -336,9 +344,14 @@ final class WebSocketEndpoint implements Endpoint {
         }
         byte[][] parts = new byte[messages.size()][];
         int length = 1 + messages.size();
+        boolean anyShared = false;
         for (int i = 0; i < parts.length; i++) {
             parts[i] = bayeux.encodeArray(messages.get(i));
             length += parts[i].length - 2;
+            anyShared |= isShared(messages.get(i), parts[i]);
+        }
+        if (anyShared) {
+            return sharedBatch(messages, parts);
         }
         ByteBuf out = channel.alloc().buffer(length);
         out.writeByte('[');
@@ -361,6 +374,55 @@ final class WebSocketEndpoint implements Endpoint {
         } catch (RejectedExecutionException x) {
             // The loop is shutting down: the server's scheduler times it.
             return null;
+        }
+    }
+
+    /** Whether {@code message}, encoded as {@code array}, is written from a shared buffer. */
+    private static boolean isShared(ServerMessage message, byte[] array) {
+        return array.length >= SHARED_MIN && message instanceof ServerMessageImpl impl && impl.isFrozen();
+    }
+
+    /**
+     * A frame of several messages in which those written from a shared buffer are referenced,
+     * not copied: only the others and the separators are copied, into small buffers between
+     * them. A reader that is behind gets its backlog without a copy of it of its own.
+     */
+    private CompositeByteBuf sharedBatch(List<ServerMessage> messages, byte[][] parts) {
+        CompositeByteBuf out = channel.alloc().compositeDirectBuffer(Integer.MAX_VALUE);
+        ByteBuf small = null;
+        try {
+            for (int i = 0; i < parts.length; i++) {
+                byte[] part = parts[i];
+                if (small == null) {
+                    small = channel.alloc().directBuffer();
+                }
+                small.writeByte(i == 0 ? '[' : ',');
+                if (isShared(messages.get(i), part)) {
+                    ByteBuf piece = small;
+                    small = null;
+                    out.addComponent(true, piece);
+                    // The slice shares the duplicate's reference: the frame's release gives it back.
+                    ByteBuf whole = outbox.frames().share(messages.get(i), part);
+                    out.addComponent(true, whole.slice(1, part.length - 2));
+                } else {
+                    small.writeBytes(part, 1, part.length - 2);
+                }
+            }
+            if (small == null) {
+                small = channel.alloc().directBuffer(1);
+            }
+            small.writeByte(']');
+            ByteBuf last = small;
+            small = null;
+            out.addComponent(true, last);
+            return out;
+        } catch (RuntimeException x) {
+            // What was added belongs to the frame (addComponent releases what it fails to add).
+            if (small != null) {
+                small.release();
+            }
+            out.release();
+            throw x;
         }
     }
 
