@@ -30,6 +30,7 @@ final class ConnectionImpl implements Connection {
     // most, so each is null, the one item itself, or an immutable list of two or more (see One).
     private volatile Object pending;
     private volatile Object bound;
+    private volatile boolean heldBack;
     private final long openedAt;
     /** Pushes from the endpoint's event loop, or null when the endpoint has none (the session's Flusher pushes). */
     private final LoopFlusher loopFlusher;
@@ -90,6 +91,19 @@ final class ConnectionImpl implements Connection {
     @Override
     public void writable() {
         One.<ServerSessionImpl>forEach(bound, session -> session.wakeUp(false));
+    }
+
+    @Override
+    public void heldBack(boolean held) {
+        heldBack = held;
+        if (!held) {
+            One.<ServerSessionImpl>forEach(bound, ServerSessionImpl::heldBackEnded);
+        }
+    }
+
+    /** Whether the transport holds reading back for the server's sake (see {@link #heldBack(boolean)}). */
+    boolean isHeldBack() {
+        return heldBack;
     }
 
     @Override

@@ -938,7 +938,21 @@ public final class ServerSessionImpl implements ServerSession {
         }
         lock.lock();
         try {
-            return state != State.REMOVED && expireAt != 0 && now > expireAt;
+            // Not while the server holds back reading its connection: its next connect may be waiting there.
+            return state != State.REMOVED && expireAt != 0 && now > expireAt
+                    && (pushConnection == null || !pushConnection.isHeldBack());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Its connection is read again after the server held it back: a whole maxInterval for the connect that waited. */
+    void heldBackEnded() {
+        lock.lock();
+        try {
+            if (expireAt != 0) {
+                expireAt = Math.max(expireAt, server.scheduler().now() + maxInterval());
+            }
         } finally {
             lock.unlock();
         }

@@ -24,6 +24,19 @@ public final class ReadGate {
     /** The server is behind delivering to readers that keep reading, and this connection publishes. */
     public static final int OVERLOAD = 4;
 
+    /** The reasons that are the server's doing, not the connection's: its client is not to blame meanwhile. */
+    private static final int SERVERS = BACKLOG | OVERLOAD;
+
+    /**
+     * The user event fired down the connection's pipeline, on its loop, when the server starts
+     * ({@link #HELD_BACK}) or stops ({@link #RELEASED}) holding its reading back for its own
+     * sake (a backlog, an overload): what the client sent meanwhile, a {@code /meta/connect}
+     * included, waits unread, so its sessions must not expire for want of it.
+     */
+    public enum HeldBack {
+        HELD_BACK, RELEASED
+    }
+
     private static final AttributeKey<AtomicInteger> REASONS = AttributeKey.valueOf(ReadGate.class, "reasons");
 
     private ReadGate() {
@@ -65,8 +78,12 @@ public final class ReadGate {
                 reasons = made;
             }
         }
-        if ((reasons.getAndUpdate(r -> r | reason) & reason) == 0) {
+        int before = reasons.getAndUpdate(r -> r | reason);
+        if ((before & reason) == 0) {
             channel.config().setAutoRead(false);
+            if ((before & SERVERS) == 0 && (reason & SERVERS) != 0) {
+                channel.pipeline().fireUserEventTriggered(HeldBack.HELD_BACK);
+            }
         }
     }
 
@@ -81,6 +98,9 @@ public final class ReadGate {
         int before = reasons.getAndUpdate(r -> r & ~reason);
         if ((before & reason) != 0 && (before & ~reason) == 0) {
             channel.config().setAutoRead(true);
+        }
+        if ((before & reason & SERVERS) != 0 && (before & ~reason & SERVERS) == 0) {
+            channel.pipeline().fireUserEventTriggered(HeldBack.RELEASED);
         }
     }
 

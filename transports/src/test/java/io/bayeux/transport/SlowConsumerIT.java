@@ -43,6 +43,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
@@ -408,6 +409,95 @@ class SlowConsumerIT {
             LockSupport.parkNanos(10_000_000);
         }
         assertEquals(0, server.sharedFrameBytes(), "direct bytes of shared frames once everything was written");
+    }
+
+    @Test
+    void aPublisherThatAnOverloadedServerStopsReadingKeepsItsSession() throws Exception {
+        // The server holds the readers' connects for 200 s; the publisher's are answered every
+        // 300 ms, and it has 1 s to send the next one (which then waits unread).
+        int maxQueue = 40;
+        server = NettyBayeuxServer.builder().port(0)
+                .maxQueue(maxQueue, QueueOverflow.DROP_NEWEST)
+                .bayeuxConfig(BayeuxServerConfig.builder().maxQueue(maxQueue).timeout(Duration.ofSeconds(200))
+                        .sweepPeriod(Duration.ofMillis(100)).build())
+                .idleTimeout(Duration.ofSeconds(300))
+                .build().start();
+        server.bayeux().createChannelIfAbsent(CHANNEL);
+        http = HttpClient.newHttpClient();
+        // A reader that reads, but far slower than the publisher sends: the server is behind with it.
+        stalled = new StalledClient(server.uri()).subscribe();
+        stalled.trickle(2048, 50);
+
+        Reader publisher = new Reader(http, server.uri());
+        readers.add(publisher);
+        publisher.clientId = (String) publisher.request(message("/meta/handshake", null, "version", "1.0",
+                "supportedConnectionTypes", List.of("websocket"))).get("clientId");
+        ServerSession session = server.bayeux().getSession(publisher.clientId);
+        session.setTimeout(300);
+        session.setMaxInterval(1000);
+        publisher.request(message("/meta/connect", publisher.clientId, "connectionType", "websocket"));
+        publisher.send(json(message("/meta/connect", publisher.clientId, "connectionType", "websocket")));
+        // The publisher's client answers each connect reply with the next connect, as a client does.
+        AtomicInteger renewed = new AtomicInteger();
+        AtomicReference<Exception> renewFailure = new AtomicReference<>();
+        Thread renewer = Thread.ofPlatform().daemon().name("renewer").start(() -> {
+            try {
+                while (!Thread.currentThread().isInterrupted()) {
+                    List<Map<String, Object>> frame = publisher.frames.poll(100, TimeUnit.MILLISECONDS);
+                    if (frame != null && successfulReply(frame, "/meta/connect") != null) {
+                        // One send at a time on a JDK WebSocket: after the publish being sent, as a client queues it.
+                        synchronized (publisher) {
+                            publisher.sendWithin(json(message("/meta/connect", publisher.clientId, "connectionType", "websocket")),
+                                    System.nanoTime() + TimeUnit.SECONDS.toNanos(60));
+                        }
+                        renewed.incrementAndGet();
+                    }
+                }
+            } catch (InterruptedException x) {
+                // The end of the test.
+            } catch (Exception x) {
+                renewFailure.set(x);
+            }
+        });
+
+        // Publishes as fast as TCP lets it for 4 s: much longer than the session's max interval.
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
+        boolean wasBehind = false;
+        int sent = 0;
+        try {
+            while (System.nanoTime() - end < 0) {
+                synchronized (publisher) {
+                    publisher.sendWithin(json(message(CHANNEL, publisher.clientId, "data", payload(sent))), end + TimeUnit.SECONDS.toNanos(30));
+                }
+                sent++;
+                wasBehind |= server.bayeux().isBehind();
+                assertNotNull(server.bayeux().getSession(publisher.clientId), "the publisher's session expired after " + sent
+                        + " messages, " + renewed.get() + " connects, " + renewFailure.get());
+            }
+            assertTrue(wasBehind, "the server fell behind with the slow reader");
+            long heldUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            while (server.bayeux().isBehind() && System.nanoTime() - heldUntil < 0) {
+                assertNotNull(server.bayeux().getSession(publisher.clientId), "the publisher's session expired while held back");
+                Thread.sleep(50);
+            }
+        } finally {
+            // The slow reader goes: the server catches up and reads the publisher again.
+            stalled.close();
+            stalled = null;
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (server.bayeux().isBehind() && System.nanoTime() - deadline < 0) {
+            Thread.sleep(20);
+        }
+        int renewedBefore = renewed.get();
+        // Once read again, its waiting connect is handled and it goes on connecting.
+        while (renewed.get() < renewedBefore + 2 && System.nanoTime() - deadline < 0) {
+            Thread.sleep(20);
+        }
+        renewer.interrupt();
+        assertNull(renewFailure.get(), "the client's connects");
+        assertNotNull(server.bayeux().getSession(publisher.clientId), "the publisher's session after the overload");
+        assertTrue(renewed.get() >= renewedBefore + 2, "the publisher connects again once read: " + renewed.get());
     }
 
     @Test
@@ -918,6 +1008,23 @@ class SlowConsumerIT {
                     return parse(new String(payload, StandardCharsets.UTF_8));
                 }
             }
+        }
+
+        /**
+         * From now on reads a little, slowly ({@code bytes} every {@code pauseMillis}), until
+         * closed: a reader that keeps reading, but slower than it is sent to.
+         */
+        void trickle(int bytes, long pauseMillis) {
+            Thread.ofPlatform().daemon().name("trickle").start(() -> {
+                byte[] buffer = new byte[bytes];
+                try {
+                    while (in.read(buffer) >= 0) {
+                        Thread.sleep(pauseMillis);
+                    }
+                } catch (IOException | InterruptedException x) {
+                    // Closed by the test.
+                }
+            });
         }
 
         private int readByte() throws IOException {

@@ -43,6 +43,16 @@ public interface Connection {
     void stalled();
 
     /**
+     * Tells the core that the transport stopped ({@code true}) or resumed ({@code false})
+     * reading this connection for the server's sake (it is behind with deliveries, or with
+     * what this connection sent): what the client sent meanwhile, its next
+     * {@code /meta/connect} included, waits unread, so the sessions that push to it do not
+     * expire while it lasts, and get a whole {@code maxInterval} once it ends. Any thread.
+     */
+    default void heldBack(boolean held) {
+    }
+
+    /**
      * Tells the core that the network connection ended (closed, failed, timed out): held
      * batches are cancelled, sessions stop pushing to it, and their expiry is re-armed.
      */

@@ -107,6 +107,15 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler {
     }
 
     @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+        if (event instanceof ReadGate.HeldBack held) {
+            connection.heldBack(held == ReadGate.HeldBack.HELD_BACK);
+            return;
+        }
+        super.userEventTriggered(ctx, event);
+    }
+
+    @Override
     public void channelRead(ChannelHandlerContext ctx, Object message) {
         endpoint.active();
         if (message instanceof WebSocketFrame frame) {
