@@ -2,13 +2,14 @@ package io.bayeux.transport;
 
 import io.bayeux.transport.http.BodyAggregator;
 import io.bayeux.transport.http.BrowserCookie;
-import io.bayeux.transport.http.ContentCompressor;
 import io.bayeux.transport.http.HttpRequestHandler;
 import io.bayeux.transport.http.RequestTimeoutHandler;
 import io.bayeux.transport.http.StaticResources;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.compression.CompressionOptions;
+import io.netty.handler.codec.http.HttpContentCompressor;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.cors.CorsConfig;
@@ -31,8 +32,6 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
     private final NettyBayeuxServer server;
     /** The event loops' outboxes: responses written from the executor, one wake-up per loop and burst. */
     private final LoopOutbox.Registry outboxes = new LoopOutbox.Registry();
-    /** The gzip handlers' deflaters, reused from response to response. */
-    private final ContentCompressor.Deflaters deflaters = new ContentCompressor.Deflaters();
     /** Requests to the executor: one task per event loop and turn. */
     private final HttpRequestHandler.Dispatchers dispatchers;
     private final SslContext ssl;
@@ -79,7 +78,7 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
         pipeline.addLast("http", new HttpServerCodec(4096, 8192, 8192));
         pipeline.addLast(RequestTimeoutHandler.NAME, requestTimeout);
         // Small responses (most Bayeux replies) gain nothing from gzip but its CPU: only 1 KiB and more.
-        pipeline.addLast("gzip", new ContentCompressor(GZIP_MIN_BYTES, deflaters));
+        pipeline.addLast("gzip", new HttpContentCompressor(GZIP_MIN_BYTES, new CompressionOptions[0]));
         if (config.websocketCompression()) {
             pipeline.addLast("wsDeflate", new WebSocketServerCompressionHandler(0));
         }
