@@ -32,8 +32,6 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
     private final NettyBayeuxServer server;
     /** The event loops' outboxes: responses written from the executor, one wake-up per loop and burst. */
     private final LoopOutbox.Registry outboxes = new LoopOutbox.Registry();
-    /** Requests to the executor: one task per event loop and turn. */
-    private final HttpRequestHandler.Dispatchers dispatchers;
     private final SslContext ssl;
     private final CorsConfig cors;
     /** Shared by every connection's handler (both thread-safe). */
@@ -45,7 +43,6 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
         this.ssl = ssl;
         NettyBayeuxServer.Builder config = server.config();
         this.statics = new StaticResources(config.staticRoots());
-        this.dispatchers = new HttpRequestHandler.Dispatchers(server.executor());
         this.browserCookie = new BrowserCookie(config.browserCookieName(), config.browserCookieSameSite());
         var origins = server.config().allowedOrigins();
         CorsConfigBuilder builder = origins.contains("*")
@@ -85,6 +82,6 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
         pipeline.addLast("aggregator", new BodyAggregator(config.maxMessageSize()));
         pipeline.addLast(HttpRequestHandler.CORS, new CorsHandler(cors));
         pipeline.addLast(HttpRequestHandler.IDLE, new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
-        pipeline.addLast("bayeux", new HttpRequestHandler(server.bayeux(), config, server.executor(), statics, browserCookie, outboxes, dispatchers));
+        pipeline.addLast("bayeux", new HttpRequestHandler(server.bayeux(), config, server.executor(), statics, browserCookie, outboxes));
     }
 }

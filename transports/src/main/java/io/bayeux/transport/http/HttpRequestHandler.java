@@ -70,9 +70,6 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     private final StaticResources statics;
     private final BrowserCookie browserCookie;
     private final LoopOutbox.Registry outboxes;
-    private final LoopDispatcher.Registry dispatchers;
-    /** This connection's event loop's dispatcher: set when the handler joins the pipeline. */
-    private LoopDispatcher dispatcher;
     /** The endpoint path followed by a slash: paths under it are Bayeux too. */
     private final String endpointPrefix;
     /** Whether this connection is TLS: set when the handler joins the pipeline, after the TLS handler. */
@@ -98,27 +95,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
      */
     public HttpRequestHandler(BayeuxServerImpl bayeux, NettyBayeuxServer.Builder config, Executor executor, StaticResources statics,
                               BrowserCookie browserCookie, LoopOutbox.Registry outboxes) {
-        this(bayeux, config, executor, statics, browserCookie, outboxes, new Dispatchers(executor));
-    }
-
-    /** What the connections of one server share to hand their requests to the executor, one task per turn of each event loop. */
-    public static final class Dispatchers {
-        private final LoopDispatcher.Registry registry;
-
-        public Dispatchers(Executor executor) {
-            this.registry = new LoopDispatcher.Registry(executor);
-        }
-    }
-
-    /**
-     * A handler for one connection, with what every connection of the server shares: responses
-     * written from other threads go through {@code outboxes}, one round per event loop; requests
-     * go to the executor through {@code dispatchers}, one task per turn of the event loop.
-     */
-    public HttpRequestHandler(BayeuxServerImpl bayeux, NettyBayeuxServer.Builder config, Executor executor, StaticResources statics,
-                              BrowserCookie browserCookie, LoopOutbox.Registry outboxes, Dispatchers dispatchers) {
         this.outboxes = outboxes;
-        this.dispatchers = dispatchers.registry;
         this.bayeux = bayeux;
         this.config = config;
         this.executor = executor;
@@ -131,7 +108,6 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         secure = isSecure(ctx);
-        dispatcher = dispatchers.of(ctx.channel().eventLoop());
     }
 
     @Override
@@ -220,7 +196,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             return;
         }
         RequestContext context = new RequestContext(ctx.channel(), request, config.path(), LONG_POLLING, secure);
-        dispatch(new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie.read(request.headers()),
+        dispatch(ctx, request, new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie.read(request.headers()),
                 request.headers().get(HttpHeaderNames.USER_AGENT), null, body, context));
     }
 
@@ -232,7 +208,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         }
         byte[] body = uri.parameters().get("message").get(0).getBytes(StandardCharsets.UTF_8);
         RequestContext context = new RequestContext(ctx.channel(), request, config.path(), CALLBACK_POLLING, secure);
-        dispatch(new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie.read(request.headers()),
+        dispatch(ctx, request, new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie.read(request.headers()),
                 request.headers().get(HttpHeaderNames.USER_AGENT), callback, body, context));
     }
 
@@ -263,12 +239,6 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         return "jsonpcallback";
     }
 
-    /** Hands a Bayeux request to the executor with the others read in this turn of the loop. */
-    private void dispatch(Exchange exchange) {
-        busy = true;
-        dispatcher.dispatch(exchange);
-    }
-
     private void dispatch(ChannelHandlerContext ctx, FullHttpRequest request, Runnable task) {
         busy = true;
         try {
@@ -284,7 +254,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
      * itself the task that handles the request on the executor and the callback of the core's
      * replies, so that a request costs one object here.
      */
-    private final class Exchange implements LoopDispatcher.Task, Consumer<List<ServerMessage>> {
+    private final class Exchange implements Runnable, Consumer<List<ServerMessage>> {
         final ChannelHandlerContext ctx;
         final boolean keepAlive;
         /** The BAYEUX_BROWSER cookie the client sent, or null. */
@@ -308,16 +278,6 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             this.jsonpCallback = jsonpCallback;
             this.body = body;
             this.context = context;
-        }
-
-        /** On the loop: the executor refused the request. */
-        @Override
-        public void rejected() {
-            busy = false;
-            body = null;
-            FullHttpResponse response = HttpErrors.response(HttpResponseStatus.SERVICE_UNAVAILABLE, "Server overloaded, retry later");
-            response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
-            writeResponse(ctx, keepAlive, response);
         }
 
         /** On the executor: parse, hand the batch to the core, answer when it replies. */
