@@ -297,30 +297,7 @@ final class WebSocketEndpoint implements Endpoint {
             }
             return SharedFrames.textFrame(alloc, bayeux.encodeArray(message));
         }
-        byte[][] parts = new byte[messages.size()][];
-        int length = 1 + messages.size();
-        boolean anyShared = false;
-        for (int i = 0; i < parts.length; i++) {
-            parts[i] = bayeux.encodeArray(messages.get(i));
-            length += parts[i].length - 2;
-            anyShared |= isShared(messages.get(i), parts[i]);
-        }
-        if (anyShared) {
-            CompositeByteBuf batch = sharedBatch(messages, parts);
-            return batch.addComponent(true, 0, SharedFrames.textFrameHeader(alloc, length, false));
-        }
-        ByteBuf out = SharedFrames.textFrameHeader(alloc, length, true);
-        // One view of the frame's payload to copy into: writing each part to the buffer itself costs an object per part.
-        ByteBuffer payload = out.internalNioBuffer(out.writerIndex(), length);
-        payload.put((byte) '[');
-        for (int i = 0; i < parts.length; i++) {
-            if (i > 0) {
-                payload.put((byte) ',');
-            }
-            payload.put(parts[i], 1, parts[i].length - 2);
-        }
-        payload.put((byte) ']');
-        return out.writerIndex(out.writerIndex() + length);
+        return batch(alloc, messages, true);
     }
 
     /** Replies to what the client sent: written and flushed from any thread, in order with the pushes of the loop. */
@@ -342,6 +319,14 @@ final class WebSocketEndpoint implements Endpoint {
             }
             return Unpooled.wrappedBuffer(bayeux.encodeArray(message));
         }
+        return batch(channel.alloc(), messages, false);
+    }
+
+    /**
+     * Several messages as one JSON array, behind a text frame's header when {@code framed}: in
+     * one buffer, or referencing the shared buffers of those of {@value #SHARED_MIN} bytes or more.
+     */
+    private ByteBuf batch(ByteBufAllocator alloc, List<ServerMessage> messages, boolean framed) throws JsonCodec.JsonException {
         byte[][] parts = new byte[messages.size()][];
         int length = 1 + messages.size();
         boolean anyShared = false;
@@ -351,18 +336,21 @@ final class WebSocketEndpoint implements Endpoint {
             anyShared |= isShared(messages.get(i), parts[i]);
         }
         if (anyShared) {
-            return sharedBatch(messages, parts);
+            CompositeByteBuf batch = sharedBatch(messages, parts);
+            return framed ? batch.addComponent(true, 0, SharedFrames.textFrameHeader(alloc, length, false)) : batch;
         }
-        ByteBuf out = channel.alloc().buffer(length);
-        out.writeByte('[');
+        ByteBuf out = framed ? SharedFrames.textFrameHeader(alloc, length, true) : alloc.directBuffer(length, length);
+        // One view of the payload to copy into: writing each part to the buffer itself costs an object per part.
+        ByteBuffer payload = out.internalNioBuffer(out.writerIndex(), length);
+        payload.put((byte) '[');
         for (int i = 0; i < parts.length; i++) {
             if (i > 0) {
-                out.writeByte(',');
+                payload.put((byte) ',');
             }
-            out.writeBytes(parts[i], 1, parts[i].length - 2);
+            payload.put(parts[i], 1, parts[i].length - 2);
         }
-        out.writeByte(']');
-        return out;
+        payload.put((byte) ']');
+        return out.writerIndex(out.writerIndex() + length);
     }
 
     /** A held connect's timeout is a timer on the connection's event loop (smaller than one on the server's scheduler). */
