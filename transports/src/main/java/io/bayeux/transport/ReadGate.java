@@ -5,6 +5,7 @@ import io.netty.util.AttributeKey;
 
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
 /**
  * Why a connection is not read: it reads again only once every reason is gone. Reasons are
@@ -52,9 +53,31 @@ public final class ReadGate {
         submit(channel, reason, false);
     }
 
+    /**
+     * Stops reading {@code channel} for {@code reason} if {@code stillWanted} holds once the
+     * change is applied, on the loop. For a reason decided from a count that other threads
+     * change (frames in flight): the resume decided after this pause may be queued before it.
+     */
+    public static void pauseIf(Channel channel, int reason, BooleanSupplier stillWanted) {
+        submit(channel, reason, true, stillWanted);
+    }
+
+    /** Lifts {@code reason} if {@code stillWanted} holds once the change is applied, on the loop (see {@link #pauseIf}). */
+    public static void resumeIf(Channel channel, int reason, BooleanSupplier stillWanted) {
+        submit(channel, reason, false, stillWanted);
+    }
+
     private static void submit(Channel channel, int reason, boolean pause) {
+        submit(channel, reason, pause, null);
+    }
+
+    private static void submit(Channel channel, int reason, boolean pause, BooleanSupplier stillWanted) {
         try {
-            channel.eventLoop().execute(() -> apply(channel, reason, pause));
+            channel.eventLoop().execute(() -> {
+                if (stillWanted == null || stillWanted.getAsBoolean()) {
+                    apply(channel, reason, pause);
+                }
+            });
         } catch (RejectedExecutionException x) {
             // The loop is shutting down, and its connections with it.
         }

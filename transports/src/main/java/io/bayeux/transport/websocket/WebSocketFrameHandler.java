@@ -192,7 +192,8 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler {
         byte[] bytes = ByteBufUtil.getBytes(content);
         if ((int) IN_FLIGHT.getAndAdd(this, 1) + 1 == MAX_FRAMES_IN_FLIGHT) {
             // The executor is behind with this connection: TCP holds the rest at the client.
-            ReadGate.pause(ctx.channel(), ReadGate.BACKLOG);
+            // Applied only if still that busy: the resume of a burst that drained meanwhile may come first.
+            ReadGate.pauseIf(ctx.channel(), ReadGate.BACKLOG, () -> inFlight > RESUME_FRAMES_IN_FLIGHT);
         }
         try {
             serial.execute(() -> {
@@ -274,7 +275,7 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler {
     /** A task of this connection on the executor ended: reading resumes when few enough are left. */
     private void taskDone(ChannelHandlerContext ctx) {
         if ((int) IN_FLIGHT.getAndAdd(this, -1) - 1 == RESUME_FRAMES_IN_FLIGHT) {
-            ReadGate.resume(ctx.channel(), ReadGate.BACKLOG);
+            ReadGate.resumeIf(ctx.channel(), ReadGate.BACKLOG, () -> inFlight <= RESUME_FRAMES_IN_FLIGHT);
         }
     }
 
