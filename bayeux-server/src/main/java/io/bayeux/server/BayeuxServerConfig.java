@@ -29,6 +29,11 @@ public final class BayeuxServerConfig {
     public static final int DEFAULT_MAX_SESSIONS_PER_BROWSER = 1;
     /** The interval advised to the extra tabs of a browser: 2 s. */
     public static final Duration DEFAULT_MULTI_SESSION_INTERVAL = Duration.ofSeconds(2);
+    /**
+     * The most JSON one push frame or connect reply carries of a session's queue: 64 KiB, the
+     * largest text message many WebSocket clients take by default (Jetty's among them).
+     */
+    public static final int DEFAULT_MAX_BATCH_BYTES = 64 * 1024;
 
     private final Duration timeout;
     private final Duration interval;
@@ -38,6 +43,7 @@ public final class BayeuxServerConfig {
     private final boolean adviseMaxInterval;
     private final boolean broadcastToPublisher;
     private final int maxQueue;
+    private final int maxBatchBytes;
     private final int maxSessionsPerBrowser;
     private final Duration multiSessionInterval;
     private final List<String> allowedTransports;
@@ -54,6 +60,7 @@ public final class BayeuxServerConfig {
         this.adviseMaxInterval = builder.adviseMaxInterval;
         this.broadcastToPublisher = builder.broadcastToPublisher;
         this.maxQueue = builder.maxQueue;
+        this.maxBatchBytes = builder.maxBatchBytes;
         this.maxSessionsPerBrowser = builder.maxSessionsPerBrowser;
         this.multiSessionInterval = builder.multiSessionInterval;
         this.allowedTransports = List.copyOf(builder.allowedTransports);
@@ -106,6 +113,17 @@ public final class BayeuxServerConfig {
         return maxQueue;
     }
 
+    /**
+     * The most bytes of JSON that one WebSocket frame, or one long-polling response, carries of
+     * a session's queued messages (default {@value #DEFAULT_MAX_BATCH_BYTES}): a longer queue
+     * goes out in several, in order. A single message larger than this goes alone. A session
+     * whose {@code DeQueueListener}s shape its queue (acknowledged delivery) gets what they
+     * leave, whole.
+     */
+    public int maxBatchBytes() {
+        return maxBatchBytes;
+    }
+
     public List<String> allowedTransports() {
         return allowedTransports;
     }
@@ -149,7 +167,7 @@ public final class BayeuxServerConfig {
     public String toString() {
         return "BayeuxServerConfig[timeout=" + timeout.toMillis() + "ms, interval=" + interval.toMillis()
                 + "ms, maxInterval=" + maxInterval.toMillis() + "ms, maxLazyTimeout=" + maxLazyTimeout.toMillis()
-                + "ms, sweepPeriod=" + sweepPeriod.toMillis() + "ms, maxQueue=" + maxQueue
+                + "ms, sweepPeriod=" + sweepPeriod.toMillis() + "ms, maxQueue=" + maxQueue + ", maxBatchBytes=" + maxBatchBytes
                 + ", transports=" + allowedTransports + ", codec=" + jsonCodec + "]";
     }
 
@@ -163,6 +181,7 @@ public final class BayeuxServerConfig {
         private boolean adviseMaxInterval;
         private boolean broadcastToPublisher = true;
         private int maxQueue = -1;
+        private int maxBatchBytes = DEFAULT_MAX_BATCH_BYTES;
         private int maxSessionsPerBrowser = DEFAULT_MAX_SESSIONS_PER_BROWSER;
         private Duration multiSessionInterval = DEFAULT_MULTI_SESSION_INTERVAL;
         private List<String> allowedTransports = DEFAULT_ALLOWED_TRANSPORTS;
@@ -213,6 +232,14 @@ public final class BayeuxServerConfig {
                 throw new IllegalArgumentException("maxQueue must be -1 (unbounded) or positive: " + maxQueue);
             }
             this.maxQueue = maxQueue;
+            return this;
+        }
+
+        public Builder maxBatchBytes(int maxBatchBytes) {
+            if (maxBatchBytes < 1024) {
+                throw new IllegalArgumentException("maxBatchBytes must be at least 1024: " + maxBatchBytes);
+            }
+            this.maxBatchBytes = maxBatchBytes;
             return this;
         }
 

@@ -7,12 +7,14 @@ import io.bayeux.api.server.LocalSession;
 import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
+import io.bayeux.common.json.JsonCodec;
 import io.bayeux.server.spi.Endpoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -198,24 +200,26 @@ public final class ServerSessionImpl implements ServerSession {
      */
     private void pushBeforeRemoval() {
         ConnectionImpl connection;
-        List<ServerMessage> batch;
+        List<List<ServerMessage>> batches;
         lock.lock();
         try {
             connection = pushConnection;
             if (connection == null || connection.loopFlusher() == null || metaConnectDeliveryOnly || queue.isEmpty()) {
                 return;
             }
-            batch = queue.take(List.of());
+            batches = new ArrayList<>(1);
+            while (!queue.isEmpty()) {
+                batches.add(takeBatch(List.of()));
+            }
         } finally {
             lock.unlock();
-        }
-        if (batch.isEmpty()) {
-            return;
         }
         Endpoint endpoint = connection.endpoint();
         try {
             endpoint.eventLoop().execute(() -> {
-                endpoint.write(batch, Promise.noop());
+                for (List<ServerMessage> batch : batches) {
+                    endpoint.write(batch, Promise.noop());
+                }
                 endpoint.flush();
             });
         } catch (RuntimeException x) {
@@ -675,56 +679,67 @@ public final class ServerSessionImpl implements ServerSession {
     }
 
     /**
-     * On the push connection's event loop: writes what is queued as one frame, unless the
-     * endpoint is not writable (its {@code writable()} brings the session back).
+     * On the push connection's event loop: writes what is queued, in frames of at most
+     * {@link BayeuxServerConfig#maxBatchBytes()}, while the endpoint is writable (its
+     * {@code writable()} brings the session back for the rest).
      *
      * @return the connection written to, to be flushed at the end of the round, or null
      */
     ConnectionImpl pushOnLoop() {
-        ConnectionImpl connection;
-        List<ServerMessage> batch;
-        boolean reroute;
-        boolean wasBehind;
-        lock.lock();
-        try {
-            connection = pushConnection;
-            if (connection == null || state == State.REMOVED || (localSession == null && metaConnectDeliveryOnly)
-                    || !queue.isDue() || !connection.endpoint().isWritable()) {
-                connection = null;
-                batch = List.of();
-                reroute = false;
-            } else {
-                reroute = queue.hasDeQueueListeners();
-                batch = reroute ? List.of() : queue.take(List.of());
+        ConnectionImpl written = null;
+        while (true) {
+            ConnectionImpl connection;
+            List<ServerMessage> batch;
+            boolean reroute;
+            boolean wasBehind;
+            boolean more;
+            lock.lock();
+            try {
+                connection = pushConnection;
+                // A connection that replaced the one written to is listed by whoever set it.
+                if (connection == null || (written != null && connection != written) || state == State.REMOVED
+                        || (localSession == null && metaConnectDeliveryOnly) || !queue.isDue() || !connection.endpoint().isWritable()) {
+                    connection = null;
+                    batch = List.of();
+                    reroute = false;
+                } else {
+                    reroute = queue.hasDeQueueListeners();
+                    batch = reroute ? List.of() : takeBatch(List.of());
+                }
+                more = queue.isDue();
+                // Caught up once the queue went out; a reader that stopped reading is no longer the server's delay.
+                wasBehind = (queue.size() < behindMark() || pushConnection == null || pushConnection.endpoint().isStalled()) && clearBehind();
+            } finally {
+                lock.unlock();
             }
-            // Caught up once the queue went out; a reader that stopped reading is no longer the server's delay.
-            wasBehind = (queue.size() < behindMark() || pushConnection == null || pushConnection.endpoint().isStalled()) && clearBehind();
-        } finally {
-            lock.unlock();
+            if (wasBehind) {
+                server.behind(false);
+            }
+            if (connection == null) {
+                return written;
+            }
+            if (reroute) {
+                // A DeQueueListener came after the session was listed: the executor's flusher takes over.
+                wakeUp(false);
+                return written;
+            }
+            if (batch.isEmpty()) {
+                return written;
+            }
+            Endpoint endpoint = connection.endpoint();
+            try {
+                endpoint.push(batch, pushFailure());
+            } catch (RuntimeException x) {
+                LOG.debug("Push of {} messages to {} for {} failed", batch.size(), endpoint, this, x);
+                pushFailed(endpoint, batch);
+                return written;
+            }
+            written = connection;
+            if (!more) {
+                return written;
+            }
+            // More than one frame carries: the next one, while the connection takes more.
         }
-        if (wasBehind) {
-            server.behind(false);
-        }
-        if (connection == null) {
-            return null;
-        }
-        if (reroute) {
-            // A DeQueueListener came after the session was listed: the executor's flusher takes over.
-            wakeUp(false);
-            return null;
-        }
-        if (batch.isEmpty()) {
-            return null;
-        }
-        Endpoint endpoint = connection.endpoint();
-        try {
-            endpoint.push(batch, pushFailure());
-        } catch (RuntimeException x) {
-            LOG.debug("Push of {} messages to {} for {} failed", batch.size(), endpoint, this, x);
-            pushFailed(endpoint, batch);
-            return null;
-        }
-        return connection;
     }
 
     /** What hears of this session's failed pushes: one per session, made with its first push; loop-confined. */
@@ -752,17 +767,32 @@ public final class ServerSessionImpl implements ServerSession {
     }
 
     /**
-     * Takes every queued message, after the {@link DeQueueListener}s (run under the lock) had
-     * their say.
+     * Takes queued messages, after the {@link DeQueueListener}s (run under the lock) had their
+     * say: as many as one frame or response carries (see {@link BayeuxServerConfig#maxBatchBytes()}).
      *
      * @param replies the replies the messages go out with (a connect reply when they ride with one), possibly none
      */
     List<ServerMessage> takeQueue(List<ServerMessage.Mutable> replies) {
         lock.lock();
         try {
-            return queue.take(replies);
+            return takeBatch(replies);
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** Under the lock: what one frame or response carries of the queue. */
+    private List<ServerMessage> takeBatch(List<ServerMessage.Mutable> replies) {
+        return queue.take(replies, server.config().maxBatchBytes(), this::encodedSize);
+    }
+
+    /** The length of {@code message} as a JSON array of one; encoded once and kept for the write when frozen. */
+    private int encodedSize(ServerMessage message) {
+        try {
+            return server.encodeArray(message).length;
+        } catch (JsonCodec.JsonException x) {
+            // Its write fails and says so; it weighs nothing meanwhile.
+            return 0;
         }
     }
 
@@ -941,6 +971,23 @@ public final class ServerSessionImpl implements ServerSession {
             // Not while the server holds back reading its connection: its next connect may be waiting there.
             return state != State.REMOVED && expireAt != 0 && now > expireAt
                     && (pushConnection == null || !pushConnection.isHeldBack());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * What an expiry is to be read with, for the log: how long since the last connect ended,
+     * and the state of the connection pushes went to.
+     */
+    String expiryContext(long now) {
+        lock.lock();
+        try {
+            ConnectionImpl connection = pushConnection;
+            String pushTo = connection == null ? "no push connection"
+                    : "push connection " + connection.endpoint() + (connection.endpoint().isWritable() ? " writable" : " unwritable")
+                    + (connection.endpoint().isStalled() ? ", stalled" : "") + (connection.isHeldBack() ? ", held back" : "");
+            return (now - expireAt + maxInterval()) + " ms since its last connect ended, " + queue.size() + " queued, " + pushTo;
         } finally {
             lock.unlock();
         }

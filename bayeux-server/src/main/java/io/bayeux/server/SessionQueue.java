@@ -9,7 +9,9 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.function.ToIntFunction;
 
 /**
  * The messages waiting to go out to one session, with its bound, its lazy timer and the
@@ -166,6 +168,41 @@ final class SessionQueue {
         lazyTimer = null;
         due |= !isEmpty();
         return true;
+    }
+
+    /**
+     * Takes queued messages, after the {@link DeQueueListener}s had their say: from the head,
+     * as many as fit in {@code maxBytes} of JSON by {@code size}, at least one; every one when
+     * listeners shaped the queue (they decide what goes together, acknowledged delivery
+     * numbering the whole batch). What stays is due at once.
+     *
+     * @param replies the replies the messages go out with, possibly none
+     */
+    List<ServerMessage> take(List<ServerMessage.Mutable> replies, int maxBytes, ToIntFunction<ServerMessage> size) {
+        if (!deQueueListeners.isEmpty() || size() <= 1) {
+            return take(replies);
+        }
+        ArrayDeque<ServerMessage> queue = this.queue;
+        Iterator<ServerMessage> it = queue.iterator();
+        int bytes = size.applyAsInt(it.next());
+        int count = 1;
+        while (it.hasNext()) {
+            // In one array, each further message adds its own array's length less one: its brackets give way to a comma.
+            bytes += size.applyAsInt(it.next()) - 1;
+            if (bytes > maxBytes) {
+                break;
+            }
+            count++;
+        }
+        if (count == queue.size()) {
+            return take(replies);
+        }
+        List<ServerMessage> result = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            result.add(queue.pollFirst());
+        }
+        due = true;
+        return result;
     }
 
     /**

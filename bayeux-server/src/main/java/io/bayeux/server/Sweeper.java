@@ -61,7 +61,9 @@ final class Sweeper {
         long now = server.scheduler().now();
         for (ServerSessionImpl session : List.copyOf(server.sessions())) {
             if (session.isExpired(now)) {
-                LOG.debug("Session {} expired", session);
+                if (LOG.isDebugEnabled()) {
+                    LOG.debug("Session {} expired: {}", session, session.expiryContext(now));
+                }
                 server.runTimerWork(() -> server.removeSession(session, null, true));
             }
         }

@@ -31,6 +31,8 @@ public final class TestClient {
     public final BlockingQueue<Map<String, Object>> pushed = new LinkedBlockingQueue<>();
     /** How many pushes ({@link Endpoint#write} calls) this client received: one per batch of messages. */
     public final AtomicInteger writes = new AtomicInteger();
+    /** The JSON length of each push, in order. */
+    public final List<Integer> writeBytes = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** How many times the core flushed this client's endpoint (event loop endpoints only). */
     public final AtomicInteger flushes = new AtomicInteger();
     /** What the endpoint answers to {@code isWritable()}. */
@@ -204,6 +206,14 @@ public final class TestClient {
         }
     }
 
+    private int encodedLength(List<ServerMessage> messages) {
+        try {
+            return server.encode(messages).length;
+        } catch (Exception x) {
+            throw new AssertionError("Server wrote invalid JSON", x);
+        }
+    }
+
     @SuppressWarnings("unchecked")
     private List<Map<String, Object>> roundTrip(List<ServerMessage> messages) {
         try {
@@ -227,6 +237,7 @@ public final class TestClient {
         @Override
         public void write(List<ServerMessage> messages, Promise<Void> written) {
             List<Map<String, Object>> parsed = roundTrip(messages);
+            writeBytes.add(encodedLength(messages));
             writes.incrementAndGet();
             pushed.addAll(parsed);
             written.succeed(null);
