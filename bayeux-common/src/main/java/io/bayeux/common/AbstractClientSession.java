@@ -239,7 +239,9 @@ public abstract class AbstractClientSession implements ClientSession {
             return;
         }
         String channelName = message.getChannel();
-        if (channelName == null || !ChannelId.isValid(channelName)) {
+        // A channel of this session was made from a valid name, and knows its wildcards.
+        SessionChannel channel = channelName == null ? null : channels.get(channelName);
+        if (channel == null && (channelName == null || !ChannelId.isValid(channelName))) {
             LOG.debug("Dropping message without a valid channel: {}", message);
             return;
         }
@@ -260,13 +262,17 @@ public abstract class AbstractClientSession implements ClientSession {
                 notify(callback, message);
             }
         }
-        SessionChannel channel = channels.get(channelName);
+        if (channel == null) {
+            // A listener or callback above may have made it meanwhile.
+            channel = channels.get(channelName);
+        }
         if (channel != null) {
             channel.notifyListeners(message, !reply);
         }
         // The listeners of matching wildcard channels see replies too (a /meta/* listener sees
         // every meta reply); subscribers only see broadcasts.
-        for (String wildId : ChannelId.of(channelName).getWildIds()) {
+        List<String> wildIds = channel != null ? channel.id.getWildIds() : ChannelId.of(channelName).getWildIds();
+        for (String wildId : wildIds) {
             SessionChannel wild = channels.get(wildId);
             if (wild != null) {
                 wild.notifyListeners(message, !reply);

@@ -350,7 +350,9 @@ public final class BayeuxServerImpl implements BayeuxServer {
             exchange.error("400::channel_missing");
             return;
         }
-        if (!ChannelId.isValid(channelName)) {
+        // An existing channel's name is valid, and its id parsed already.
+        ServerChannelImpl known = channels.get(channelName);
+        if (known == null && !ChannelId.isValid(channelName)) {
             exchange.error("405::channel_invalid");
             return;
         }
@@ -380,7 +382,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
             exchange.error("404::message_deleted");
             return;
         }
-        ChannelId channelId = ChannelId.of(channelName);
+        ChannelId channelId = known != null ? known.getChannelId() : ChannelId.of(channelName);
         if (handshake) {
             metaHandlers.get(channelName).handle(exchange);
             return;
@@ -646,13 +648,13 @@ public final class BayeuxServerImpl implements BayeuxServer {
         if (channelName == null || !ChannelId.isValid(channelName)) {
             return config.maxLazyTimeout().toMillis();
         }
-        ChannelId channelId = ChannelId.of(channelName);
-        List<String> wildIds = channelId.getWildIds();
+        ServerChannelImpl channel = channels.get(channelName);
+        List<String> wildIds = (channel != null ? channel.getChannelId() : ChannelId.of(channelName)).getWildIds();
         ServerChannelImpl[] wilds = new ServerChannelImpl[wildIds.size()];
         for (int i = 0; i < wilds.length; i++) {
             wilds[i] = channels.get(wildIds.get(i));
         }
-        return lazyTimeout(channels.get(channelName), wilds);
+        return lazyTimeout(channel, wilds);
     }
 
     private static ServerChannelImpl firstPopulated(ServerChannelImpl[] channels) {

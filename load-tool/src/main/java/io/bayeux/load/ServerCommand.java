@@ -1,7 +1,6 @@
 package io.bayeux.load;
 
 import io.bayeux.transport.NettyBayeuxServer;
-import io.netty.util.ResourceLeakDetector;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -26,11 +25,6 @@ final class ServerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (System.getProperty("io.netty.leakDetection.level") == null) {
-            // As in production: Netty's default samples one buffer in 128 with a stack trace (about 1.5 %
-            // of this server's CPU in the chat benchmark). The tests run with it on.
-            ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
-        }
         NettyBayeuxServer server = BenchmarkServer.builder(host, port, maxQueue, ioThreads, null).build().start();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -147,6 +147,9 @@ public final class WebSocketTransport implements ClientTransport {
                 .maxFramePayloadLength(config.maxMessageSize())
                 .handshakeTimeoutMillis(config.upgradeTimeout().toMillis())
                 .dropPongFrames(true)
+                // The JSON decoder refuses malformed UTF-8 (the connection then closes as for any
+                // undecodable frame): a second pass over every byte received is not needed.
+                .withUTF8Validator(false)
                 .build();
         var bootstrap = NettyClients.bootstrap(group, config.connectTimeout()).handler(new ChannelInitializer<SocketChannel>() {
             @Override

@@ -40,6 +40,20 @@ class JacksonJsonCodecTest {
     // --- decoding messages
 
     @Test
+    void malformedUtf8IsRefused() {
+        // The Java client's WebSocket transport relies on this instead of a second pass over every frame.
+        byte[] prefix = utf8("[{\"channel\":\"/a\",\"data\":\"");
+        byte[] suffix = utf8("\"}]");
+        for (byte[] bad : new byte[][] {{(byte) 0xC3}, {(byte) 0xFF, 'x'}, {(byte) 0xE2, (byte) 0x28, (byte) 0xA1}, {(byte) 0x80}}) {
+            byte[] json = new byte[prefix.length + bad.length + suffix.length];
+            System.arraycopy(prefix, 0, json, 0, prefix.length);
+            System.arraycopy(bad, 0, json, prefix.length, bad.length);
+            System.arraycopy(suffix, 0, json, prefix.length + bad.length, suffix.length);
+            decodeFails(codec, json);
+        }
+    }
+
+    @Test
     void decodesAnArrayOfMessagesInOrder() throws JsonException {
         List<HashMapMessage> messages = decode("""
                 [{"channel":"/meta/connect","id":1,"clientId":"abc","connectionType":"long-polling"},
