@@ -46,6 +46,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -99,14 +100,16 @@ class SlowConsumerIT {
     }
 
     private void start(QueueOverflow overflow, int maxQueue) {
-        start(overflow, maxQueue, NettyBayeuxServer.DEFAULT_STALL_TIME);
+        start(overflow, maxQueue, bayeux -> { });
     }
 
-    private void start(QueueOverflow overflow, int maxQueue, Duration stallTime) {
+    /** As {@link #start(QueueOverflow, int)}, with {@code bayeux} changing the Bayeux configuration further. */
+    private void start(QueueOverflow overflow, int maxQueue, Consumer<BayeuxServerConfig.Builder> bayeux) {
+        BayeuxServerConfig.Builder config = BayeuxServerConfig.builder().maxQueue(maxQueue).timeout(Duration.ofSeconds(200));
+        bayeux.accept(config);
         server = NettyBayeuxServer.builder().port(0)
                 .maxQueue(maxQueue, overflow)
-                .stallTime(stallTime)
-                .bayeuxConfig(BayeuxServerConfig.builder().maxQueue(maxQueue).timeout(Duration.ofSeconds(200)).build())
+                .bayeuxConfig(config.build())
                 .idleTimeout(Duration.ofSeconds(300))
                 .build().start();
         server.bayeux().createChannelIfAbsent(CHANNEL);
@@ -416,14 +419,7 @@ class SlowConsumerIT {
         // The server holds the readers' connects for 200 s; the publisher's are answered every
         // 300 ms, and it has 1 s to send the next one (which then waits unread).
         int maxQueue = 40;
-        server = NettyBayeuxServer.builder().port(0)
-                .maxQueue(maxQueue, QueueOverflow.DROP_NEWEST)
-                .bayeuxConfig(BayeuxServerConfig.builder().maxQueue(maxQueue).timeout(Duration.ofSeconds(200))
-                        .sweepPeriod(Duration.ofMillis(100)).build())
-                .idleTimeout(Duration.ofSeconds(300))
-                .build().start();
-        server.bayeux().createChannelIfAbsent(CHANNEL);
-        http = HttpClient.newHttpClient();
+        start(QueueOverflow.DROP_NEWEST, maxQueue, bayeux -> bayeux.sweepPeriod(Duration.ofMillis(100)));
         // A reader that reads, but far slower than the publisher sends: the server is behind with it.
         stalled = new StalledClient(server.uri()).subscribe();
         stalled.trickle(2048, 50);
