@@ -21,14 +21,30 @@ import java.net.URI;
  * CometD's own server (8.x, on Jetty 12), embedded for interoperability tests: its WebSocket
  * transport (Jetty's) and its long-polling transport on {@code /cometd} of an ephemeral
  * loopback port, and an echo service on {@code /service/echo} that answers with the caller's
- * message id and data, as a CometD {@code @RemoteCall} does.
+ * message id and data, as a CometD {@code @RemoteCall} does. Public, in this module's test-jar,
+ * for interop-tests too.
  */
-final class CometDServer implements AutoCloseable {
+public final class CometDServer implements AutoCloseable {
     private final Server jetty = new Server();
     private final BayeuxServerImpl bayeux = new BayeuxServerImpl();
     private final ServerConnector connector = new ServerConnector(jetty);
+    /** How long long-polls are held, or -1 for CometD's default. */
+    private final long timeoutMillis;
 
-    CometDServer start() throws Exception {
+    /** Long-polls held as long as CometD's default. */
+    public CometDServer() {
+        this.timeoutMillis = -1;
+    }
+
+    /** Long-polls held {@code timeoutMillis}, so that a test sees several connect cycles. */
+    public CometDServer(long timeoutMillis) {
+        if (timeoutMillis < 0) {
+            throw new IllegalArgumentException("timeoutMillis < 0: " + timeoutMillis);
+        }
+        this.timeoutMillis = timeoutMillis;
+    }
+
+    public CometDServer start() throws Exception {
         connector.setHost("127.0.0.1");
         connector.setPort(0);
         jetty.addConnector(connector);
@@ -36,6 +52,9 @@ final class CometDServer implements AutoCloseable {
         jetty.setHandler(context);
         context.insertHandler(WebSocketUpgradeHandler.from(jetty, context));
 
+        if (timeoutMillis >= 0) {
+            bayeux.setOption("timeout", timeoutMillis);
+        }
         bayeux.setOption(BayeuxServerImpl.TRANSPORTS_OPTION, JettyWebSocketTransport.class.getName() + "," + JSONHttpTransport.class.getName());
         bayeux.setOption(AbstractWebSocketTransport.COMETD_URL_MAPPING_OPTION, "/cometd/*");
         bayeux.setOption(Context.class.getName(), context.getContext());
@@ -61,11 +80,11 @@ final class CometDServer implements AutoCloseable {
         return this;
     }
 
-    URI uri() {
+    public URI uri() {
         return URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/cometd");
     }
 
-    BayeuxServerImpl bayeux() {
+    public BayeuxServerImpl bayeux() {
         return bayeux;
     }
 

@@ -2,11 +2,14 @@ package io.bayeux.examples;
 
 import io.bayeux.api.Message;
 import io.bayeux.client.BayeuxClient;
+import io.bayeux.cluster.redis.RedisProcess;
 import io.bayeux.oort.OortNode;
 import io.bayeux.transport.NettyBayeuxServer;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,19 +21,51 @@ import java.util.function.BooleanSupplier;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Two demo nodes in a cluster (the --oort-* flags): people on two nodes chat together and see each other. */
+/**
+ * Two demo nodes in a cluster, an Oort mesh (the --oort-* flags) or nodes on one Redis (the
+ * --engine flag): people on two nodes chat together and see each other. Only the start-up differs.
+ */
 class DemoClusterIT {
     private static final Duration WAIT = Duration.ofSeconds(40);
-    private final List<OortNode> nodes = new ArrayList<>();
+    /** How each node stops, in the order they started. */
+    private final List<Runnable> nodes = new ArrayList<>();
     private final List<BayeuxClient> clients = new ArrayList<>();
+    private RedisProcess redis;
 
-    @AfterEach
-    void stop() {
-        clients.forEach(BayeuxClient::disconnect);
-        nodes.forEach(OortNode::stop);
+    /** A started demo node: where its clients connect, and whether its cluster carries {@code /chat/lobby} yet. */
+    private record Node(URI uri, BooleanSupplier chatSubscribed) {
     }
 
-    private OortNode node(String... peers) {
+    @AfterEach
+    void stop() throws Exception {
+        clients.forEach(BayeuxClient::disconnect);
+        nodes.forEach(Runnable::run);
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    /** Two nodes of the given kind: the only code that knows which. */
+    private List<Node> twoNodes(String kind) throws Exception {
+        if (kind.equals("oort")) {
+            OortNode a = oortNode();
+            OortNode b = oortNode(a.oort().getURL());
+            await("the cluster", () -> a.oort().getKnownComets().equals(Set.of(b.oort().getURL())) && b.oort().getKnownComets().equals(Set.of(a.oort().getURL())));
+            return List.of(new Node(a.server().uri(), () -> true), new Node(b.server().uri(), () -> true));
+        }
+        redis = RedisProcess.start();
+        List<Node> started = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            DemoRedis engine = new DemoRedis();
+            engine.set("--engine", redis.uri());
+            DemoRedis.Node node = engine.start(DemoServer.configure(NettyBayeuxServer.builder().host("127.0.0.1").port(0)));
+            nodes.add(node::stop);
+            started.add(new Node(node.server().uri(), () -> node.cluster().isSubscribed("/chat/lobby")));
+        }
+        return started;
+    }
+
+    private OortNode oortNode(String... peers) {
         DemoCluster cluster = new DemoCluster();
         cluster.set("--oort-secret", "demo secret");
         cluster.set("--oort-channels", "/chat/**");
@@ -39,12 +74,12 @@ class DemoClusterIT {
             cluster.set("--oort-peers", String.join(",", peers));
         }
         OortNode node = cluster.start(DemoServer.configure(NettyBayeuxServer.builder().port(0)));
-        nodes.add(node);
+        nodes.add(node::stop);
         return node;
     }
 
-    private BayeuxClient client(OortNode node) throws InterruptedException {
-        BayeuxClient client = new BayeuxClient(node.server().uri().toString());
+    private BayeuxClient client(Node node) throws InterruptedException {
+        BayeuxClient client = new BayeuxClient(node.uri().toString());
         clients.add(client);
         client.handshake();
         assertTrue(client.waitFor(WAIT, BayeuxClient.State.CONNECTED));
@@ -61,11 +96,12 @@ class DemoClusterIT {
         }
     }
 
-    @Test
-    void twoPeopleOnTwoNodesChatAndSeeEachOther() throws Exception {
-        OortNode a = node();
-        OortNode b = node(a.oort().getURL());
-        await("the cluster", () -> a.oort().getKnownComets().equals(Set.of(b.oort().getURL())) && b.oort().getKnownComets().equals(Set.of(a.oort().getURL())));
+    @ParameterizedTest
+    @ValueSource(strings = {"oort", "redis"})
+    void twoPeopleOnTwoNodesChatAndSeeEachOther(String kind) throws Exception {
+        List<Node> both = twoNodes(kind);
+        Node a = both.get(0);
+        Node b = both.get(1);
 
         BayeuxClient alice = client(a);
         BayeuxClient bob = client(b);
@@ -82,6 +118,7 @@ class DemoClusterIT {
         await("alice to see bob", () -> !aliceMembers.isEmpty() && aliceMembers.get(aliceMembers.size() - 1).equals(List.of("alice", "bob")));
         await("bob to see alice", () -> !bobMembers.isEmpty() && bobMembers.get(bobMembers.size() - 1).equals(List.of("alice", "bob")));
 
+        await("both nodes subscribed to the chat", () -> a.chatSubscribed().getAsBoolean() && b.chatSubscribed().getAsBoolean());
         alice.getChannel("/chat/lobby").publish(Map.of("user", "alice", "text", "<b>fish & chips</b>"));
         await("bob to read alice", () -> !bobChat.isEmpty());
         await("alice to read herself", () -> !aliceChat.isEmpty());

@@ -1,5 +1,6 @@
 package io.bayeux.interop;
 
+import io.bayeux.client.CometDServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

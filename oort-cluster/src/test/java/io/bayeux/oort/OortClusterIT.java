@@ -18,6 +18,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 
 import static io.bayeux.oort.OortTesting.SECRET;
 import static io.bayeux.oort.OortTesting.await;
+import static io.bayeux.oort.OortTesting.awaitMesh;
 import static io.bayeux.oort.OortTesting.client;
 import static io.bayeux.oort.OortTesting.next;
 import static io.bayeux.oort.OortTesting.publish;
@@ -46,18 +47,6 @@ class OortClusterIT {
         BayeuxClient client = client(url, transport);
         closing.add(client::disconnect);
         return client;
-    }
-
-    private static void awaitMesh(OortTesting.Node... nodes) throws InterruptedException {
-        for (OortTesting.Node node : nodes) {
-            Set<String> others = new java.util.HashSet<>();
-            for (OortTesting.Node other : nodes) {
-                if (other != node) {
-                    others.add(other.url());
-                }
-            }
-            await(node.url() + " to know " + others, () -> node.oort().getKnownComets().equals(others));
-        }
     }
 
     @ParameterizedTest(name = "links over {0}")

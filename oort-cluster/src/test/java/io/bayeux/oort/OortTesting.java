@@ -9,6 +9,8 @@ import io.bayeux.client.transport.WebSocketTransport;
 import io.bayeux.transport.NettyBayeuxServer;
 
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -63,6 +65,19 @@ public final class OortTesting {
 
     public static Node node(String... observed) {
         return node(SECRET, Duration.ofSeconds(6), observed);
+    }
+
+    /** Waits until each of {@code nodes} knows every other one, and only them. */
+    public static void awaitMesh(Node... nodes) throws InterruptedException {
+        for (Node node : nodes) {
+            Set<String> others = new HashSet<>();
+            for (Node other : nodes) {
+                if (other != node) {
+                    others.add(other.url());
+                }
+            }
+            await(node.url() + " to know " + others, () -> node.oort().getKnownComets().equals(others));
+        }
     }
 
     /** Waits until {@code condition} holds, at most {@link #WAIT}. */

@@ -6,7 +6,6 @@ import io.bayeux.api.server.SecurityPolicy;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.common.json.JacksonJsonCodec;
-import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -173,8 +172,7 @@ class BayeuxContextIT {
     @Test
     void aHandshakeOverTlsIsSecure() throws Exception {
         start(NettyBayeuxServer.builder().tls(TlsConfig.selfSigned()), context -> true);
-        SSLContext trustAll = SSLContext.getInstance("TLS");
-        trustAll.init(null, InsecureTrustManagerFactory.INSTANCE.getTrustManagers(), null);
+        SSLContext trustAll = TrustAll.sslContext();
         try (HttpClient http = HttpClient.newBuilder().sslContext(trustAll).connectTimeout(Duration.ofSeconds(5)).build()) {
             HttpResponse<String> response = http.send(HttpRequest.newBuilder(server.uri()).timeout(Duration.ofSeconds(10))
                     .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(HANDSHAKE)).build(),

@@ -6,9 +6,6 @@ import org.junit.jupiter.api.Test;
 
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.SSLEngine;
-import javax.net.ssl.X509ExtendedTrustManager;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -18,7 +15,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
@@ -54,8 +50,7 @@ class BrowserCookieIT {
 
     private void start(NettyBayeuxServer.Builder builder) throws Exception {
         server = builder.port(0).build().start();
-        SSLContext trustAll = SSLContext.getInstance("TLS");
-        trustAll.init(null, new TrustManager[]{new TrustAll()}, null);
+        SSLContext trustAll = TrustAll.sslContext();
         http = HttpClient.newBuilder().sslContext(trustAll).connectTimeout(Duration.ofSeconds(5)).build();
     }
 
@@ -136,8 +131,7 @@ class BrowserCookieIT {
     private String upgradeCookie(boolean tls) throws Exception {
         Socket socket;
         if (tls) {
-            SSLContext trustAll = SSLContext.getInstance("TLS");
-            trustAll.init(null, new TrustManager[]{new TrustAll()}, null);
+            SSLContext trustAll = TrustAll.sslContext();
             SSLSocket ssl = (SSLSocket) trustAll.getSocketFactory().createSocket();
             socket = ssl;
         } else {
@@ -180,37 +174,5 @@ class BrowserCookieIT {
     @SuppressWarnings("unchecked")
     private static List<Map<String, Object>> parse(String json) throws Exception {
         return (List<Map<String, Object>>) JSON.parse(json.getBytes(StandardCharsets.UTF_8));
-    }
-
-    /** Trusts any certificate and skips host name checks: for a self-signed test server only. */
-    private static final class TrustAll extends X509ExtendedTrustManager {
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) {
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) {
-        }
-
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {
-        }
-
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType) {
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType) {
-        }
-
-        @Override
-        public X509Certificate[] getAcceptedIssuers() {
-            return new X509Certificate[0];
-        }
     }
 }

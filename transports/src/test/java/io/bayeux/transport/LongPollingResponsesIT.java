@@ -1,9 +1,8 @@
 package io.bayeux.transport;
 
 import io.bayeux.common.json.JacksonJsonCodec;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
@@ -25,17 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class LongPollingResponsesIT {
     private static final JacksonJsonCodec JSON = new JacksonJsonCodec();
     private static final String PATH = "/cometd";
-    private NettyBayeuxServer server;
-
-    @BeforeEach
-    void start() {
-        server = NettyBayeuxServer.builder().port(0).build().start();
-    }
-
-    @AfterEach
-    void stop() {
-        server.stop();
-    }
+    @RegisterExtension
+    final ServerPerTest server = new ServerPerTest();
 
     @Test
     void everyResponseOnAKeptAliveConnectionCarriesItsHeadersAndOnlyTheFirstSetsTheCookie() throws Exception {

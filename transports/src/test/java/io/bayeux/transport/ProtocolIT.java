@@ -1,7 +1,6 @@
 package io.bayeux.transport;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -15,17 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 /** The whole protocol over real sockets, long-polling and WebSocket. */
 class ProtocolIT {
-    private NettyBayeuxServer server;
-
-    @BeforeEach
-    void start() {
-        server = NettyBayeuxServer.builder().port(0).build().start();
-    }
-
-    @AfterEach
-    void stop() {
-        server.stop();
-    }
+    @RegisterExtension
+    final ServerPerTest server = new ServerPerTest();
 
     @ParameterizedTest(name = "websocket={0}")
     @ValueSource(booleans = {true, false})

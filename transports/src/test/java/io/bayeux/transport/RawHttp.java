@@ -33,7 +33,18 @@ final class RawHttp implements AutoCloseable {
     }
 
     static RawHttp connect(int port) throws IOException {
+        return connect(port, 0);
+    }
+
+    /**
+     * Connects with a receive buffer of {@code receiveBuffer} bytes, set before connecting so
+     * that the window the server sees is small from the start; 0 keeps the system's default.
+     */
+    static RawHttp connect(int port, int receiveBuffer) throws IOException {
         Socket socket = new Socket();
+        if (receiveBuffer > 0) {
+            socket.setReceiveBufferSize(receiveBuffer);
+        }
         socket.connect(new InetSocketAddress("127.0.0.1", port), READ_TIMEOUT_MILLIS);
         socket.setSoTimeout(READ_TIMEOUT_MILLIS);
         return new RawHttp(socket);

@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -54,22 +56,55 @@ final class RawWebSocket implements AutoCloseable {
 
     /** Opens a WebSocket connection with extra upgrade headers; fails unless the server answers 101. */
     static RawWebSocket open(int port, String path, List<String> extraHeaders) throws IOException {
-        RawHttp http = RawHttp.connect(port);
-        http.write(upgradeRequest(path, extraHeaders));
+        return open(port, path, extraHeaders, 0);
+    }
+
+    /**
+     * Opens a WebSocket connection with extra upgrade headers on a socket with a receive buffer
+     * of {@code receiveBuffer} bytes (0: the system's default); fails unless the server answers
+     * 101 with the {@code Sec-WebSocket-Accept} that the key sent calls for.
+     */
+    static RawWebSocket open(int port, String path, List<String> extraHeaders, int receiveBuffer) throws IOException {
+        RawHttp http = RawHttp.connect(port, receiveBuffer);
+        String key = newKey();
+        http.write(upgradeRequest(path, key, extraHeaders));
         String statusLine = RawHttp.readLine(http.input());
         Map<String, List<String>> headers = RawHttp.readHeaders(http.input());
         if (!statusLine.contains(" 101 ")) {
             http.close();
             throw new IOException("Upgrade refused: " + statusLine);
         }
+        String accept = accept(key);
+        if (!headers.getOrDefault("sec-websocket-accept", List.of()).contains(accept)) {
+            http.close();
+            throw new IOException("Upgraded without Sec-WebSocket-Accept: " + accept + ": " + headers);
+        }
         return new RawWebSocket(http, headers);
     }
 
-    private static byte[] upgradeRequest(String path, List<String> extraHeaders) {
+    private static String newKey() {
         byte[] key = new byte[16];
         new SecureRandom().nextBytes(key);
+        return Base64.getEncoder().encodeToString(key);
+    }
+
+    /** The {@code Sec-WebSocket-Accept} a server answers to {@code key} (RFC 6455, 4.2.2). */
+    private static String accept(String key) {
+        try {
+            return Base64.getEncoder().encodeToString(MessageDigest.getInstance("SHA-1")
+                    .digest((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").getBytes(StandardCharsets.US_ASCII)));
+        } catch (NoSuchAlgorithmException x) {
+            throw new IllegalStateException(x);
+        }
+    }
+
+    private static byte[] upgradeRequest(String path, List<String> extraHeaders) {
+        return upgradeRequest(path, newKey(), extraHeaders);
+    }
+
+    private static byte[] upgradeRequest(String path, String key, List<String> extraHeaders) {
         List<String> headers = new ArrayList<>(List.of("Connection: Upgrade", "Upgrade: websocket",
-                "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: " + Base64.getEncoder().encodeToString(key)));
+                "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: " + key));
         headers.addAll(extraHeaders);
         return RawHttp.request("GET", path, headers, null);
     }
@@ -112,8 +147,8 @@ final class RawWebSocket implements AutoCloseable {
         send(TEXT, text.getBytes(StandardCharsets.UTF_8));
     }
 
-    /** One frame from the server. */
-    record Frame(int opcode, byte[] payload) {
+    /** One frame from the server; {@code fin} if it is the last of its message. */
+    record Frame(int opcode, boolean fin, byte[] payload) {
         String text() {
             return new String(payload, StandardCharsets.UTF_8);
         }
@@ -134,6 +169,9 @@ final class RawWebSocket implements AutoCloseable {
         if (second < 0) {
             throw new EOFException("Connection closed in a frame header");
         }
+        if ((second & 0x80) != 0) {
+            throw new IOException("The server masked a frame");
+        }
         long length = second & 0x7F;
         if (length == 126) {
             length = ((in.read() & 0xFF) << 8) | (in.read() & 0xFF);
@@ -144,7 +182,7 @@ final class RawWebSocket implements AutoCloseable {
             }
         }
         byte[] payload = in.readNBytes((int) length);
-        return new Frame(first & 0x0F, payload);
+        return new Frame(first & 0x0F, (first & 0x80) != 0, payload);
     }
 
     /**

@@ -18,20 +18,15 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.WebSocket;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,13 +34,13 @@ import java.util.Queue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -99,14 +94,16 @@ class SlowConsumerIT {
     }
 
     private void start(QueueOverflow overflow, int maxQueue) {
-        start(overflow, maxQueue, NettyBayeuxServer.DEFAULT_STALL_TIME);
+        start(overflow, maxQueue, bayeux -> { });
     }
 
-    private void start(QueueOverflow overflow, int maxQueue, Duration stallTime) {
+    /** As {@link #start(QueueOverflow, int)}, with {@code bayeux} changing the Bayeux configuration further. */
+    private void start(QueueOverflow overflow, int maxQueue, Consumer<BayeuxServerConfig.Builder> bayeux) {
+        BayeuxServerConfig.Builder config = BayeuxServerConfig.builder().maxQueue(maxQueue).timeout(Duration.ofSeconds(200));
+        bayeux.accept(config);
         server = NettyBayeuxServer.builder().port(0)
                 .maxQueue(maxQueue, overflow)
-                .stallTime(stallTime)
-                .bayeuxConfig(BayeuxServerConfig.builder().maxQueue(maxQueue).timeout(Duration.ofSeconds(200)).build())
+                .bayeuxConfig(config.build())
                 .idleTimeout(Duration.ofSeconds(300))
                 .build().start();
         server.bayeux().createChannelIfAbsent(CHANNEL);
@@ -416,14 +413,7 @@ class SlowConsumerIT {
         // The server holds the readers' connects for 200 s; the publisher's are answered every
         // 300 ms, and it has 1 s to send the next one (which then waits unread).
         int maxQueue = 40;
-        server = NettyBayeuxServer.builder().port(0)
-                .maxQueue(maxQueue, QueueOverflow.DROP_NEWEST)
-                .bayeuxConfig(BayeuxServerConfig.builder().maxQueue(maxQueue).timeout(Duration.ofSeconds(200))
-                        .sweepPeriod(Duration.ofMillis(100)).build())
-                .idleTimeout(Duration.ofSeconds(300))
-                .build().start();
-        server.bayeux().createChannelIfAbsent(CHANNEL);
-        http = HttpClient.newHttpClient();
+        start(QueueOverflow.DROP_NEWEST, maxQueue, bayeux -> bayeux.sweepPeriod(Duration.ofMillis(100)));
         // A reader that reads, but far slower than the publisher sends: the server is behind with it.
         stalled = new StalledClient(server.uri()).subscribe();
         stalled.trickle(2048, 50);
@@ -912,33 +902,11 @@ class SlowConsumerIT {
      * Bayeux in masked text frames by hand, then stops reading for good.
      */
     private static final class StalledClient extends Client {
-        private final Socket socket = new Socket();
-        private final InputStream in;
-        private final OutputStream out;
+        private final RawWebSocket socket;
 
         StalledClient(URI uri) throws Exception {
-            socket.setReceiveBufferSize(4096);
-            socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), 5000);
-            socket.setSoTimeout(10_000);
-            in = socket.getInputStream();
-            out = socket.getOutputStream();
-            byte[] nonce = new byte[16];
-            ThreadLocalRandom.current().nextBytes(nonce);
-            String key = Base64.getEncoder().encodeToString(nonce);
-            String request = "GET " + uri.getPath() + " HTTP/1.1\r\n"
-                    + "Host: " + uri.getHost() + ":" + uri.getPort() + "\r\n"
-                    + "Upgrade: websocket\r\n"
-                    + "Connection: Upgrade\r\n"
-                    + "Sec-WebSocket-Key: " + key + "\r\n"
-                    + "Sec-WebSocket-Version: 13\r\n\r\n";
-            out.write(request.getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            String head = readHead();
-            String accept = Base64.getEncoder().encodeToString(MessageDigest.getInstance("SHA-1")
-                    .digest((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").getBytes(StandardCharsets.US_ASCII)));
-            if (!head.startsWith("HTTP/1.1 101") || !head.toLowerCase().contains("sec-websocket-accept: " + accept.toLowerCase())) {
-                throw new AssertionError("Not upgraded: " + head);
-            }
+            socket = RawWebSocket.open(uri.getPort(), uri.getPath(), List.of(), 4096);
+            socket.socket().setSoTimeout(10_000);
         }
 
         StalledClient subscribe() throws Exception {
@@ -946,66 +914,20 @@ class SlowConsumerIT {
             return this;
         }
 
-        private String readHead() throws IOException {
-            StringBuilder head = new StringBuilder();
-            while (!head.toString().endsWith("\r\n\r\n")) {
-                int b = in.read();
-                if (b < 0) {
-                    throw new AssertionError("Closed during the upgrade: " + head);
-                }
-                head.append((char) b);
-            }
-            return head.toString();
-        }
-
         @Override
         void send(String json) throws IOException {
-            byte[] payload = json.getBytes(StandardCharsets.UTF_8);
-            byte[] mask = new byte[4];
-            ThreadLocalRandom.current().nextBytes(mask);
-            int length = payload.length;
-            byte[] header;
-            if (length < 126) {
-                header = new byte[] {(byte) 0x81, (byte) (0x80 | length)};
-            } else if (length < 65536) {
-                header = new byte[] {(byte) 0x81, (byte) (0x80 | 126), (byte) (length >>> 8), (byte) length};
-            } else {
-                throw new IllegalArgumentException("Frame too large for this client: " + length);
-            }
-            byte[] frame = new byte[header.length + 4 + length];
-            System.arraycopy(header, 0, frame, 0, header.length);
-            System.arraycopy(mask, 0, frame, header.length, 4);
-            for (int i = 0; i < length; i++) {
-                frame[header.length + 4 + i] = (byte) (payload[i] ^ mask[i & 3]);
-            }
-            out.write(frame);
-            out.flush();
+            socket.sendText(json);
         }
 
         @Override
         List<Map<String, Object>> nextFrame() throws IOException {
             while (true) {
-                int b0 = readByte();
-                int b1 = readByte();
-                if ((b1 & 0x80) != 0) {
-                    throw new AssertionError("The server masked a frame");
-                }
-                long length = b1 & 0x7F;
-                if (length == 126) {
-                    length = ((long) readByte() << 8) | readByte();
-                } else if (length == 127) {
-                    length = 0;
-                    for (int i = 0; i < 8; i++) {
-                        length = (length << 8) | readByte();
-                    }
-                }
-                byte[] payload = in.readNBytes((int) length);
-                int opcode = b0 & 0x0F;
-                if (opcode == 0x8) {
+                RawWebSocket.Frame frame = socket.read();
+                if (frame.opcode() == RawWebSocket.CLOSE) {
                     throw new AssertionError("The server closed the WebSocket");
                 }
-                if (opcode == 0x1 && (b0 & 0x80) != 0) {
-                    return parse(new String(payload, StandardCharsets.UTF_8));
+                if (frame.opcode() == RawWebSocket.TEXT && frame.fin()) {
+                    return parse(frame.text());
                 }
             }
         }
@@ -1014,7 +936,8 @@ class SlowConsumerIT {
          * From now on reads a little, slowly ({@code bytes} every {@code pauseMillis}), until
          * closed: a reader that keeps reading, but slower than it is sent to.
          */
-        void trickle(int bytes, long pauseMillis) {
+        void trickle(int bytes, long pauseMillis) throws IOException {
+            InputStream in = socket.socket().getInputStream();
             Thread.ofPlatform().daemon().name("trickle").start(() -> {
                 byte[] buffer = new byte[bytes];
                 try {
@@ -1025,14 +948,6 @@ class SlowConsumerIT {
                     // Closed by the test.
                 }
             });
-        }
-
-        private int readByte() throws IOException {
-            int b = in.read();
-            if (b < 0) {
-                throw new AssertionError("The server closed the connection");
-            }
-            return b;
         }
 
         @Override

@@ -7,18 +7,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLEngine;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509ExtendedTrustManager;
 import java.net.CookieManager;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.WebSocket;
 import java.nio.charset.StandardCharsets;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -41,8 +36,7 @@ class TlsIT {
     @BeforeAll
     void start() throws Exception {
         server = NettyBayeuxServer.builder().port(0).tls(TlsConfig.selfSigned()).build().start();
-        SSLContext trustAll = SSLContext.getInstance("TLS");
-        trustAll.init(null, new TrustManager[]{new TrustAll()}, null);
+        SSLContext trustAll = TrustAll.sslContext();
         // Long-polling clients keep the browser cookie: sessions are bound to it.
         http = HttpClient.newBuilder().sslContext(trustAll).cookieHandler(new CookieManager()).connectTimeout(Duration.ofSeconds(5)).build();
     }
@@ -110,37 +104,5 @@ class TlsIT {
         List<Map<String, Object>> messages = (List<Map<String, Object>>) JSON.parse(json.getBytes(StandardCharsets.UTF_8));
         assertEquals(1, messages.size(), json);
         return messages.get(0);
-    }
-
-    /** Trusts any certificate and skips host name checks: for a self-signed test server only. */
-    private static final class TrustAll extends X509ExtendedTrustManager {
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) {
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) {
-        }
-
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {
-        }
-
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType) {
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType) {
-        }
-
-        @Override
-        public X509Certificate[] getAcceptedIssuers() {
-            return new X509Certificate[0];
-        }
     }
 }

@@ -1,9 +1,8 @@
 package io.bayeux.transport;
 
 import io.bayeux.common.json.JacksonJsonCodec;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.List;
 import java.util.Map;
@@ -18,17 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class WebSocketBrowserIT {
     private static final JacksonJsonCodec JSON = new JacksonJsonCodec();
     private static final String OTHER_BROWSER = "fedcba9876543210fedcba9876543210";
-    private NettyBayeuxServer server;
-
-    @BeforeEach
-    void start() {
-        server = NettyBayeuxServer.builder().port(0).build().start();
-    }
-
-    @AfterEach
-    void stop() {
-        server.stop();
-    }
+    @RegisterExtension
+    final ServerPerTest server = new ServerPerTest();
 
     @Test
     void aCookieLessSessionWorksOnItsOwnConnectionOnly() throws Exception {

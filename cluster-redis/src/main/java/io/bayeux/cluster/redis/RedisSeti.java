@@ -3,9 +3,9 @@ package io.bayeux.cluster.redis;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.bayeux.api.Promise;
-import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.oort.seti.Presence;
+import io.bayeux.oort.seti.PresenceTable;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
@@ -19,13 +19,10 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -49,9 +46,8 @@ public class RedisSeti implements Presence {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final RedisCluster cluster;
-    private final Map<String, Set<ServerSession>> local = new HashMap<>();
-    private final Map<String, Set<String>> remote = new HashMap<>();
-    private final List<Presence.PresenceListener> listeners = new CopyOnWriteArrayList<>();
+    /** Guarded by this (but for its listeners): the users here and on each other node, by its id. */
+    private final PresenceTable table = new PresenceTable();
     private Duration ttl = Duration.ofSeconds(10);
     private ScheduledExecutorService scheduler;
     private long events;
@@ -116,7 +112,7 @@ public class RedisSeti implements Presence {
                 return;
             }
             started = false;
-            users = Set.copyOf(local.keySet());
+            users = Set.copyOf(table.localUserIds());
         }
         scheduler.shutdownNow();
         try {
@@ -134,7 +130,7 @@ public class RedisSeti implements Presence {
             }
         }
         synchronized (this) {
-            remote.clear();
+            table.remote().clear();
         }
     }
 
@@ -148,12 +144,11 @@ public class RedisSeti implements Presence {
         boolean added;
         boolean first;
         synchronized (this) {
-            Set<ServerSession> sessions = local.computeIfAbsent(userId, k -> new LinkedHashSet<>());
-            first = sessions.isEmpty();
-            added = sessions.add(serverSession);
+            first = !table.isAssociated(userId);
+            added = table.associate(userId, serverSession);
         }
         if (added) {
-            serverSession.addListener(new Disassociator(userId));
+            serverSession.addListener(PresenceTable.disassociator(this, userId));
         }
         if (first && added) {
             announce(userId, true);
@@ -168,12 +163,8 @@ public class RedisSeti implements Presence {
         boolean removed;
         boolean last = false;
         synchronized (this) {
-            Set<ServerSession> sessions = local.get(userId);
-            removed = sessions != null && sessions.remove(serverSession);
-            if (removed && sessions.isEmpty()) {
-                local.remove(userId);
-                last = true;
-            }
+            removed = table.disassociate(userId, serverSession);
+            last = removed && !table.isAssociated(userId);
         }
         if (last) {
             announce(userId, false);
@@ -187,7 +178,7 @@ public class RedisSeti implements Presence {
     public Set<ServerSession> disassociate(String userId) {
         Set<ServerSession> sessions;
         synchronized (this) {
-            sessions = local.remove(userId);
+            sessions = table.disassociate(userId);
         }
         if (sessions == null) {
             return Set.of();
@@ -199,40 +190,29 @@ public class RedisSeti implements Presence {
 
     @Override
     public synchronized boolean isAssociated(String userId) {
-        return local.containsKey(userId);
+        return table.isAssociated(userId);
     }
 
     @Override
     public synchronized int getAssociationCount(String userId) {
-        Set<ServerSession> sessions = local.get(userId);
-        return sessions == null ? 0 : sessions.size();
+        return table.getAssociationCount(userId);
     }
 
     /** Whether {@code userId} is present on any node, this one included. */
     @Override
     public synchronized boolean isPresent(String userId) {
-        if (local.containsKey(userId)) {
-            return true;
-        }
-        for (Set<String> users : remote.values()) {
-            if (users.contains(userId)) {
-                return true;
-            }
-        }
-        return false;
+        return table.isPresent(userId);
     }
 
     @Override
     public synchronized Set<String> getAssociatedUserIds() {
-        return Set.copyOf(local.keySet());
+        return table.getAssociatedUserIds();
     }
 
     /** The users present anywhere in the cluster. */
     @Override
     public synchronized Set<String> getUserIds() {
-        Set<String> all = new HashSet<>(local.keySet());
-        remote.values().forEach(all::addAll);
-        return Set.copyOf(all);
+        return table.getUserIds();
     }
 
     /** The ids of the nodes where {@code userId} is present, this one included (Seti's {@code getOortURLs}). */
@@ -243,16 +223,7 @@ public class RedisSeti implements Presence {
 
     /** The ids of the nodes where {@code userId} is present, this one included: {@link #getNodes}. */
     public synchronized Set<String> getNodeIds(String userId) {
-        Set<String> nodes = new TreeSet<>();
-        if (local.containsKey(userId)) {
-            nodes.add(getId());
-        }
-        remote.forEach((node, users) -> {
-            if (users.contains(userId)) {
-                nodes.add(node);
-            }
-        });
-        return nodes;
+        return table.nodes(getId(), userId);
     }
 
     // --- messages
@@ -268,15 +239,10 @@ public class RedisSeti implements Presence {
         Objects.requireNonNull(channel, "channel");
         for (String userId : userIds) {
             List<ServerSession> sessions;
-            List<String> nodes = new ArrayList<>();
+            List<String> nodes;
             synchronized (this) {
-                Set<ServerSession> here = local.get(userId);
-                sessions = here == null ? List.of() : List.copyOf(here);
-                remote.forEach((node, users) -> {
-                    if (users.contains(userId)) {
-                        nodes.add(node);
-                    }
-                });
+                sessions = table.sessions(userId);
+                nodes = table.remoteNodes(userId);
             }
             for (ServerSession s : sessions) {
                 s.deliver(null, channel, data, Promise.noop());
@@ -302,12 +268,12 @@ public class RedisSeti implements Presence {
 
     @Override
     public void addPresenceListener(Presence.PresenceListener listener) {
-        listeners.add(Objects.requireNonNull(listener, "listener"));
+        table.addListener(listener);
     }
 
     @Override
     public void removePresenceListener(Presence.PresenceListener listener) {
-        listeners.remove(listener);
+        table.removeListener(listener);
     }
 
     /** {@link Presence.PresenceListener} under this class's name: the node of its events is a node id. */
@@ -395,6 +361,7 @@ public class RedisSeti implements Presence {
         boolean changed;
         synchronized (this) {
             events++;
+            Map<String, Set<String>> remote = table.remote();
             if (present) {
                 changed = remote.computeIfAbsent(node, k -> new HashSet<>()).add(userId);
             } else {
@@ -422,8 +389,7 @@ public class RedisSeti implements Presence {
         }
         List<ServerSession> sessions;
         synchronized (this) {
-            Set<ServerSession> here = local.get(userId);
-            sessions = here == null ? List.of() : List.copyOf(here);
+            sessions = table.sessions(userId);
         }
         for (ServerSession s : sessions) {
             s.deliver(null, channel, message.get("data"), Promise.noop());
@@ -440,7 +406,7 @@ public class RedisSeti implements Presence {
             String own = presenceKey(getId());
             String[] users;
             synchronized (this) {
-                users = local.keySet().toArray(String[]::new);
+                users = table.localUserIds().toArray(String[]::new);
             }
             if (users.length > 0) {
                 commands.sadd(own, users);
@@ -449,7 +415,7 @@ public class RedisSeti implements Presence {
             // A removal lost while Redis was away is made good here.
             Set<String> stale = new HashSet<>(commands.smembers(own).get(5, TimeUnit.SECONDS));
             synchronized (this) {
-                stale.removeAll(local.keySet());
+                stale.removeAll(table.localUserIds());
             }
             if (!stale.isEmpty()) {
                 commands.srem(own, stale.toArray(String[]::new)).get(5, TimeUnit.SECONDS);
@@ -478,6 +444,7 @@ public class RedisSeti implements Presence {
                 if (events != before || !started) {
                     return; // news arrived meanwhile: the next heartbeat reads again
                 }
+                Map<String, Set<String>> remote = table.remote();
                 for (var entry : remote.entrySet()) {
                     Set<String> now = snapshot.getOrDefault(entry.getKey(), Set.of());
                     for (String userId : entry.getValue()) {
@@ -523,31 +490,7 @@ public class RedisSeti implements Presence {
     }
 
     private void fire(boolean added, String userId, String node, boolean isLocal) {
-        Presence.PresenceListener.Event event = new Presence.PresenceListener.Event(this, userId, node, isLocal);
-        for (Presence.PresenceListener listener : listeners) {
-            try {
-                if (added) {
-                    listener.presenceAdded(event);
-                } else {
-                    listener.presenceRemoved(event);
-                }
-            } catch (RuntimeException x) {
-                LOGGER.warn("Presence listener failed", x);
-            }
-        }
-    }
-
-    private final class Disassociator implements ServerSession.RemoveListener {
-        private final String userId;
-
-        Disassociator(String userId) {
-            this.userId = userId;
-        }
-
-        @Override
-        public void removed(ServerSession serverSession, ServerMessage message, boolean timeout) {
-            disassociate(userId, serverSession);
-        }
+        table.fire(this, added, userId, node, isLocal);
     }
 
     @Override

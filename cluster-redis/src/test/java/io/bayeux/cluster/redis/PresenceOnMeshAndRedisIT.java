@@ -7,7 +7,7 @@ import io.bayeux.oort.OortNode;
 import io.bayeux.oort.seti.Presence;
 import io.bayeux.oort.seti.Seti;
 import io.bayeux.transport.NettyBayeuxServer;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -20,7 +20,6 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 
 import static io.bayeux.cluster.redis.RedisTesting.await;
-import static io.bayeux.cluster.redis.RedisTesting.client;
 import static io.bayeux.cluster.redis.RedisTesting.next;
 import static io.bayeux.cluster.redis.RedisTesting.publish;
 import static io.bayeux.cluster.redis.RedisTesting.subscribe;
@@ -36,23 +35,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ({@link RedisSeti}), with clients over both transports: only the start-up differs.
  */
 class PresenceOnMeshAndRedisIT {
-    private final List<AutoCloseable> closing = new ArrayList<>();
+    @RegisterExtension
+    final RedisFixture fixture = RedisFixture.withoutServer();
 
     /** A started node: where its clients connect, and the application installed on it. */
     private record Node(String url, DirectMessages app) {
         Presence presence() {
             return app.presence();
-        }
-    }
-
-    @AfterEach
-    void stopAll() {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            try {
-                closing.get(i).close();
-            } catch (Exception x) {
-                // keep closing the rest
-            }
         }
     }
 
@@ -67,32 +56,26 @@ class PresenceOnMeshAndRedisIT {
                     config.peer(peer);
                 }
                 OortNode node = OortNode.start(NettyBayeuxServer.builder().host("127.0.0.1").port(0), config.build());
-                closing.add(node);
+                fixture.closing(node);
                 peer = node.oort().getURL();
                 nodes.add(new Node(node.server().uri().toString(), DirectMessages.install(node.server().bayeux(), node.seti())));
                 assertEquals(node.oort().getURL(), node.seti().getNode(), "a mesh node is named by its Oort URL");
             }
         } else {
             RedisProcess redis = RedisProcess.start();
-            closing.add(redis);
+            fixture.closing(redis);
             for (int i = 0; i < 2; i++) {
                 RedisTesting.Node node = RedisTesting.node(redis);
-                closing.add(node);
+                fixture.closing(node);
                 RedisSeti seti = new RedisSeti(node.cluster());
                 seti.setPresenceTtl(Duration.ofSeconds(3));
                 seti.start();
-                closing.add(seti::stop);
+                fixture.closing(seti::stop);
                 nodes.add(new Node(node.url(), DirectMessages.install(node.server().bayeux(), seti)));
                 assertEquals(node.cluster().getNodeId(), seti.getNode(), "a Redis node is named by its node id");
             }
         }
         return nodes;
-    }
-
-    private BayeuxClient connected(String url, String transport) throws InterruptedException {
-        BayeuxClient client = client(url, transport);
-        closing.add(client::disconnect);
-        return client;
     }
 
     @ParameterizedTest
@@ -108,8 +91,8 @@ class PresenceOnMeshAndRedisIT {
         String nodeB = b.presence().getNode();
         assertNotEquals(nodeA, nodeB);
 
-        BayeuxClient alice = connected(a.url(), "websocket");
-        BayeuxClient bob = connected(b.url(), "long-polling");
+        BayeuxClient alice = fixture.connected(a.url(), "websocket");
+        BayeuxClient bob = fixture.connected(b.url(), "long-polling");
         BlockingQueue<Message> aliceInbox = new LinkedBlockingQueue<>();
         BlockingQueue<Message> bobInbox = new LinkedBlockingQueue<>();
         assertTrue(subscribe(alice, DirectMessages.INBOX, (ch, m) -> aliceInbox.add(m)).isSuccessful());

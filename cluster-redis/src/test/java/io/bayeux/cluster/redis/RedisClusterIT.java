@@ -1,9 +1,8 @@
 package io.bayeux.cluster.redis;
 
 import io.bayeux.client.BayeuxClient;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,7 +10,6 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static io.bayeux.cluster.redis.RedisTesting.await;
-import static io.bayeux.cluster.redis.RedisTesting.client;
 import static io.bayeux.cluster.redis.RedisTesting.node;
 import static io.bayeux.cluster.redis.RedisTesting.publish;
 import static io.bayeux.cluster.redis.RedisTesting.subscribe;
@@ -21,50 +19,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Nodes in one JVM sharing observed channels through a real redis-server. */
 class RedisClusterIT {
-    private RedisProcess redis;
-    private final List<AutoCloseable> closing = new ArrayList<>();
-
-    @BeforeEach
-    void startRedis() throws Exception {
-        redis = RedisProcess.start();
-    }
-
-    @AfterEach
-    void stopAll() throws Exception {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            try {
-                closing.get(i).close();
-            } catch (Exception x) {
-                // keep closing the rest
-            }
-        }
-        redis.close();
-    }
-
-    private <T extends AutoCloseable> T closing(T resource) {
-        closing.add(resource);
-        return resource;
-    }
-
-    private BayeuxClient connected(String url, String transport) throws InterruptedException {
-        BayeuxClient client = client(url, transport);
-        closing.add(client::disconnect);
-        return client;
-    }
+    @RegisterExtension
+    final RedisFixture fixture = RedisFixture.withRedis();
 
     @Test
     void threeNodesGetEveryMessageOnceInOrderOverBothTransports() throws Exception {
-        RedisTesting.Node a = closing(node(redis, "/chat/**"));
-        RedisTesting.Node b = closing(node(redis, "/chat/**"));
-        RedisTesting.Node c = closing(node(redis, "/chat/**"));
+        RedisTesting.Node a = fixture.closing(node(fixture.redis(), "/chat/**"));
+        RedisTesting.Node b = fixture.closing(node(fixture.redis(), "/chat/**"));
+        RedisTesting.Node c = fixture.closing(node(fixture.redis(), "/chat/**"));
         List<Object> onA = new CopyOnWriteArrayList<>();
         List<Object> onB = new CopyOnWriteArrayList<>();
         List<Object> onC = new CopyOnWriteArrayList<>();
         List<Object> onCWild = new CopyOnWriteArrayList<>();
-        BayeuxClient clientA = connected(a.url(), "websocket");
-        BayeuxClient clientB = connected(b.url(), "long-polling");
-        BayeuxClient clientC = connected(c.url(), "websocket");
-        BayeuxClient clientCWild = connected(c.url(), "long-polling");
+        BayeuxClient clientA = fixture.connected(a.url(), "websocket");
+        BayeuxClient clientB = fixture.connected(b.url(), "long-polling");
+        BayeuxClient clientC = fixture.connected(c.url(), "websocket");
+        BayeuxClient clientCWild = fixture.connected(c.url(), "long-polling");
         assertTrue(subscribe(clientA, "/chat/room", (ch, m) -> onA.add(m.getDataAsMap().get("n"))).isSuccessful());
         assertTrue(subscribe(clientB, "/chat/room", (ch, m) -> onB.add(m.getDataAsMap().get("n"))).isSuccessful());
         assertTrue(subscribe(clientC, "/chat/room", (ch, m) -> onC.add(m.getDataAsMap().get("n"))).isSuccessful());
@@ -73,7 +43,7 @@ class RedisClusterIT {
         await("B subscribed in Redis", () -> b.cluster().isSubscribed("/chat/room"));
         await("C subscribed in Redis", () -> c.cluster().isSubscribed("/chat/room") && c.cluster().isSubscribed("/chat/*"));
 
-        BayeuxClient publisher = connected(a.url(), "websocket");
+        BayeuxClient publisher = fixture.connected(a.url(), "websocket");
         int count = 200;
         for (int i = 0; i < count; i++) {
             publisher.getChannel("/chat/room").publish(Map.of("n", i));
@@ -103,10 +73,10 @@ class RedisClusterIT {
 
     @Test
     void aNodeSubscribesInRedisOnlyToWhatItsClientsNeed() throws Exception {
-        RedisTesting.Node a = closing(node(redis, "/chat/**"));
-        RedisTesting.Node b = closing(node(redis, "/chat/**"));
+        RedisTesting.Node a = fixture.closing(node(fixture.redis(), "/chat/**"));
+        RedisTesting.Node b = fixture.closing(node(fixture.redis(), "/chat/**"));
         assertTrue(a.cluster().getRedisSubscriptions().isEmpty(), "no firehose");
-        BayeuxClient clientB = connected(b.url(), "websocket");
+        BayeuxClient clientB = fixture.connected(b.url(), "websocket");
         List<Object> onB = new CopyOnWriteArrayList<>();
         assertTrue(subscribe(clientB, "/chat/one", (ch, m) -> onB.add(m.getDataAsMap().get("n"))).isSuccessful());
         await("B subscribed in Redis", () -> b.cluster().isSubscribed("/chat/one"));
@@ -115,7 +85,7 @@ class RedisClusterIT {
         await("Redis counts one subscriber", () -> numsub("bayeux:/chat/one") == 1);
         assertEquals(0, numsub("bayeux:/chat/two"));
 
-        BayeuxClient publisher = connected(a.url(), "long-polling");
+        BayeuxClient publisher = fixture.connected(a.url(), "long-polling");
         assertTrue(publish(publisher, "/chat/two", Map.of("n", 2)).isSuccessful());
         assertTrue(publish(publisher, "/chat/one", Map.of("n", 1)).isSuccessful());
         await("B's message", () -> onB.contains(1));
@@ -133,7 +103,7 @@ class RedisClusterIT {
 
     private int numsub(String channel) {
         try {
-            String reply = redis.command("PUBSUB NUMSUB " + channel);
+            String reply = fixture.redis().command("PUBSUB NUMSUB " + channel);
             // *2\r\n$N\r\nchannel\r\n:count\r\n
             int colon = reply.lastIndexOf(':');
             return Integer.parseInt(reply.substring(colon + 1).trim());

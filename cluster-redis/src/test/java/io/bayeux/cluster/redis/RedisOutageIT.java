@@ -1,9 +1,8 @@
 package io.bayeux.cluster.redis;
 
 import io.bayeux.client.BayeuxClient;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -12,7 +11,6 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static io.bayeux.cluster.redis.RedisTesting.await;
-import static io.bayeux.cluster.redis.RedisTesting.client;
 import static io.bayeux.cluster.redis.RedisTesting.node;
 import static io.bayeux.cluster.redis.RedisTesting.publish;
 import static io.bayeux.cluster.redis.RedisTesting.subscribe;
@@ -21,31 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Redis killed and restarted on its port while nodes publish: local service goes on, nothing twice, losses counted. */
 class RedisOutageIT {
-    private RedisProcess redis;
-    private final List<AutoCloseable> closing = new ArrayList<>();
-
-    @BeforeEach
-    void startRedis() throws Exception {
-        redis = RedisProcess.start();
-    }
-
-    @AfterEach
-    void stopAll() throws Exception {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            try {
-                closing.get(i).close();
-            } catch (Exception x) {
-                // keep closing the rest
-            }
-        }
-        redis.close();
-    }
-
-    private BayeuxClient connected(String url, String transport) throws InterruptedException {
-        BayeuxClient client = client(url, transport);
-        closing.add(client::disconnect);
-        return client;
-    }
+    @RegisterExtension
+    final RedisFixture fixture = RedisFixture.withRedis();
 
     @Test
     void redisKilledAndRestartedUnderLoad() throws Exception {
@@ -65,10 +40,10 @@ class RedisOutageIT {
 
     /** Publishes 101 messages, kills Redis, 101 more, restarts it, 101 more; returns what B got. */
     private List<Integer> outage(int bufferSize) throws Exception {
-        RedisTesting.Node a = node(redis, cluster -> cluster.setBufferSize(bufferSize), "/chat/**");
-        closing.add(a);
-        RedisTesting.Node b = node(redis, "/chat/**");
-        closing.add(b);
+        RedisTesting.Node a = node(fixture.redis(), cluster -> cluster.setBufferSize(bufferSize), "/chat/**");
+        fixture.closing(a);
+        RedisTesting.Node b = node(fixture.redis(), "/chat/**");
+        fixture.closing(b);
         List<String> health = new CopyOnWriteArrayList<>();
         a.cluster().addEngineListener((cluster, up) -> health.add("a" + (up ? "+" : "-")));
         b.cluster().addEngineListener((cluster, up) -> health.add("b" + (up ? "+" : "-")));
@@ -76,12 +51,12 @@ class RedisOutageIT {
 
         List<Integer> onA = new CopyOnWriteArrayList<>();
         List<Integer> onB = new CopyOnWriteArrayList<>();
-        BayeuxClient clientA = connected(a.url(), "long-polling");
-        BayeuxClient clientB = connected(b.url(), "websocket");
+        BayeuxClient clientA = fixture.connected(a.url(), "long-polling");
+        BayeuxClient clientB = fixture.connected(b.url(), "websocket");
         assertTrue(subscribe(clientA, "/chat/room", (ch, m) -> onA.add(((Number) m.getDataAsMap().get("n")).intValue())).isSuccessful());
         assertTrue(subscribe(clientB, "/chat/room", (ch, m) -> onB.add(((Number) m.getDataAsMap().get("n")).intValue())).isSuccessful());
         await("B subscribed in Redis", () -> b.cluster().isSubscribed("/chat/room"));
-        BayeuxClient publisher = connected(a.url(), "websocket");
+        BayeuxClient publisher = fixture.connected(a.url(), "websocket");
 
         int n = 0;
         for (; n < 100; n++) {
@@ -91,7 +66,7 @@ class RedisOutageIT {
         // Redis took (or A dropped) all of it, and B got what Redis took.
         await("A's first messages accounted for", () -> a.cluster().getPublished() + a.cluster().getDropped() == 101);
         await("B got what came before the outage", () -> onB.size() == a.cluster().getPublished());
-        redis.kill();
+        fixture.redis().kill();
         await("A told Redis is away", () -> !a.cluster().isConnected());
         await("B told Redis is away", () -> !b.cluster().isConnected());
         // Redis away: A's own clients are still served.
@@ -102,7 +77,7 @@ class RedisOutageIT {
         int sent = n;
         await("A's local subscriber served during the outage", () -> onA.size() == sent);
 
-        redis.restart();
+        fixture.redis().restart();
         await("A back", () -> a.cluster().isConnected());
         await("B back", () -> b.cluster().isConnected());
         // A's and B's subscriptions (A's clients subscribe too; A drops its own messages).
@@ -144,31 +119,31 @@ class RedisOutageIT {
 
     @Test
     void presenceIsPublishedAgainWhenRedisComesBackEmpty() throws Exception {
-        RedisTesting.Node a = node(redis);
-        closing.add(a);
-        RedisTesting.Node b = node(redis);
-        closing.add(b);
+        RedisTesting.Node a = node(fixture.redis());
+        fixture.closing(a);
+        RedisTesting.Node b = node(fixture.redis());
+        fixture.closing(b);
         RedisSeti setiA = new RedisSeti(a.cluster());
         RedisSeti setiB = new RedisSeti(b.cluster());
         setiA.setPresenceTtl(java.time.Duration.ofSeconds(2));
         setiB.setPresenceTtl(java.time.Duration.ofSeconds(2));
         setiA.start();
-        closing.add(setiA::stop);
+        fixture.closing(setiA::stop);
         setiB.start();
-        closing.add(setiB::stop);
-        BayeuxClient alice = connected(a.url(), "websocket");
+        fixture.closing(setiB::stop);
+        BayeuxClient alice = fixture.connected(a.url(), "websocket");
         setiA.associate("alice", a.server().bayeux().getSession(alice.getId()));
         await("alice known on B", () -> setiB.isPresent("alice"));
 
-        redis.kill();
+        fixture.redis().kill();
         await("A told Redis is away", () -> !a.cluster().isConnected());
         // Redis away: what each node knows stays; local users stay local.
         assertTrue(setiA.isAssociated("alice"));
-        redis.restart();
-        assertTrue(redis.command("EXISTS bayeux:presence:" + setiA.getId()).startsWith(":0"), "Redis came back empty");
+        fixture.redis().restart();
+        assertTrue(fixture.redis().command("EXISTS bayeux:presence:" + setiA.getId()).startsWith(":0"), "Redis came back empty");
         await("alice's presence published again", () -> {
             try {
-                return redis.command("SMEMBERS bayeux:presence:" + setiA.getId()).contains("alice");
+                return fixture.redis().command("SMEMBERS bayeux:presence:" + setiA.getId()).contains("alice");
             } catch (java.io.IOException x) {
                 return false;
             }
@@ -186,7 +161,7 @@ class RedisOutageIT {
 
     private int numsub(String channel) {
         try {
-            String reply = redis.command("PUBSUB NUMSUB " + channel);
+            String reply = fixture.redis().command("PUBSUB NUMSUB " + channel);
             return Integer.parseInt(reply.substring(reply.lastIndexOf(':') + 1).trim());
         } catch (java.io.IOException x) {
             return -1;

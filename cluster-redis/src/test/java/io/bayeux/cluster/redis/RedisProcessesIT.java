@@ -1,9 +1,8 @@
 package io.bayeux.cluster.redis;
 
 import io.bayeux.client.BayeuxClient;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.BufferedReader;
 import java.io.File;
@@ -18,7 +17,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import static io.bayeux.cluster.redis.RedisTesting.await;
-import static io.bayeux.cluster.redis.RedisTesting.client;
 import static io.bayeux.cluster.redis.RedisTesting.publish;
 import static io.bayeux.cluster.redis.RedisTesting.subscribe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -26,25 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Nodes as separate JVMs on one redis-server; one killed with SIGKILL. */
 class RedisProcessesIT {
-    private RedisProcess redis;
-    private final List<AutoCloseable> closing = new ArrayList<>();
-
-    @BeforeEach
-    void startRedis() throws Exception {
-        redis = RedisProcess.start();
-    }
-
-    @AfterEach
-    void stopAll() throws Exception {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            try {
-                closing.get(i).close();
-            } catch (Exception x) {
-                // keep closing the rest
-            }
-        }
-        redis.close();
-    }
+    @RegisterExtension
+    final RedisFixture fixture = RedisFixture.withRedis();
 
     /** A {@link RedisNodeMain} JVM; returns its URL and node id once it printed READY. */
     private String[] nodeProcess() throws Exception {
@@ -54,10 +35,10 @@ class RedisProcessesIT {
             command.addAll(List.of(flags.split("\\s+")));
         }
         command.addAll(List.of("-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                RedisNodeMain.class.getName(), redis.uri()));
+                RedisNodeMain.class.getName(), fixture.redis().uri()));
         File log = new File("target", "redis-node-" + System.nanoTime() + ".log");
         Process process = new ProcessBuilder(command).redirectError(log).start();
-        closing.add(() -> {
+        fixture.closing(() -> {
             process.destroyForcibly();
             process.waitFor(10, TimeUnit.SECONDS);
         });
@@ -68,36 +49,30 @@ class RedisProcessesIT {
         return new String[]{parts[1], parts[2], String.valueOf(process.pid())};
     }
 
-    private BayeuxClient connected(String url, String transport) throws InterruptedException {
-        BayeuxClient client = client(url, transport);
-        closing.add(client::disconnect);
-        return client;
-    }
-
     @Test
     void twoNodeProcessesThenOneKilled() throws Exception {
         String[] a = nodeProcess();
         String[] b = nodeProcess();
         // A third node here, to watch presence.
-        RedisTesting.Node c = RedisTesting.node(redis, "/chat/**");
-        closing.add(c);
+        RedisTesting.Node c = RedisTesting.node(fixture.redis(), "/chat/**");
+        fixture.closing(c);
         RedisSeti setiC = new RedisSeti(c.cluster());
         setiC.setPresenceTtl(Duration.ofSeconds(2));
         setiC.start();
-        closing.add(setiC::stop);
+        fixture.closing(setiC::stop);
 
         List<Object> onA = new CopyOnWriteArrayList<>();
         List<Object> onB = new CopyOnWriteArrayList<>();
         List<Object> onC = new CopyOnWriteArrayList<>();
-        BayeuxClient clientA = connected(a[0], "long-polling");
-        BayeuxClient clientB = connected(b[0], "websocket");
-        BayeuxClient clientC = connected(c.url(), "long-polling");
+        BayeuxClient clientA = fixture.connected(a[0], "long-polling");
+        BayeuxClient clientB = fixture.connected(b[0], "websocket");
+        BayeuxClient clientC = fixture.connected(c.url(), "long-polling");
         assertTrue(subscribe(clientA, "/chat/room", (ch, m) -> onA.add(m.getDataAsMap().get("n"))).isSuccessful());
         assertTrue(subscribe(clientB, "/chat/room", (ch, m) -> onB.add(m.getDataAsMap().get("n"))).isSuccessful());
         assertTrue(subscribe(clientC, "/chat/room", (ch, m) -> onC.add(m.getDataAsMap().get("n"))).isSuccessful());
         await("three subscriptions in Redis", () -> numsub("bayeux:/chat/room") == 3);
 
-        BayeuxClient publisherB = connected(b[0], "long-polling");
+        BayeuxClient publisherB = fixture.connected(b[0], "long-polling");
         List<Object> expected = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
             publisherB.getChannel("/chat/room").publish(Map.of("n", i));
@@ -113,7 +88,7 @@ class RedisProcessesIT {
         assertEquals(expected, onC);
 
         // alice logs in on A; everybody knows.
-        BayeuxClient alice = connected(a[0], "websocket");
+        BayeuxClient alice = fixture.connected(a[0], "websocket");
         assertTrue(publish(alice, "/service/login", Map.of("user", "alice")).isSuccessful());
         await("alice present on C", () -> setiC.isPresent("alice"));
         assertEquals(java.util.Set.of(a[1]), setiC.getNodeIds("alice"));
@@ -135,7 +110,7 @@ class RedisProcessesIT {
 
     private int numsub(String channel) {
         try {
-            String reply = redis.command("PUBSUB NUMSUB " + channel);
+            String reply = fixture.redis().command("PUBSUB NUMSUB " + channel);
             return Integer.parseInt(reply.substring(reply.lastIndexOf(':') + 1).trim());
         } catch (java.io.IOException x) {
             return -1;

@@ -2,19 +2,16 @@ package io.bayeux.cluster.redis;
 
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.client.BayeuxClient;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static io.bayeux.cluster.redis.RedisTesting.await;
-import static io.bayeux.cluster.redis.RedisTesting.client;
 import static io.bayeux.cluster.redis.RedisTesting.node;
 import static io.bayeux.cluster.redis.RedisTesting.subscribe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -23,45 +20,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Presence over a real redis-server: Seti's API, heartbeats and TTL. */
 class RedisSetiIT {
-    private RedisProcess redis;
-    private final List<AutoCloseable> closing = new ArrayList<>();
-
-    @BeforeEach
-    void startRedis() throws Exception {
-        redis = RedisProcess.start();
-    }
-
-    @AfterEach
-    void stopAll() throws Exception {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            try {
-                closing.get(i).close();
-            } catch (Exception x) {
-                // keep closing the rest
-            }
-        }
-        redis.close();
-    }
+    @RegisterExtension
+    final RedisFixture fixture = RedisFixture.withRedis();
 
     private RedisSeti seti(RedisTesting.Node node) {
         RedisSeti seti = new RedisSeti(node.cluster());
         seti.setPresenceTtl(Duration.ofSeconds(2));
         seti.start();
-        closing.add(node);
-        closing.add(seti::stop);
+        fixture.closing(node);
+        fixture.closing(seti::stop);
         return seti;
-    }
-
-    private BayeuxClient connected(String url, String transport) throws InterruptedException {
-        BayeuxClient client = client(url, transport);
-        closing.add(client::disconnect);
-        return client;
     }
 
     @Test
     void presenceAndMessagesAcrossNodesOverBothTransports() throws Exception {
-        RedisTesting.Node a = node(redis);
-        RedisTesting.Node b = node(redis);
+        RedisTesting.Node a = node(fixture.redis());
+        RedisTesting.Node b = node(fixture.redis());
         RedisSeti setiA = seti(a);
         RedisSeti setiB = seti(b);
         List<String> eventsOnB = new CopyOnWriteArrayList<>();
@@ -77,8 +51,8 @@ class RedisSetiIT {
             }
         });
 
-        BayeuxClient alice = connected(a.url(), "websocket");
-        BayeuxClient bob = connected(b.url(), "long-polling");
+        BayeuxClient alice = fixture.connected(a.url(), "websocket");
+        BayeuxClient bob = fixture.connected(b.url(), "long-polling");
         List<Object> toAlice = new CopyOnWriteArrayList<>();
         List<Object> toBob = new CopyOnWriteArrayList<>();
         assertTrue(subscribe(alice, "/private", (ch, m) -> toAlice.add(m.getDataAsMap().get("text"))).isSuccessful());
@@ -120,7 +94,7 @@ class RedisSetiIT {
 
     @Test
     void aSilentNodesUsersExpireWithItsHeartbeat() throws Exception {
-        RedisTesting.Node b = node(redis);
+        RedisTesting.Node b = node(fixture.redis());
         RedisSeti setiB = seti(b);
         List<String> removed = new CopyOnWriteArrayList<>();
         setiB.addPresenceListener(new RedisSeti.PresenceListener() {
@@ -130,8 +104,8 @@ class RedisSetiIT {
             }
         });
         // A node that published carol then died without a word: its set lives 1.5 s more.
-        assertTrue(redis.command("SADD bayeux:presence:ghost carol").startsWith(":1"));
-        assertTrue(redis.command("PEXPIRE bayeux:presence:ghost 1500").startsWith(":1"));
+        assertTrue(fixture.redis().command("SADD bayeux:presence:ghost carol").startsWith(":1"));
+        assertTrue(fixture.redis().command("PEXPIRE bayeux:presence:ghost 1500").startsWith(":1"));
         await("carol seen by a heartbeat", () -> setiB.isPresent("carol"));
         assertEquals(Set.of("ghost"), setiB.getNodeIds("carol"));
         long seen = System.nanoTime();

@@ -2,9 +2,8 @@ package io.bayeux.cluster.redis;
 
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.client.BayeuxClient;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,7 +13,6 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static io.bayeux.cluster.redis.RedisTesting.await;
-import static io.bayeux.cluster.redis.RedisTesting.client;
 import static io.bayeux.cluster.redis.RedisTesting.node;
 import static io.bayeux.cluster.redis.RedisTesting.publish;
 import static io.bayeux.cluster.redis.RedisTesting.subscribe;
@@ -28,59 +26,31 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * transports) and presence across them (associations, messages to users, a user leaving).
  */
 class ValkeyIT {
-    private RedisProcess valkey;
-    private final List<AutoCloseable> closing = new ArrayList<>();
-
-    @BeforeEach
-    void startValkey() throws Exception {
-        valkey = RedisProcess.start(RedisProcess.VALKEY_SERVER);
-    }
-
-    @AfterEach
-    void stopAll() throws Exception {
-        for (int i = closing.size() - 1; i >= 0; i--) {
-            try {
-                closing.get(i).close();
-            } catch (Exception x) {
-                // keep closing the rest
-            }
-        }
-        valkey.close();
-    }
-
-    private <T extends AutoCloseable> T closing(T resource) {
-        closing.add(resource);
-        return resource;
-    }
-
-    private BayeuxClient connected(String url, String transport) throws InterruptedException {
-        BayeuxClient client = client(url, transport);
-        closing.add(client::disconnect);
-        return client;
-    }
+    @RegisterExtension
+    final RedisFixture fixture = RedisFixture.withValkey();
 
     @Test
     void theServerIsValkey() throws Exception {
-        String version = valkey.info("valkey_version");
-        assertNotNull(version, "not a Valkey server: " + valkey.command("INFO server"));
+        String version = fixture.redis().info("valkey_version");
+        assertNotNull(version, "not a Valkey server: " + fixture.redis().command("INFO server"));
         assertTrue(Integer.parseInt(version.substring(0, version.indexOf('.'))) >= 7, version);
     }
 
     @Test
     void channelsAcrossTwoNodesOnceEachInOrderOverBothTransports() throws Exception {
-        RedisTesting.Node a = closing(node(valkey, "/chat/**"));
-        RedisTesting.Node b = closing(node(valkey, "/chat/**"));
+        RedisTesting.Node a = fixture.closing(node(fixture.redis(), "/chat/**"));
+        RedisTesting.Node b = fixture.closing(node(fixture.redis(), "/chat/**"));
         List<Object> onA = new CopyOnWriteArrayList<>();
         List<Object> onB = new CopyOnWriteArrayList<>();
-        BayeuxClient clientA = connected(a.url(), "websocket");
-        BayeuxClient clientB = connected(b.url(), "long-polling");
+        BayeuxClient clientA = fixture.connected(a.url(), "websocket");
+        BayeuxClient clientB = fixture.connected(b.url(), "long-polling");
         assertTrue(subscribe(clientA, "/chat/room", (ch, m) -> onA.add(m.getDataAsMap().get("n"))).isSuccessful());
         assertTrue(subscribe(clientB, "/chat/room", (ch, m) -> onB.add(m.getDataAsMap().get("n"))).isSuccessful());
         await("A subscribed in Valkey", () -> a.cluster().isSubscribed("/chat/room"));
         await("B subscribed in Valkey", () -> b.cluster().isSubscribed("/chat/room"));
 
-        BayeuxClient publisherA = connected(a.url(), "long-polling");
-        BayeuxClient publisherB = connected(b.url(), "websocket");
+        BayeuxClient publisherA = fixture.connected(a.url(), "long-polling");
+        BayeuxClient publisherB = fixture.connected(b.url(), "websocket");
         int count = 100;
         List<Object> expected = new ArrayList<>();
         for (int i = 0; i < count; i++) {
@@ -105,8 +75,8 @@ class ValkeyIT {
 
     @Test
     void presenceAcrossTwoNodes() throws Exception {
-        RedisTesting.Node a = closing(node(valkey));
-        RedisTesting.Node b = closing(node(valkey));
+        RedisTesting.Node a = fixture.closing(node(fixture.redis()));
+        RedisTesting.Node b = fixture.closing(node(fixture.redis()));
         RedisSeti setiA = seti(a);
         RedisSeti setiB = seti(b);
         List<String> eventsOnB = new CopyOnWriteArrayList<>();
@@ -121,8 +91,8 @@ class ValkeyIT {
                 eventsOnB.add("-" + event.userId() + "@" + event.node());
             }
         });
-        BayeuxClient alice = connected(a.url(), "websocket");
-        BayeuxClient bob = connected(b.url(), "long-polling");
+        BayeuxClient alice = fixture.connected(a.url(), "websocket");
+        BayeuxClient bob = fixture.connected(b.url(), "long-polling");
         List<Object> toAlice = new CopyOnWriteArrayList<>();
         List<Object> toBob = new CopyOnWriteArrayList<>();
         assertTrue(subscribe(alice, "/private", (ch, m) -> toAlice.add(m.getDataAsMap().get("text"))).isSuccessful());
@@ -137,7 +107,7 @@ class ValkeyIT {
         assertEquals(Set.of("alice", "bob"), setiA.getUserIds());
         assertEquals(Set.of(setiA.getNode()), setiB.getNodes("alice"));
         assertEquals(Set.of("+bob@" + setiB.getNode(), "+alice@" + setiA.getNode()), Set.copyOf(eventsOnB));
-        assertEquals(Set.of("alice"), Set.of(valkey.command("SMEMBERS bayeux:presence:" + setiA.getNode()).split("\r\n")[2]),
+        assertEquals(Set.of("alice"), Set.of(fixture.redis().command("SMEMBERS bayeux:presence:" + setiA.getNode()).split("\r\n")[2]),
                 "A's users in Valkey, under its node id");
 
         setiB.sendMessage("alice", "/private", Map.of("text", "hi alice"));
@@ -157,7 +127,7 @@ class ValkeyIT {
         RedisSeti seti = new RedisSeti(node.cluster());
         seti.setPresenceTtl(Duration.ofSeconds(3));
         seti.start();
-        closing.add(seti::stop);
+        fixture.closing(seti::stop);
         return seti;
     }
 }

@@ -14,8 +14,6 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -23,7 +21,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Where users are in an Oort cloud, speaking CometD's Seti protocol: a user is associated
@@ -64,7 +61,6 @@ public class Seti implements Presence {
 
     private final Oort oort;
     private final String setiId;
-    private final List<Presence.PresenceListener> listeners = new CopyOnWriteArrayList<>();
     private final CometListener cometListener = new CometListener() {
         @Override
         public void cometJoined(Event event) {
@@ -76,10 +72,8 @@ public class Seti implements Presence {
             removeNode(event.cometURL());
         }
     };
-    /** Guarded by this: the local sessions of each locally associated user. */
-    private final Map<String, Set<ServerSession>> local = new HashMap<>();
-    /** Guarded by this: the users present on each other node, by its URL. */
-    private final Map<String, Set<String>> remote = new HashMap<>();
+    /** Guarded by this (but for its listeners): the users here and on each other node, by its URL. */
+    private final PresenceTable table = new PresenceTable();
     private volatile LocalSession session;
     /** Another node subscribing to /seti/all here is sent this node's users, asking for its own back. */
     private final ServerChannel.SubscriptionListener initialState = new ServerChannel.SubscriptionListener() {
@@ -171,10 +165,10 @@ public class Seti implements Presence {
         oort.deobserveChannel(setiChannel(oort.getURL()));
         List<Runnable> events = new ArrayList<>();
         synchronized (this) {
-            for (String userId : local.keySet()) {
+            for (String userId : table.disassociateAll()) {
                 events.add(() -> fire(false, userId, oort.getURL(), true));
             }
-            local.clear();
+            Map<String, Set<String>> remote = table.remote();
             for (Map.Entry<String, Set<String>> entry : remote.entrySet()) {
                 for (String userId : entry.getValue()) {
                     events.add(() -> fire(false, userId, entry.getKey(), false));
@@ -201,12 +195,11 @@ public class Seti implements Presence {
         boolean added;
         boolean first;
         synchronized (this) {
-            Set<ServerSession> sessions = local.computeIfAbsent(userId, k -> new LinkedHashSet<>());
-            first = sessions.isEmpty();
-            added = sessions.add(serverSession);
+            first = !table.isAssociated(userId);
+            added = table.associate(userId, serverSession);
         }
         if (added) {
-            serverSession.addListener(new Disassociator(userId));
+            serverSession.addListener(PresenceTable.disassociator(this, userId));
         }
         if (first && added) {
             publish(SETI_ALL_CHANNEL, presence(List.of(userId), true));
@@ -225,12 +218,8 @@ public class Seti implements Presence {
         boolean removed;
         boolean last = false;
         synchronized (this) {
-            Set<ServerSession> sessions = local.get(userId);
-            removed = sessions != null && sessions.remove(serverSession);
-            if (removed && sessions.isEmpty()) {
-                local.remove(userId);
-                last = true;
-            }
+            removed = table.disassociate(userId, serverSession);
+            last = removed && !table.isAssociated(userId);
         }
         if (last) {
             publish(SETI_ALL_CHANNEL, presence(List.of(userId), false));
@@ -244,7 +233,7 @@ public class Seti implements Presence {
     public Set<ServerSession> disassociate(String userId) {
         Set<ServerSession> sessions;
         synchronized (this) {
-            sessions = local.remove(userId);
+            sessions = table.disassociate(userId);
         }
         if (sessions == null) {
             return Set.of();
@@ -257,42 +246,31 @@ public class Seti implements Presence {
     /** Whether {@code userId} is associated with a session on this node. */
     @Override
     public synchronized boolean isAssociated(String userId) {
-        return local.containsKey(userId);
+        return table.isAssociated(userId);
     }
 
     /** How many local sessions {@code userId} has here. */
     @Override
     public synchronized int getAssociationCount(String userId) {
-        Set<ServerSession> sessions = local.get(userId);
-        return sessions == null ? 0 : sessions.size();
+        return table.getAssociationCount(userId);
     }
 
     /** Whether {@code userId} is present on any node of the cloud, this one included. */
     @Override
     public synchronized boolean isPresent(String userId) {
-        if (local.containsKey(userId)) {
-            return true;
-        }
-        for (Set<String> users : remote.values()) {
-            if (users.contains(userId)) {
-                return true;
-            }
-        }
-        return false;
+        return table.isPresent(userId);
     }
 
     /** The users associated on this node. */
     @Override
     public synchronized Set<String> getAssociatedUserIds() {
-        return Set.copyOf(local.keySet());
+        return table.getAssociatedUserIds();
     }
 
     /** The users present anywhere in the cloud. */
     @Override
     public synchronized Set<String> getUserIds() {
-        Set<String> all = new HashSet<>(local.keySet());
-        remote.values().forEach(all::addAll);
-        return Set.copyOf(all);
+        return table.getUserIds();
     }
 
     /** The nodes where {@code userId} is present, this one included: their Oort URLs, as {@link #getOortURLs}. */
@@ -303,16 +281,7 @@ public class Seti implements Presence {
 
     /** The URLs of the nodes where {@code userId} is present, this one included. */
     public synchronized Set<String> getOortURLs(String userId) {
-        Set<String> urls = new TreeSet<>();
-        if (local.containsKey(userId)) {
-            urls.add(oort.getURL());
-        }
-        remote.forEach((url, users) -> {
-            if (users.contains(userId)) {
-                urls.add(url);
-            }
-        });
-        return urls;
+        return table.nodes(oort.getURL(), userId);
     }
 
     // --- messages
@@ -332,15 +301,10 @@ public class Seti implements Presence {
         Objects.requireNonNull(channel, "channel");
         for (String userId : userIds) {
             List<ServerSession> sessions;
-            List<String> nodes = new ArrayList<>();
+            List<String> nodes;
             synchronized (this) {
-                Set<ServerSession> here = local.get(userId);
-                sessions = here == null ? List.of() : List.copyOf(here);
-                remote.forEach((url, users) -> {
-                    if (users.contains(userId)) {
-                        nodes.add(url);
-                    }
-                });
+                sessions = table.sessions(userId);
+                nodes = table.remoteNodes(userId);
             }
             for (ServerSession s : sessions) {
                 s.deliver(null, channel, data, Promise.noop());
@@ -364,12 +328,12 @@ public class Seti implements Presence {
 
     @Override
     public void addPresenceListener(Presence.PresenceListener listener) {
-        listeners.add(Objects.requireNonNull(listener, "listener"));
+        table.addListener(listener);
     }
 
     @Override
     public void removePresenceListener(Presence.PresenceListener listener) {
-        listeners.remove(listener);
+        table.removeListener(listener);
     }
 
     /**
@@ -394,7 +358,7 @@ public class Seti implements Presence {
     private Map<String, Object> snapshot() {
         List<String> users;
         synchronized (this) {
-            users = new ArrayList<>(new TreeSet<>(local.keySet()));
+            users = new ArrayList<>(new TreeSet<>(table.localUserIds()));
         }
         Map<String, Object> data = new LinkedHashMap<>();
         data.put(USER_IDS_FIELD, users);
@@ -442,6 +406,7 @@ public class Seti implements Presence {
         List<String> added = new ArrayList<>();
         List<String> removed = new ArrayList<>();
         synchronized (this) {
+            Map<String, Set<String>> remote = table.remote();
             Set<String> users = remote.computeIfAbsent(url, k -> new LinkedHashSet<>());
             if (replace) {
                 for (String old : List.copyOf(users)) {
@@ -474,8 +439,7 @@ public class Seti implements Presence {
         }
         List<ServerSession> sessions;
         synchronized (this) {
-            Set<ServerSession> here = local.get(userId);
-            sessions = here == null ? List.of() : List.copyOf(here);
+            sessions = table.sessions(userId);
         }
         if (sessions.isEmpty()) {
             LOG.debug("Seti message for {}, not here: dropped", userId);
@@ -488,7 +452,7 @@ public class Seti implements Presence {
     private void removeNode(String url) {
         Set<String> users;
         synchronized (this) {
-            users = remote.remove(url);
+            users = table.remote().remove(url);
         }
         if (users != null) {
             users.forEach(userId -> fire(false, userId, url, false));
@@ -496,32 +460,7 @@ public class Seti implements Presence {
     }
 
     private void fire(boolean added, String userId, String url, boolean isLocal) {
-        Presence.PresenceListener.Event event = new Presence.PresenceListener.Event(this, userId, url, isLocal);
-        for (Presence.PresenceListener listener : listeners) {
-            try {
-                if (added) {
-                    listener.presenceAdded(event);
-                } else {
-                    listener.presenceRemoved(event);
-                }
-            } catch (RuntimeException x) {
-                LOG.warn("PresenceListener {} failed on {}", listener, event, x);
-            }
-        }
-    }
-
-    /** Ends an association when its session ends. */
-    private final class Disassociator implements ServerSession.RemoveListener {
-        private final String userId;
-
-        Disassociator(String userId) {
-            this.userId = userId;
-        }
-
-        @Override
-        public void removed(ServerSession serverSession, io.bayeux.api.server.ServerMessage message, boolean timeout) {
-            disassociate(userId, serverSession);
-        }
+        table.fire(this, added, userId, url, isLocal);
     }
 
     @Override

@@ -8,7 +8,6 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +16,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 
 import static io.bayeux.oort.OortTesting.await;
+import static io.bayeux.oort.OortTesting.awaitMesh;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -41,18 +41,6 @@ class OortObjectsIT {
         object.start();
         closing.add(object::stop);
         return object;
-    }
-
-    static void awaitMesh(OortTesting.Node... nodes) throws InterruptedException {
-        for (OortTesting.Node node : nodes) {
-            Set<String> others = new HashSet<>();
-            for (OortTesting.Node other : nodes) {
-                if (other != node) {
-                    others.add(other.url());
-                }
-            }
-            await(node.url() + " to know " + others, () -> node.oort().getKnownComets().equals(others));
-        }
     }
 
     private static Map<String, Object> parts(OortObject<?> object) {

@@ -8,7 +8,6 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import static io.bayeux.oort.OortTesting.await;
+import static io.bayeux.oort.OortTesting.awaitMesh;
 import static io.bayeux.oort.OortTesting.next;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -39,18 +39,6 @@ class OortServiceIT {
         OortTesting.Node node = OortTesting.node();
         closing.add(node);
         return node;
-    }
-
-    private static void awaitMesh(OortTesting.Node... nodes) throws InterruptedException {
-        for (OortTesting.Node node : nodes) {
-            Set<String> others = new HashSet<>();
-            for (OortTesting.Node other : nodes) {
-                if (other != node) {
-                    others.add(other.url());
-                }
-            }
-            await(node.url() + " to know " + others, () -> node.oort().getKnownComets().equals(others));
-        }
     }
 
     /** What a caller was told: "ok:" or "failed:" with the data and the context. */
