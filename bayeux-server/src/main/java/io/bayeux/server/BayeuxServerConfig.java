@@ -34,6 +34,8 @@ public final class BayeuxServerConfig {
      * largest text message many WebSocket clients take by default (Jetty's among them).
      */
     public static final int DEFAULT_MAX_BATCH_BYTES = 64 * 1024;
+    /** The bound of a stalled reader's queue: 1,000 messages (see {@link #maxStalledQueue()}). */
+    public static final int DEFAULT_MAX_STALLED_QUEUE = 1000;
 
     private final Duration timeout;
     private final Duration interval;
@@ -44,6 +46,7 @@ public final class BayeuxServerConfig {
     private final boolean broadcastToPublisher;
     private final int maxQueue;
     private final int maxBatchBytes;
+    private final int maxStalledQueue;
     private final int maxSessionsPerBrowser;
     private final Duration multiSessionInterval;
     private final List<String> allowedTransports;
@@ -61,6 +64,7 @@ public final class BayeuxServerConfig {
         this.broadcastToPublisher = builder.broadcastToPublisher;
         this.maxQueue = builder.maxQueue;
         this.maxBatchBytes = builder.maxBatchBytes;
+        this.maxStalledQueue = builder.maxStalledQueue;
         this.maxSessionsPerBrowser = builder.maxSessionsPerBrowser;
         this.multiSessionInterval = builder.multiSessionInterval;
         this.allowedTransports = List.copyOf(builder.allowedTransports);
@@ -124,6 +128,19 @@ public final class BayeuxServerConfig {
         return maxBatchBytes;
     }
 
+    /**
+     * The bound of a stalled reader's queue, when lower than its {@code maxQueue} (default
+     * {@value #DEFAULT_MAX_STALLED_QUEUE}; -1 for none): while the connection its messages are
+     * pushed to stays stalled (unwritable, its reader taking no byte for the transport's stall
+     * time), a queue this long counts as full, and the session's overflow handling (its
+     * {@code QueueMaxedListener}s) decides what each new message does. So a reader that does not
+     * read stops costing memory, whatever its {@code maxQueue}; once it reads again, its own
+     * bound applies again.
+     */
+    public int maxStalledQueue() {
+        return maxStalledQueue;
+    }
+
     public List<String> allowedTransports() {
         return allowedTransports;
     }
@@ -167,7 +184,7 @@ public final class BayeuxServerConfig {
     public String toString() {
         return "BayeuxServerConfig[timeout=" + timeout.toMillis() + "ms, interval=" + interval.toMillis()
                 + "ms, maxInterval=" + maxInterval.toMillis() + "ms, maxLazyTimeout=" + maxLazyTimeout.toMillis()
-                + "ms, sweepPeriod=" + sweepPeriod.toMillis() + "ms, maxQueue=" + maxQueue + ", maxBatchBytes=" + maxBatchBytes
+                + "ms, sweepPeriod=" + sweepPeriod.toMillis() + "ms, maxQueue=" + maxQueue + ", maxBatchBytes=" + maxBatchBytes + ", maxStalledQueue=" + maxStalledQueue
                 + ", transports=" + allowedTransports + ", codec=" + jsonCodec + "]";
     }
 
@@ -182,6 +199,7 @@ public final class BayeuxServerConfig {
         private boolean broadcastToPublisher = true;
         private int maxQueue = -1;
         private int maxBatchBytes = DEFAULT_MAX_BATCH_BYTES;
+        private int maxStalledQueue = DEFAULT_MAX_STALLED_QUEUE;
         private int maxSessionsPerBrowser = DEFAULT_MAX_SESSIONS_PER_BROWSER;
         private Duration multiSessionInterval = DEFAULT_MULTI_SESSION_INTERVAL;
         private List<String> allowedTransports = DEFAULT_ALLOWED_TRANSPORTS;
@@ -240,6 +258,14 @@ public final class BayeuxServerConfig {
                 throw new IllegalArgumentException("maxBatchBytes must be at least 1024: " + maxBatchBytes);
             }
             this.maxBatchBytes = maxBatchBytes;
+            return this;
+        }
+
+        public Builder maxStalledQueue(int maxStalledQueue) {
+            if (maxStalledQueue < -1 || maxStalledQueue == 0) {
+                throw new IllegalArgumentException("maxStalledQueue must be -1 (none) or positive: " + maxStalledQueue);
+            }
+            this.maxStalledQueue = maxStalledQueue;
             return this;
         }
 

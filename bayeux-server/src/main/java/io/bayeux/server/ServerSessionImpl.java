@@ -564,7 +564,7 @@ public final class ServerSessionImpl implements ServerSession {
     private boolean enqueue(ServerSession sender, ServerMessage message, boolean lazy) {
         lock.lock();
         try {
-            if (state == State.REMOVED || !queue.offer(sender, message, lazy, maxQueue)) {
+            if (state == State.REMOVED || !queue.offer(sender, message, lazy, queueBound())) {
                 return false;
             }
             if (!behind && queue.size() >= behindMark()) {
@@ -582,6 +582,19 @@ public final class ServerSessionImpl implements ServerSession {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Under the lock: the session's {@code maxQueue}, or the lower bound of a stalled reader's queue. */
+    private int queueBound() {
+        int max = maxQueue;
+        int stalledMax = server.config().maxStalledQueue();
+        if (stalledMax > 0 && (max < 0 || stalledMax < max)) {
+            ConnectionImpl connection = pushConnection;
+            if (connection != null && connection.endpoint().isStalled()) {
+                return stalledMax;
+            }
+        }
+        return max;
     }
 
     /** The queue length at which a reader that keeps reading counts as one the server is behind with. */

@@ -195,6 +195,41 @@ class SessionQueueTest extends ServerTestSupport {
         assertThrows(IllegalArgumentException.class, () -> BayeuxServerConfig.builder().maxQueue(0));
     }
 
+    @Test
+    void aStalledReadersQueueStopsAtTheStalledBoundAndGrowsAgainOnceItReads() {
+        TestClient bob = new TestClient(server, true, Runnable::run).connected();
+        ServerSession session = session(bob);
+        bob.writable = false;
+        bob.stalled = true;
+        int bound = BayeuxServerConfig.DEFAULT_MAX_STALLED_QUEUE;
+
+        for (int i = 0; i < bound + 50; i++) {
+            deliver(session, "m" + i);
+        }
+        assertEquals(bound, session.getQueueSize(), "unbounded maxQueue, but stalled");
+
+        bob.stalled = false;
+        deliver(session, "slow but reading");
+        assertEquals(bound + 1, session.getQueueSize(), "its own bound again");
+    }
+
+    @Test
+    void withoutAStalledBoundAStalledReadersQueueGrowsToItsOwn() {
+        server.stop();
+        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).executor(Runnable::run)
+                .maxQueue(1500).maxStalledQueue(-1).build()).start();
+        TestClient bob = new TestClient(server, true, Runnable::run).connected();
+        ServerSession session = session(bob);
+        bob.writable = false;
+        bob.stalled = true;
+
+        for (int i = 0; i < 1600; i++) {
+            deliver(session, "m" + i);
+        }
+        assertEquals(1500, session.getQueueSize());
+        assertThrows(IllegalArgumentException.class, () -> BayeuxServerConfig.builder().maxStalledQueue(0));
+    }
+
     // --- batching
 
     @Test

@@ -99,13 +99,19 @@ class SlowConsumerIT {
 
     /** As {@link #start(QueueOverflow, int)}, with {@code bayeux} changing the Bayeux configuration further. */
     private void start(QueueOverflow overflow, int maxQueue, Consumer<BayeuxServerConfig.Builder> bayeux) {
+        start(overflow, maxQueue, bayeux, transport -> { });
+    }
+
+    /** As {@link #start(QueueOverflow, int, Consumer)}, with {@code transport} changing the server's configuration further. */
+    private void start(QueueOverflow overflow, int maxQueue, Consumer<BayeuxServerConfig.Builder> bayeux, Consumer<NettyBayeuxServer.Builder> transport) {
         BayeuxServerConfig.Builder config = BayeuxServerConfig.builder().maxQueue(maxQueue).timeout(Duration.ofSeconds(200));
         bayeux.accept(config);
-        server = NettyBayeuxServer.builder().port(0)
+        NettyBayeuxServer.Builder builder = NettyBayeuxServer.builder().port(0)
                 .maxQueue(maxQueue, overflow)
                 .bayeuxConfig(config.build())
-                .idleTimeout(Duration.ofSeconds(300))
-                .build().start();
+                .idleTimeout(Duration.ofSeconds(300));
+        transport.accept(builder);
+        server = builder.build().start();
         server.bayeux().createChannelIfAbsent(CHANNEL);
         http = HttpClient.newHttpClient();
     }
@@ -178,6 +184,52 @@ class SlowConsumerIT {
     }
 
     /**
+     * A reader that stops reading, whose session may queue as many messages as the benchmark
+     * server allows (100,000), stops costing memory once it counts as stalled: its queue no
+     * longer grows (the oldest go as new ones come, as its policy says, and the application's
+     * listener hears of each), while the readers that read get every message.
+     */
+    @Test
+    void aStalledReadersQueueStopsGrowingWhateverItsOwnBound() throws Exception {
+        int maxQueue = 100_000;
+        int messages = 20_000;
+        start(QueueOverflow.DROP_OLDEST, maxQueue, bayeux -> { }, transport -> transport.stallTime(Duration.ofMillis(300)));
+        long deadline = System.nanoTime() + TIME_LIMIT.toNanos();
+        stalled = new StalledClient(server.uri()).subscribe();
+        ServerSession stalledSession = server.bayeux().getSession(stalled.clientId);
+        QueueWatch watch = new QueueWatch();
+        stalledSession.addListener(watch);
+        connectReaders(10);
+
+        // Paced so that the stall is seen long before the end: a few hundred messages each 100 ms at most.
+        ServerChannel channel = server.bayeux().getChannel(CHANNEL);
+        AtomicInteger queuedMidway = new AtomicInteger();
+        for (int i = 0; i < messages; i++) {
+            channel.publish(null, payload(i));
+            if ((i + 1) % CHUNK == 0) {
+                awaitReaders(i + 1, deadline);
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+            }
+            if (i == messages / 2) {
+                queuedMidway.set(stalledSession.getQueueSize());
+            }
+        }
+        awaitReaders(messages, deadline);
+        int queued = stalledSession.getQueueSize();
+        System.out.printf("SlowConsumerIT: stalled reader's queue %d halfway, %d at the end of %d messages; queue maxed %d times%n",
+                queuedMidway.get(), queued, messages, watch.calls.get());
+
+        for (Reader reader : readers) {
+            assertEquals(messages, reader.count.get(), "messages received by " + reader.clientId);
+            assertEquals((long) messages * (messages - 1) / 2, reader.sum.get(), "each message exactly once at " + reader.clientId);
+        }
+        assertNotNull(server.bayeux().getSession(stalled.clientId), "the stalled session is still there");
+        assertEquals(queuedMidway.get(), queued, "the queue did not grow in the second half");
+        assertTrue(queued < messages / 2, "the stalled reader's queue stopped growing: " + queued);
+        assertTrue(watch.calls.get() >= messages / 2, "the application heard of each message past the bound: " + watch.calls.get());
+    }
+
+    /**
      * A reader that does not read, with a queue bound as large as the benchmark server's, holds
      * thousands of 1 KiB messages while the others read: the messages waiting in its queue hold
      * none of the direct memory their broadcast was written from, and what the frames hold is
@@ -192,7 +244,8 @@ class SlowConsumerIT {
         ResourceLeakDetector.Level level = ResourceLeakDetector.getLevel();
         ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
         try {
-            start(QueueOverflow.DROP_OLDEST, maxQueue);
+            // Its queue may grow to its own bound, not only to a stalled reader's.
+            start(QueueOverflow.DROP_OLDEST, maxQueue, bayeux -> bayeux.maxStalledQueue(-1));
             long deadline = System.nanoTime() + TIME_LIMIT.toNanos();
             stalled = new StalledClient(server.uri()).subscribe();
             ServerSession stalledSession = server.bayeux().getSession(stalled.clientId);
