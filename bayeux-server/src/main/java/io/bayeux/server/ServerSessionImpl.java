@@ -208,9 +208,13 @@ public final class ServerSessionImpl implements ServerSession {
                 return;
             }
             batches = new ArrayList<>(1);
-            while (!queue.isEmpty()) {
-                batches.add(takeBatch(List.of()));
-            }
+            // One take when DeQueueListeners shape the queue: it takes what they leave, whole.
+            do {
+                List<ServerMessage> batch = takeBatch(List.of());
+                if (!batch.isEmpty()) {
+                    batches.add(batch);
+                }
+            } while (!queue.hasDeQueueListeners() && !queue.isEmpty());
         } finally {
             lock.unlock();
         }
