@@ -5,6 +5,7 @@ import io.bayeux.api.server.ServerMessage;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.List;
+import java.util.concurrent.Future;
 import java.util.function.Consumer;
 
 /**
@@ -14,10 +15,14 @@ import java.util.function.Consumer;
  */
 final class PendingBatch implements Scheduler.Cancellable, Runnable {
     private static final VarHandle DONE;
+    private static final VarHandle EXCHANGES;
+    /** The compact form of a held connect that had no {@code id}. */
+    private static final Object NO_ID = new Object();
 
     static {
         try {
             DONE = MethodHandles.lookup().findVarHandle(PendingBatch.class, "done", boolean.class);
+            EXCHANGES = MethodHandles.lookup().findVarHandle(PendingBatch.class, "exchanges", Object.class);
         } catch (ReflectiveOperationException x) {
             throw new ExceptionInInitializerError(x);
         }
@@ -25,7 +30,13 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
 
     final ConnectionImpl connection;
     final ServerSessionImpl session;
-    final List<Exchange> exchanges;
+    /**
+     * The batch's exchanges (a {@code List<Exchange>}), or, for a connect held alone whose request
+     * and reply are what {@link ConnectionImpl#rebuildConnect} makes again, only its {@code id}
+     * (or {@link #NO_ID}): an idle session's held connect keeps no request and reply maps. Made
+     * into a list once, through EXCHANGES, when first asked for ({@link #exchanges()}).
+     */
+    private volatile Object exchanges;
     final Consumer<List<ServerMessage>> responder;
     /** The browser whose hold count this batch took, or null. */
     final String browserId;
@@ -33,12 +44,18 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
     final boolean replyDeferred;
     /** Whether the batch was completed or cancelled; set once, through DONE. */
     private volatile boolean done;
-    private volatile Scheduler.Cancellable timer;
+    /** The hold's timer: the endpoint's {@link Future}, or the server scheduler's {@link Scheduler.Cancellable}. */
+    private volatile Object timer;
     /** Whether the hold ran to its timeout; written by the timer that completes the batch, before it does. */
     private volatile boolean timedOut;
 
     PendingBatch(ConnectionImpl connection, ServerSessionImpl session, List<Exchange> exchanges, Consumer<List<ServerMessage>> responder,
                  String browserId, boolean replyDeferred) {
+        this(connection, session, (Object) exchanges, responder, browserId, replyDeferred);
+    }
+
+    private PendingBatch(ConnectionImpl connection, ServerSessionImpl session, Object exchanges, Consumer<List<ServerMessage>> responder,
+                         String browserId, boolean replyDeferred) {
         this.connection = connection;
         this.session = session;
         this.exchanges = exchanges;
@@ -47,10 +64,40 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
         this.replyDeferred = replyDeferred;
     }
 
-    void timer(Scheduler.Cancellable timer) {
+    /**
+     * A connect held alone, kept as its {@code id} (a String or Number, or null when it had none):
+     * its request and reply are {@linkplain ConnectionImpl#rebuildConnect made again} when asked for.
+     */
+    static PendingBatch compact(ConnectionImpl connection, ServerSessionImpl session, Object id,
+                                Consumer<List<ServerMessage>> responder, String browserId) {
+        return new PendingBatch(connection, session, id == null ? NO_ID : id, responder, browserId, true);
+    }
+
+    /** The batch's exchanges, the held connect last; a compact one is made again, once, by whoever asks first. */
+    @SuppressWarnings("unchecked")
+    List<Exchange> exchanges() {
+        Object current = exchanges;
+        if (current instanceof List<?> list) {
+            return (List<Exchange>) list;
+        }
+        List<Exchange> made = List.of(connection.rebuildConnect(session, current == NO_ID ? null : current));
+        Object witness = EXCHANGES.compareAndExchange(this, current, made);
+        return witness == current ? made : (List<Exchange>) witness;
+    }
+
+    /** @param timer a {@link Future} or a {@link Scheduler.Cancellable} (taken as they come: no wrapper per hold) */
+    void timer(Object timer) {
         this.timer = timer;
         if (done) {
-            timer.cancel();
+            cancel(timer);
+        }
+    }
+
+    private static void cancel(Object timer) {
+        if (timer instanceof Future<?> future) {
+            future.cancel(false);
+        } else if (timer instanceof Scheduler.Cancellable cancellable) {
+            cancellable.cancel();
         }
     }
 
@@ -59,9 +106,9 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
         if (!DONE.compareAndSet(this, false, true)) {
             return false;
         }
-        Scheduler.Cancellable t = timer;
+        Object t = timer;
         if (t != null) {
-            t.cancel();
+            cancel(t);
         }
         return true;
     }
@@ -93,7 +140,8 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
 
     /** The held {@code /meta/connect} (the last message of the batch). */
     ServerMessage connectMessage() {
-        return exchanges.get(exchanges.size() - 1).message;
+        List<Exchange> all = exchanges();
+        return all.get(all.size() - 1).message;
     }
 
     /** Completes the batch: its replies go out with what is queued. */

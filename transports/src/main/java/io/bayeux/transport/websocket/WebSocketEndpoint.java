@@ -5,7 +5,6 @@ import io.bayeux.api.server.BayeuxContext;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.common.json.JsonCodec;
 import io.bayeux.server.BayeuxServerImpl;
-import io.bayeux.server.Scheduler;
 import io.bayeux.server.ServerMessageImpl;
 import io.bayeux.server.spi.Endpoint;
 import io.bayeux.transport.LoopOutbox;
@@ -30,7 +29,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -54,6 +53,7 @@ final class WebSocketEndpoint implements Endpoint {
      * shared by reference: Netty's frame encoder writes them after the header, uncopied.
      */
     static final int SHARED_MIN = 1025;
+    private static final String USER_AGENT = "User-Agent";
 
     private final Channel channel;
     private final BayeuxServerImpl bayeux;
@@ -61,9 +61,7 @@ final class WebSocketEndpoint implements Endpoint {
     private final String browserId;
     /** Whether the upgrade carried no cookie (browserId is the one its 101 set). */
     private final boolean cookieLess;
-    private final String userAgent;
-    private final InetSocketAddress remoteAddress;
-    /** The upgrade request's: every message on this connection carries it. */
+    /** The upgrade request's: every message on this connection carries it (and it has the user agent). */
     private final BayeuxContext bayeuxContext;
     private final long stallNanos;
     /** Where replies written from the executor go: the loop's next round. */
@@ -83,14 +81,11 @@ final class WebSocketEndpoint implements Endpoint {
     private volatile boolean stalled;
 
     WebSocketEndpoint(Channel channel, BayeuxServerImpl bayeux, String browserId, boolean cookieLess,
-                      String userAgent, InetSocketAddress remoteAddress, BayeuxContext bayeuxContext, long stallNanos,
-                      LoopOutbox outbox) {
+                      BayeuxContext bayeuxContext, long stallNanos, LoopOutbox outbox) {
         this.channel = channel;
         this.bayeux = bayeux;
         this.browserId = browserId;
         this.cookieLess = cookieLess;
-        this.userAgent = userAgent;
-        this.remoteAddress = remoteAddress;
         this.bayeuxContext = bayeuxContext;
         this.stallNanos = stallNanos;
         this.outbox = outbox;
@@ -355,10 +350,9 @@ final class WebSocketEndpoint implements Endpoint {
 
     /** A held connect's timeout is a timer on the connection's event loop (smaller than one on the server's scheduler). */
     @Override
-    public Scheduler.Cancellable schedule(Runnable task, long delayMillis) {
+    public Future<?> schedule(Runnable task, long delayMillis) {
         try {
-            ScheduledFuture<?> future = channel.eventLoop().schedule(task, Math.max(0, delayMillis), TimeUnit.MILLISECONDS);
-            return () -> future.cancel(false);
+            return channel.eventLoop().schedule(task, Math.max(0, delayMillis), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException x) {
             // The loop is shutting down: the server's scheduler times it.
             return null;
@@ -428,14 +422,19 @@ final class WebSocketEndpoint implements Endpoint {
         return cookieLess;
     }
 
+    /** Read from the upgrade's headers when asked (once, by a handshake): not kept twice by every connection. */
     @Override
     public String userAgent() {
-        return userAgent;
+        return bayeuxContext.getHeader(USER_AGENT);
     }
 
     @Override
     public InetSocketAddress remoteAddress() {
-        return remoteAddress;
+        return channel.remoteAddress() instanceof InetSocketAddress address ? address : null;
+    }
+
+    BayeuxServerImpl bayeux() {
+        return bayeux;
     }
 
     @Override

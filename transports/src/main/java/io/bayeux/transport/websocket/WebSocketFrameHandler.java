@@ -4,7 +4,6 @@ import io.bayeux.api.Channel;
 import io.bayeux.api.Message;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.common.json.JsonCodec;
-import io.bayeux.server.BayeuxServerImpl;
 import io.bayeux.server.spi.Connection;
 import io.bayeux.transport.NettyBayeuxServer;
 import io.bayeux.transport.ReadGate;
@@ -34,11 +33,12 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 
 /**
  * Bayeux over one WebSocket connection: every text message (one frame, or a fragmented one
@@ -52,7 +52,7 @@ import java.util.concurrent.RejectedExecutionException;
  * more writes, and tells the {@link IdleSweep} of its event loop whether anything was read or
  * written (instead of a timer per connection).
  */
-final class WebSocketFrameHandler extends ChannelDuplexHandler {
+final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consumer<List<ServerMessage>> {
     static final String NAME = "bayeuxWebSocket";
     private static final Logger LOG = LoggerFactory.getLogger(WebSocketFrameHandler.class);
     private static final VarHandle IN_FLIGHT;
@@ -65,7 +65,6 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler {
         }
     }
 
-    private final BayeuxServerImpl bayeux;
     private final boolean handshakePerConnection;
     private final int maxMessageSize;
     private final SerialExecutor serial;
@@ -85,17 +84,39 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler {
      * after them, to keep their order); only touched by the serial executor.
      */
     private ArrayDeque<List<ServerMessage.Mutable>> held;
-    /** The sessions that handshook on this connection, when a handshake per connection is required. */
-    private final Set<String> handshaken;
+    /**
+     * The sessions that handshook on this connection, when a handshake per connection is
+     * required: null until the first, then its id, then an immutable set of two or more
+     * (most connections handshake once or twice); written under this handler's monitor.
+     */
+    private volatile Object handshaken;
 
-    WebSocketFrameHandler(BayeuxServerImpl bayeux, NettyBayeuxServer.Builder config, Executor executor, WebSocketEndpoint endpoint) {
-        this.bayeux = bayeux;
+    WebSocketFrameHandler(NettyBayeuxServer.Builder config, Executor executor, WebSocketEndpoint endpoint) {
         this.handshakePerConnection = config.handshakePerConnection();
         this.maxMessageSize = config.maxMessageSize();
         this.serial = new SerialExecutor(executor);
         this.endpoint = endpoint;
-        this.connection = bayeux.newConnection(endpoint);
-        this.handshaken = handshakePerConnection ? ConcurrentHashMap.newKeySet() : null;
+        this.connection = endpoint.bayeux().newConnection(endpoint);
+    }
+
+    private boolean handshookHere(String clientId) {
+        Object ids = handshaken;
+        return ids instanceof Set<?> set ? set.contains(clientId) : clientId.equals(ids);
+    }
+
+    private synchronized void handshook(String clientId) {
+        Object ids = handshaken;
+        if (ids == null) {
+            handshaken = clientId;
+        } else if (ids instanceof Set<?> set) {
+            if (!set.contains(clientId)) {
+                Set<Object> more = new HashSet<>(set);
+                more.add(clientId);
+                handshaken = Set.copyOf(more);
+            }
+        } else if (!ids.equals(clientId)) {
+            handshaken = Set.of(ids, clientId);
+        }
     }
 
     /**
@@ -213,7 +234,7 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler {
     private void process(ChannelHandlerContext ctx, byte[] bytes) {
         List<ServerMessage.Mutable> batch;
         try {
-            batch = bayeux.decode(bytes);
+            batch = endpoint.bayeux().decode(bytes);
         } catch (JsonCodec.JsonException x) {
             close(ctx, WebSocketCloseStatus.PROTOCOL_ERROR, x.getMessage());
             return;
@@ -224,13 +245,13 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler {
         }
         if (handshakePerConnection) {
             for (ServerMessage.Mutable message : batch) {
-                if (!Channel.META_HANDSHAKE.equals(message.getChannel()) && !handshaken.contains(String.valueOf(message.getClientId()))) {
+                if (!Channel.META_HANDSHAKE.equals(message.getChannel()) && !handshookHere(String.valueOf(message.getClientId()))) {
                     // Unknown here: the core answers 402 and the client handshakes again.
                     message.remove(Message.CLIENT_ID_FIELD);
                 }
             }
         }
-        if ((held != null && !held.isEmpty()) || (HttpRequestHandler.publishes(batch) && bayeux.isBehind())) {
+        if ((held != null && !held.isEmpty()) || (HttpRequestHandler.publishes(batch) && endpoint.bayeux().isBehind())) {
             if (held == null) {
                 held = new ArrayDeque<>();
             }
@@ -239,7 +260,7 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler {
             held.add(batch);
             if (held.size() == 1) {
                 ReadGate.pause(ctx.channel(), ReadGate.OVERLOAD);
-                bayeux.whenCaughtUp(() -> resumeHeld(ctx));
+                endpoint.bayeux().whenCaughtUp(() -> resumeHeld(ctx));
             }
             return;
         }
@@ -254,8 +275,8 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler {
                 try {
                     while (!held.isEmpty()) {
                         List<ServerMessage.Mutable> batch = held.peek();
-                        if (HttpRequestHandler.publishes(batch) && bayeux.isBehind()) {
-                            bayeux.whenCaughtUp(() -> resumeHeld(ctx));
+                        if (HttpRequestHandler.publishes(batch) && endpoint.bayeux().isBehind()) {
+                            endpoint.bayeux().whenCaughtUp(() -> resumeHeld(ctx));
                             return;
                         }
                         held.poll();
@@ -281,16 +302,23 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler {
 
     /** On the executor, in order: the core handles a batch; its replies go back over the socket. */
     private void handle(List<ServerMessage.Mutable> batch) {
-        connection.handle(batch, replies -> {
-            if (handshakePerConnection) {
-                for (ServerMessage reply : replies) {
-                    if (Channel.META_HANDSHAKE.equals(reply.getChannel()) && reply.isSuccessful()) {
-                        handshaken.add(reply.getClientId());
-                    }
+        connection.handle(batch, this);
+    }
+
+    /**
+     * The replies of a batch, from the thread that completed it: they go back over the socket.
+     * (The handler takes them itself: a held connect keeps no responder object of its own.)
+     */
+    @Override
+    public void accept(List<ServerMessage> replies) {
+        if (handshakePerConnection) {
+            for (ServerMessage reply : replies) {
+                if (Channel.META_HANDSHAKE.equals(reply.getChannel()) && reply.isSuccessful() && reply.getClientId() != null) {
+                    handshook(reply.getClientId());
                 }
             }
-            endpoint.reply(replies);
-        });
+        }
+        endpoint.reply(replies);
     }
 
     private static void close(ChannelHandlerContext ctx, WebSocketCloseStatus status, String reason) {

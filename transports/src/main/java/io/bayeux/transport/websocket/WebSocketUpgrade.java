@@ -22,7 +22,6 @@ import io.netty.handler.codec.http.websocketx.WebSocketServerHandshaker;
 import io.netty.handler.codec.http.websocketx.WebSocketServerHandshakerFactory;
 import io.netty.handler.ssl.SslHandler;
 
-import java.net.InetSocketAddress;
 import java.util.concurrent.Executor;
 
 /** Turns an HTTP connection into a Bayeux WebSocket connection on the same path. */
@@ -78,10 +77,9 @@ public final class WebSocketUpgrade {
             browserId = cookie.newId();
             headers.add(HttpHeaderNames.SET_COOKIE, cookie.setCookie(browserId, HttpRequestHandler.isSecure(ctx)));
         }
-        InetSocketAddress remote = ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
         RequestContext context = RequestContext.ofUpgrade(ctx.channel(), request, config.path(), WEBSOCKET);
-        WebSocketFrameHandler frames = new WebSocketFrameHandler(bayeux, config, executor,
-                new WebSocketEndpoint(ctx.channel(), bayeux, browserId, cookieLess, request.headers().get(HttpHeaderNames.USER_AGENT), remote, context,
+        WebSocketFrameHandler frames = new WebSocketFrameHandler(config, executor,
+                new WebSocketEndpoint(ctx.channel(), bayeux, browserId, cookieLess, context,
                         config.stallTime().toNanos(), http.outbox(ctx.channel())));
         pipeline.replace(http, WebSocketFrameHandler.NAME, frames);
         // An idle WebSocket connection keeps only the frame codec (which the handshake puts in
