@@ -18,6 +18,8 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
     private static final VarHandle EXCHANGES;
     /** The compact form of a held connect that had no {@code id}. */
     private static final Object NO_ID = new Object();
+    /** The compact form of a held connect whose {@code id} was a decimal int as a String (most clients count): kept in intId. */
+    private static final Object INT_ID = new Object();
 
     static {
         try {
@@ -42,6 +44,8 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
     final String browserId;
     /** Whether the connect's reply waits empty, its fields written again when the batch completes (see ConnectionImpl). */
     final boolean replyDeferred;
+    /** The id of a compact connect kept as {@link #INT_ID}: a number instead of a String (and its bytes). */
+    private final int intId;
     /** Whether the batch was completed or cancelled; set once, through DONE. */
     private volatile boolean done;
     /** The hold's timer: the endpoint's {@link Future}, or the server scheduler's {@link Scheduler.Cancellable}. */
@@ -51,14 +55,15 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
 
     PendingBatch(ConnectionImpl connection, ServerSessionImpl session, List<Exchange> exchanges, Consumer<List<ServerMessage>> responder,
                  String browserId, boolean replyDeferred) {
-        this(connection, session, (Object) exchanges, responder, browserId, replyDeferred);
+        this(connection, session, exchanges, 0, responder, browserId, replyDeferred);
     }
 
-    private PendingBatch(ConnectionImpl connection, ServerSessionImpl session, Object exchanges, Consumer<List<ServerMessage>> responder,
-                         String browserId, boolean replyDeferred) {
+    private PendingBatch(ConnectionImpl connection, ServerSessionImpl session, Object exchanges, int intId,
+                         Consumer<List<ServerMessage>> responder, String browserId, boolean replyDeferred) {
         this.connection = connection;
         this.session = session;
         this.exchanges = exchanges;
+        this.intId = intId;
         this.responder = responder;
         this.browserId = browserId;
         this.replyDeferred = replyDeferred;
@@ -70,7 +75,28 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
      */
     static PendingBatch compact(ConnectionImpl connection, ServerSessionImpl session, Object id,
                                 Consumer<List<ServerMessage>> responder, String browserId) {
-        return new PendingBatch(connection, session, id == null ? NO_ID : id, responder, browserId, true);
+        int number = id instanceof String text ? decimal(text) : -1;
+        if (number >= 0) {
+            return new PendingBatch(connection, session, INT_ID, number, responder, browserId, true);
+        }
+        return new PendingBatch(connection, session, id == null ? NO_ID : id, 0, responder, browserId, true);
+    }
+
+    /** The int {@code text} is the decimal form of (no sign, no leading zero), or -1. */
+    static int decimal(String text) {
+        int length = text.length();
+        if (length == 0 || length > 9 || (length > 1 && text.charAt(0) == '0')) {
+            return -1;
+        }
+        int value = 0;
+        for (int i = 0; i < length; i++) {
+            char c = text.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            value = value * 10 + (c - '0');
+        }
+        return value;
     }
 
     /** The batch's exchanges, the held connect last; a compact one is made again, once, by whoever asks first. */
@@ -80,7 +106,8 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
         if (current instanceof List<?> list) {
             return (List<Exchange>) list;
         }
-        List<Exchange> made = List.of(connection.rebuildConnect(session, current == NO_ID ? null : current));
+        Object id = current == NO_ID ? null : current == INT_ID ? Integer.toString(intId) : current;
+        List<Exchange> made = List.of(connection.rebuildConnect(session, id));
         Object witness = EXCHANGES.compareAndExchange(this, current, made);
         return witness == current ? made : (List<Exchange>) witness;
     }

@@ -88,14 +88,12 @@ public final class ServerSessionImpl implements ServerSession {
     private volatile String transportName;
     /** What the application set (copy-on-write under this object's monitor): one shared value until it sets any. */
     private volatile Settings settings = Settings.NONE;
-    private volatile int maxQueue;
     private volatile boolean metaConnectDeliveryOnly;
 
     ServerSessionImpl(BayeuxServerImpl server, String id, LocalSessionImpl localSession) {
         this.server = server;
         this.id = id;
         this.localSession = localSession;
-        this.maxQueue = server.config().maxQueue();
     }
 
     BayeuxServerImpl server() {
@@ -423,8 +421,15 @@ public final class ServerSessionImpl implements ServerSession {
      * What the application set on this session: -1 (or null) for what it did not, which the
      * server's configuration decides.
      */
-    private record Settings(long interval, long timeout, long maxInterval, Boolean broadcastToPublisher) {
-        static final Settings NONE = new Settings(-1, -1, -1, null);
+    private record Settings(long interval, long timeout, long maxInterval, Boolean broadcastToPublisher, int maxQueue) {
+        /** Nothing set: maxQueue 0 (never a valid setting) is the server's. */
+        static final Settings NONE = new Settings(-1, -1, -1, null, 0);
+    }
+
+    /** The session's queue bound: what the application set, or the server's. */
+    private int maxQueue() {
+        int max = settings.maxQueue;
+        return max != 0 ? max : server.config().maxQueue();
     }
 
     @Override
@@ -435,7 +440,7 @@ public final class ServerSessionImpl implements ServerSession {
     @Override
     public synchronized void setInterval(long interval) {
         Settings s = settings;
-        settings = new Settings(interval, s.timeout, s.maxInterval, s.broadcastToPublisher);
+        settings = new Settings(interval, s.timeout, s.maxInterval, s.broadcastToPublisher, s.maxQueue);
     }
 
     @Override
@@ -446,7 +451,7 @@ public final class ServerSessionImpl implements ServerSession {
     @Override
     public synchronized void setTimeout(long timeout) {
         Settings s = settings;
-        settings = new Settings(s.interval, timeout, s.maxInterval, s.broadcastToPublisher);
+        settings = new Settings(s.interval, timeout, s.maxInterval, s.broadcastToPublisher, s.maxQueue);
     }
 
     @Override
@@ -457,7 +462,7 @@ public final class ServerSessionImpl implements ServerSession {
     @Override
     public synchronized void setMaxInterval(long maxInterval) {
         Settings s = settings;
-        settings = new Settings(s.interval, s.timeout, maxInterval, s.broadcastToPublisher);
+        settings = new Settings(s.interval, s.timeout, maxInterval, s.broadcastToPublisher, s.maxQueue);
     }
 
     long interval() {
@@ -477,7 +482,7 @@ public final class ServerSessionImpl implements ServerSession {
 
     @Override
     public int getMaxQueue() {
-        return maxQueue;
+        return maxQueue();
     }
 
     @Override
@@ -485,7 +490,10 @@ public final class ServerSessionImpl implements ServerSession {
         if (maxQueue < -1 || maxQueue == 0) {
             throw new IllegalArgumentException("maxQueue must be -1 (unbounded) or positive: " + maxQueue);
         }
-        this.maxQueue = maxQueue;
+        synchronized (this) {
+            Settings s = settings;
+            settings = new Settings(s.interval, s.timeout, s.maxInterval, s.broadcastToPublisher, maxQueue);
+        }
     }
 
     @Override
@@ -497,7 +505,7 @@ public final class ServerSessionImpl implements ServerSession {
     @Override
     public synchronized void setBroadcastToPublisher(boolean broadcastToPublisher) {
         Settings s = settings;
-        settings = new Settings(s.interval, s.timeout, s.maxInterval, broadcastToPublisher);
+        settings = new Settings(s.interval, s.timeout, s.maxInterval, broadcastToPublisher, s.maxQueue);
     }
 
     @Override
@@ -589,7 +597,7 @@ public final class ServerSessionImpl implements ServerSession {
     private boolean enqueue(ServerSession sender, ServerMessage message, boolean lazy) {
         lock.lock();
         try {
-            if (state == State.REMOVED || !queue.offer(sender, message, lazy, maxQueue)) {
+            if (state == State.REMOVED || !queue.offer(sender, message, lazy, maxQueue())) {
                 return false;
             }
             if (!behind && queue.size() >= behindMark()) {
@@ -611,7 +619,7 @@ public final class ServerSessionImpl implements ServerSession {
 
     /** The queue length at which a reader that keeps reading counts as one the server is behind with. */
     private int behindMark() {
-        int max = maxQueue;
+        int max = maxQueue();
         return max > 0 ? Math.max(1, max / 2) : UNBOUNDED_BEHIND_MARK;
     }
 

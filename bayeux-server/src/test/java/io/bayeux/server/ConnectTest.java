@@ -58,11 +58,12 @@ class ConnectTest extends ServerTestSupport {
         assertEquals(advice, heldReply.get("advice"), "a held connect's reply advises as the first one did");
     }
 
-    @Test
-    void aHeldConnectsReplyAndAHeartBeatListenerAddedDuringTheHoldSeeTheConnectAsItWasSent() {
+    @ParameterizedTest(name = "id={0}")
+    @ValueSource(strings = {"held-1", "42", "042"})
+    void aHeldConnectsReplyAndAHeartBeatListenerAddedDuringTheHoldSeeTheConnectAsItWasSent(String id) {
         TestClient client = new TestClient(server, false).connected();
         Map<String, Object> connect = new java.util.LinkedHashMap<>(client.connectMessage());
-        connect.put("id", "held-1");
+        connect.put("id", id);
         CompletableFuture<List<Map<String, Object>>> held = client.send(connect);
         assertFalse(held.isDone());
         List<ServerMessage> resumed = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -75,14 +76,14 @@ class ConnectTest extends ServerTestSupport {
         scheduler.advance(20_000);
         assertTrue(held.isDone());
         Map<String, Object> reply = TestClient.reply(held.join(), "/meta/connect");
-        assertEquals("held-1", reply.get("id"));
+        assertEquals(id, reply.get("id"));
         assertEquals(client.clientId(), reply.get("clientId"));
         assertEquals(true, reply.get("successful"));
         assertEquals(Map.of("reconnect", "retry", "interval", 0, "timeout", 20000), normalize(reply.get("advice")));
 
         assertEquals(1, resumed.size());
         ServerMessage message = resumed.get(0);
-        assertEquals(Map.of("channel", "/meta/connect", "clientId", client.clientId(), "connectionType", client.transportName(), "id", "held-1"),
+        assertEquals(Map.of("channel", "/meta/connect", "clientId", client.clientId(), "connectionType", client.transportName(), "id", id),
                 Map.copyOf(message));
     }
 

@@ -5,7 +5,6 @@ import io.bayeux.api.Message;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.common.json.JsonCodec;
 import io.bayeux.server.spi.Connection;
-import io.bayeux.transport.NettyBayeuxServer;
 import io.bayeux.transport.ReadGate;
 import io.bayeux.transport.SerialExecutor;
 import io.bayeux.transport.http.HttpRequestHandler;
@@ -65,8 +64,6 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
         }
     }
 
-    private final boolean handshakePerConnection;
-    private final int maxMessageSize;
     private final SerialExecutor serial;
     private final WebSocketEndpoint endpoint;
     private final Connection connection;
@@ -91,12 +88,15 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
      */
     private volatile Object handshaken;
 
-    WebSocketFrameHandler(NettyBayeuxServer.Builder config, Executor executor, WebSocketEndpoint endpoint) {
-        this.handshakePerConnection = config.handshakePerConnection();
-        this.maxMessageSize = config.maxMessageSize();
+    WebSocketFrameHandler(Executor executor, WebSocketEndpoint endpoint) {
         this.serial = new SerialExecutor(executor);
         this.endpoint = endpoint;
-        this.connection = endpoint.bayeux().newConnection(endpoint);
+        this.connection = endpoint.shared().bayeux.newConnection(endpoint);
+    }
+
+    /** The server's settings and the server itself, through the endpoint: no field per connection. */
+    private WebSocketShared shared() {
+        return endpoint.shared();
     }
 
     private boolean handshookHere(String clientId) {
@@ -188,7 +188,7 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
 
     /** @return whether the fragment was added; a message past the maximum size closes the connection instead */
     private boolean addFragment(ChannelHandlerContext ctx, WebSocketFrame frame) {
-        if (fragments.readableBytes() + frame.content().readableBytes() > maxMessageSize) {
+        if (fragments.readableBytes() + frame.content().readableBytes() > shared().maxMessageSize) {
             dropFragments();
             close(ctx, WebSocketCloseStatus.MESSAGE_TOO_BIG, "Message larger than the maximum size");
             return false;
@@ -234,7 +234,7 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
     private void process(ChannelHandlerContext ctx, byte[] bytes) {
         List<ServerMessage.Mutable> batch;
         try {
-            batch = endpoint.bayeux().decode(bytes);
+            batch = shared().bayeux.decode(bytes);
         } catch (JsonCodec.JsonException x) {
             close(ctx, WebSocketCloseStatus.PROTOCOL_ERROR, x.getMessage());
             return;
@@ -243,7 +243,7 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
             close(ctx, WebSocketCloseStatus.PROTOCOL_ERROR, "Empty batch");
             return;
         }
-        if (handshakePerConnection) {
+        if (shared().handshakePerConnection) {
             for (ServerMessage.Mutable message : batch) {
                 if (!Channel.META_HANDSHAKE.equals(message.getChannel()) && !handshookHere(String.valueOf(message.getClientId()))) {
                     // Unknown here: the core answers 402 and the client handshakes again.
@@ -251,7 +251,7 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
                 }
             }
         }
-        if ((held != null && !held.isEmpty()) || (HttpRequestHandler.publishes(batch) && endpoint.bayeux().isBehind())) {
+        if ((held != null && !held.isEmpty()) || (HttpRequestHandler.publishes(batch) && shared().bayeux.isBehind())) {
             if (held == null) {
                 held = new ArrayDeque<>();
             }
@@ -260,7 +260,7 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
             held.add(batch);
             if (held.size() == 1) {
                 ReadGate.pause(ctx.channel(), ReadGate.OVERLOAD);
-                endpoint.bayeux().whenCaughtUp(() -> resumeHeld(ctx));
+                shared().bayeux.whenCaughtUp(() -> resumeHeld(ctx));
             }
             return;
         }
@@ -275,8 +275,8 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
                 try {
                     while (!held.isEmpty()) {
                         List<ServerMessage.Mutable> batch = held.peek();
-                        if (HttpRequestHandler.publishes(batch) && endpoint.bayeux().isBehind()) {
-                            endpoint.bayeux().whenCaughtUp(() -> resumeHeld(ctx));
+                        if (HttpRequestHandler.publishes(batch) && shared().bayeux.isBehind()) {
+                            shared().bayeux.whenCaughtUp(() -> resumeHeld(ctx));
                             return;
                         }
                         held.poll();
@@ -311,7 +311,7 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
      */
     @Override
     public void accept(List<ServerMessage> replies) {
-        if (handshakePerConnection) {
+        if (shared().handshakePerConnection) {
             for (ServerMessage reply : replies) {
                 if (Channel.META_HANDSHAKE.equals(reply.getChannel()) && reply.isSuccessful() && reply.getClientId() != null) {
                     handshook(reply.getClientId());
