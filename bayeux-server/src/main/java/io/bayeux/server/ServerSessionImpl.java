@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -37,6 +38,8 @@ public final class ServerSessionImpl implements ServerSession {
 
     /** Queue length past which a session with an unbounded queue counts as one the server is behind with. */
     static final int UNBOUNDED_BEHIND_MARK = 1000;
+    /** A session subscribed to nothing (empty: nothing in it to change). */
+    private static final ServerChannelImpl[] NO_CHANNELS = new ServerChannelImpl[0];
     private static final VarHandle DIRTY;
     private static final VarHandle BATCH_DEPTH;
 
@@ -67,8 +70,8 @@ public final class ServerSessionImpl implements ServerSession {
     private volatile Map<String, Object> attributes;
     /** Copy-on-write, written under this object's monitor (see CopyOnWrite): one shared empty value until the first one. */
     private volatile Listeners listeners = Listeners.NONE;
-    /** Copy-on-write under this object's monitor: a handful of channels costs a small array, not a hash set. */
-    private volatile List<ServerChannelImpl> subscriptions = List.of();
+    /** Copy-on-write under this object's monitor: a bare array (a handful of channels costs no set, and no list around it). */
+    private volatile ServerChannelImpl[] subscriptions = NO_CHANNELS;
     /** Nesting of startBatch(); through BATCH_DEPTH. */
     private volatile int batchDepth;
 
@@ -379,23 +382,38 @@ public final class ServerSessionImpl implements ServerSession {
 
     @Override
     public Set<ServerChannel> getSubscriptions() {
-        return Set.copyOf(subscriptions);
+        return Set.<ServerChannel>of(subscriptions);
     }
 
     /** The channels this session is subscribed to, as they were when asked. */
     List<ServerChannelImpl> subscriptions() {
-        return subscriptions;
+        return List.of(subscriptions);
     }
 
     /** The channel counts this session among its subscribers (called once per subscription). */
     synchronized void subscribed(ServerChannelImpl channel) {
-        if (!subscriptions.contains(channel)) {
-            subscriptions = CopyOnWrite.plus(subscriptions, channel);
+        ServerChannelImpl[] channels = subscriptions;
+        for (ServerChannelImpl subscribed : channels) {
+            if (subscribed == channel) {
+                return;
+            }
         }
+        ServerChannelImpl[] more = Arrays.copyOf(channels, channels.length + 1);
+        more[channels.length] = channel;
+        subscriptions = more;
     }
 
     synchronized void unsubscribed(ServerChannelImpl channel) {
-        subscriptions = CopyOnWrite.minus(subscriptions, channel);
+        ServerChannelImpl[] channels = subscriptions;
+        for (int i = 0; i < channels.length; i++) {
+            if (channels[i] == channel) {
+                ServerChannelImpl[] fewer = channels.length == 1 ? NO_CHANNELS : new ServerChannelImpl[channels.length - 1];
+                System.arraycopy(channels, 0, fewer, 0, i);
+                System.arraycopy(channels, i + 1, fewer, i, channels.length - i - 1);
+                subscriptions = fewer;
+                return;
+            }
+        }
     }
 
     @Override
