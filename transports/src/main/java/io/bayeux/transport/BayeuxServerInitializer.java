@@ -46,7 +46,7 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
         NettyBayeuxServer.Builder config = server.config();
         this.statics = new StaticResources(config.staticRoots());
         this.browserCookie = new BrowserCookie(config.browserCookieName(), config.browserCookieSameSite());
-        this.websocket = new WebSocketShared(server.bayeux(), config);
+        this.websocket = new WebSocketShared(server.bayeux(), config, server.executor());
         var origins = server.config().allowedOrigins();
         CorsConfigBuilder builder = origins.contains("*")
                 ? CorsConfigBuilder.forAnyOrigin()

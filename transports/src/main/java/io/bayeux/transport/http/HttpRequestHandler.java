@@ -88,7 +88,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     /** A handler for one connection, with what every connection of the server shares (both thread-safe). */
     public HttpRequestHandler(BayeuxServerImpl bayeux, NettyBayeuxServer.Builder config, Executor executor, StaticResources statics,
                               BrowserCookie browserCookie) {
-        this(bayeux, config, executor, statics, browserCookie, new LoopOutbox.Registry(), new WebSocketShared(bayeux, config));
+        this(bayeux, config, executor, statics, browserCookie, new LoopOutbox.Registry(), new WebSocketShared(bayeux, config, executor));
     }
 
     /**
@@ -137,7 +137,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
                 HttpErrors.sendAndClose(ctx, HttpResponseStatus.BAD_REQUEST, "WebSocket is not available on " + endpoint
                         + "; allowed transports: " + String.join(", ", bayeux.getAllowedTransports()));
             } else if (upgrade) {
-                WebSocketUpgrade.upgrade(ctx, request, websocket, config, executor, this);
+                WebSocketUpgrade.upgrade(ctx, request, websocket, config, this);
             } else if (request.method().equals(HttpMethod.POST)) {
                 longPoll(ctx, request);
             } else if (config.jsonp() && request.method().equals(HttpMethod.GET)

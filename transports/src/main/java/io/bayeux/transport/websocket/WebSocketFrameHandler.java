@@ -6,7 +6,6 @@ import io.bayeux.api.server.ServerMessage;
 import io.bayeux.common.json.JsonCodec;
 import io.bayeux.server.spi.Connection;
 import io.bayeux.transport.ReadGate;
-import io.bayeux.transport.SerialExecutor;
 import io.bayeux.transport.http.HttpRequestHandler;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -35,7 +34,6 @@ import java.util.ArrayDeque;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 
@@ -64,7 +62,12 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
         }
     }
 
-    private final SerialExecutor serial;
+    /** The oldest task of this connection waiting for the executor while {@link #moreTasks} is empty, or null; guarded by this. */
+    private Runnable nextTask;
+    /** The tasks after {@link #nextTask}, made when two wait at once; guarded by this. */
+    private ArrayDeque<Runnable> moreTasks;
+    /** Whether a task of this connection runs or is about to on the executor; guarded by this. */
+    private boolean draining;
     private final WebSocketEndpoint endpoint;
     private final Connection connection;
     /** Frames read but not yet handled past which the connection is not read. */
@@ -78,7 +81,7 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
     private CompositeByteBuf fragments;
     /**
      * Batches that publish, held while the server is behind with deliveries (and every batch
-     * after them, to keep their order); only touched by the serial executor.
+     * after them, to keep their order); only touched by this connection's tasks on the executor (see runInOrder).
      */
     private ArrayDeque<List<ServerMessage.Mutable>> held;
     /**
@@ -88,8 +91,7 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
      */
     private volatile Object handshaken;
 
-    WebSocketFrameHandler(Executor executor, WebSocketEndpoint endpoint) {
-        this.serial = new SerialExecutor(executor);
+    WebSocketFrameHandler(WebSocketEndpoint endpoint) {
         this.endpoint = endpoint;
         this.connection = endpoint.shared().bayeux.newConnection(endpoint);
     }
@@ -217,7 +219,7 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
             ReadGate.pauseIf(ctx.channel(), ReadGate.BACKLOG, () -> inFlight > RESUME_FRAMES_IN_FLIGHT);
         }
         try {
-            serial.execute(() -> {
+            runInOrder(() -> {
                 try {
                     process(ctx, bytes);
                 } finally {
@@ -271,7 +273,7 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
     private void resumeHeld(ChannelHandlerContext ctx) {
         IN_FLIGHT.getAndAdd(this, 1);
         try {
-            serial.execute(() -> {
+            runInOrder(() -> {
                 try {
                     while (!held.isEmpty()) {
                         List<ServerMessage.Mutable> batch = held.peek();
@@ -290,6 +292,64 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
         } catch (RejectedExecutionException x) {
             taskDone(ctx);
             close(ctx, WebSocketCloseStatus.TRY_AGAIN_LATER, "Server overloaded");
+        }
+    }
+
+    /**
+     * Runs {@code task} on the executor after this connection's tasks before it, never two at
+     * once: what arrives on the connection is handled in order without a thread of its own (and
+     * without a serial executor object of its own: the queue is one field while at most one task
+     * waits, as on most connections, a deque only while more do).
+     *
+     * @throws RejectedExecutionException when the executor refuses it (nothing of this connection waits then)
+     */
+    private void runInOrder(Runnable task) {
+        synchronized (this) {
+            if (nextTask == null && (moreTasks == null || moreTasks.isEmpty())) {
+                nextTask = task;
+            } else {
+                if (moreTasks == null) {
+                    moreTasks = new ArrayDeque<>(4);
+                }
+                moreTasks.add(task);
+            }
+            if (draining) {
+                return;
+            }
+            draining = true;
+        }
+        try {
+            shared().executor.execute(this::drainTasks);
+        } catch (RejectedExecutionException x) {
+            synchronized (this) {
+                nextTask = null;
+                moreTasks = null;
+                draining = false;
+            }
+            throw x;
+        }
+    }
+
+    private void drainTasks() {
+        while (true) {
+            Runnable task;
+            synchronized (this) {
+                task = nextTask;
+                if (task != null) {
+                    nextTask = null;
+                } else if (moreTasks != null) {
+                    task = moreTasks.poll();
+                    if (moreTasks.isEmpty()) {
+                        // A burst is over: an idle connection keeps no deque.
+                        moreTasks = null;
+                    }
+                }
+                if (task == null) {
+                    draining = false;
+                    return;
+                }
+            }
+            task.run();
         }
     }
 

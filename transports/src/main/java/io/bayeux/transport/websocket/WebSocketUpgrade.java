@@ -20,7 +20,6 @@ import io.netty.handler.codec.http.websocketx.WebSocketServerHandshaker;
 import io.netty.handler.codec.http.websocketx.WebSocketServerHandshakerFactory;
 import io.netty.handler.ssl.SslHandler;
 
-import java.util.concurrent.Executor;
 
 /** Turns an HTTP connection into a Bayeux WebSocket connection on the same path. */
 public final class WebSocketUpgrade {
@@ -42,7 +41,7 @@ public final class WebSocketUpgrade {
      * the WebSocket ones. Runs on the event loop.
      */
     public static void upgrade(ChannelHandlerContext ctx, FullHttpRequest request, WebSocketShared shared,
-                               NettyBayeuxServer.Builder config, Executor executor, HttpRequestHandler http) {
+                               NettyBayeuxServer.Builder config, HttpRequestHandler http) {
         String origin = request.headers().get(HttpHeaderNames.ORIGIN);
         if (origin != null && !config.allowedOrigins().contains("*") && !config.allowedOrigins().contains(origin)) {
             HttpErrors.sendAndClose(ctx, HttpResponseStatus.FORBIDDEN, "Origin " + origin + " is not allowed");
@@ -70,7 +69,7 @@ public final class WebSocketUpgrade {
             headers.add(HttpHeaderNames.SET_COOKIE, cookie.setCookie(browserId, HttpRequestHandler.isSecure(ctx)));
         }
         RequestContext context = RequestContext.ofUpgrade(ctx.channel(), request, config.path(), WEBSOCKET);
-        WebSocketFrameHandler frames = new WebSocketFrameHandler(executor,
+        WebSocketFrameHandler frames = new WebSocketFrameHandler(
                 new WebSocketEndpoint(ctx.channel(), shared, browserId, cookieLess, context, http.outbox(ctx.channel())));
         pipeline.replace(http, WebSocketFrameHandler.NAME, frames);
         // An idle WebSocket connection keeps only the frame codec (which the handshake puts in
