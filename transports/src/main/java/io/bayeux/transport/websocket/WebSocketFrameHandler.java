@@ -62,12 +62,6 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
         }
     }
 
-    /** The oldest task of this connection waiting for the executor while {@link #moreTasks} is empty, or null; guarded by this. */
-    private Runnable nextTask;
-    /** The tasks after {@link #nextTask}, made when two wait at once; guarded by this. */
-    private ArrayDeque<Runnable> moreTasks;
-    /** Whether a task of this connection runs or is about to on the executor; guarded by this. */
-    private boolean draining;
     private final WebSocketEndpoint endpoint;
     private final Connection connection;
     /** Frames read but not yet handled past which the connection is not read. */
@@ -84,6 +78,12 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
      * after them, to keep their order); only touched by this connection's tasks on the executor (see runInOrder).
      */
     private ArrayDeque<List<ServerMessage.Mutable>> held;
+    /** The oldest task of this connection waiting for the executor while {@link #moreTasks} is empty, or null; guarded by this. */
+    private Runnable nextTask;
+    /** The tasks after {@link #nextTask}, made when two wait at once; guarded by this. */
+    private ArrayDeque<Runnable> moreTasks;
+    /** Whether a task of this connection runs or is about to on the executor; guarded by this. */
+    private boolean draining;
     /**
      * The sessions that handshook on this connection, when a handshake per connection is
      * required: null until the first, then its id, then an immutable set of two or more
