@@ -173,17 +173,18 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     /**
      * The browser ids of the open connections that {@linkplain Endpoint#adoptsSessions() adopt
-     * sessions} (WebSockets upgraded without a cookie, whose 101 set this one), with when each
-     * opened: a request that carries such an id comes from that connection's client.
+     * sessions} (WebSockets upgraded without a cookie, whose 101 set this one), with the
+     * connection (which knows when it opened: no boxed time per entry): a request that carries
+     * such an id comes from that connection's client.
      */
-    private final Map<String, Long> adoptingBrowsers = new ConcurrentHashMap<>();
+    private final Map<String, ConnectionImpl> adoptingBrowsers = new ConcurrentHashMap<>();
 
-    void adoptingConnectionOpened(String browserId, long openedAt) {
-        adoptingBrowsers.put(browserId, openedAt);
+    void adoptingConnectionOpened(String browserId, ConnectionImpl connection) {
+        adoptingBrowsers.put(browserId, connection);
     }
 
-    void adoptingConnectionClosed(String browserId, long openedAt) {
-        adoptingBrowsers.remove(browserId, openedAt);
+    void adoptingConnectionClosed(String browserId, ConnectionImpl connection) {
+        adoptingBrowsers.remove(browserId, connection);
     }
 
     /**
@@ -234,7 +235,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     /** Makes the core's side of a new network connection. */
     public Connection newConnection(Endpoint endpoint) {
-        return new ConnectionImpl(this, Objects.requireNonNull(endpoint, "endpoint"), null);
+        return new ConnectionImpl(this, Objects.requireNonNull(endpoint, "endpoint"));
     }
 
     /** Parses a request body or frame into messages. */
@@ -440,7 +441,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
      * sessions, transports that know no browsers) are usable by clientId alone.
      */
     private boolean sameBrowser(ServerSessionImpl session, ConnectionImpl connection) {
-        BrowserBinding browser = session.browser();
+        Object browser = session.browser();
         if (browser == null) {
             return true;
         }
@@ -449,13 +450,13 @@ public final class BayeuxServerImpl implements BayeuxServer {
         boolean adopting = endpoint.adoptsSessions();
         // A request with the cookie that an adopting connection's 101 set speaks for that connection:
         // Faye's client keeps that cookie and may send it over long-polling before it uses the socket.
-        Long openedAt = adopting ? Long.valueOf(connection.openedAt()) : browserId == null ? null : adoptingBrowsers.get(browserId);
-        if (!browser.admits(browserId, connection.browserAlias(), openedAt != null, openedAt == null ? Long.MAX_VALUE : openedAt, scheduler().now())) {
+        ConnectionImpl adopter = adopting ? connection : browserId == null ? null : adoptingBrowsers.get(browserId);
+        if (!BrowserBinding.admits(browser, browserId, connection.browserAlias(), adopter != null, adopter == null ? Long.MAX_VALUE : adopter.openedAt(), scheduler().now())) {
             return false;
         }
         if (adopting) {
             // This connection now speaks for the owner's browser: the session's client re-handshakes on it with that cookie.
-            connection.browserAlias(browser.owner());
+            connection.browserAlias(BrowserBinding.owner(browser));
         }
         return true;
     }
@@ -518,7 +519,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
         }
     }
 
-    private ServerMessage.Mutable newReply(ServerMessage.Mutable message) {
+    ServerMessage.Mutable newReply(ServerMessage.Mutable message) {
         ServerMessageImpl reply = new ServerMessageImpl();
         reply.setAssociated(message);
         reply.setBayeuxContext(message.getBayeuxContext());
@@ -920,7 +921,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
         sessions.remove(session);
         boolean told = false;
         if (held != null) {
-            for (Exchange exchange : held.exchanges) {
+            for (Exchange exchange : held.exchanges()) {
                 if (exchange.connect) {
                     if (error != null) {
                         exchange.error(error);

@@ -45,8 +45,13 @@ final class BrowserBinding {
         this.adoptableUntil = adoptableUntil;
     }
 
-    /** The binding of a session handshaken over {@code endpoint} at {@code now}, or null when it names no browser. */
-    static BrowserBinding of(Endpoint endpoint, long now) {
+    /**
+     * The binding of a session handshaken over {@code endpoint} at {@code now}: null when it
+     * names no browser; the owner's browser id itself when the session can never be adopted
+     * (most sessions: they keep no binding object); else a {@code BrowserBinding}. Read it
+     * with {@link #admits(Object, String, String, boolean, long, long)} and {@link #owner(Object)}.
+     */
+    static Object of(Endpoint endpoint, long now) {
         String owner = endpoint.sessionBrowserId();
         if (owner == null) {
             return null;
@@ -54,7 +59,24 @@ final class BrowserBinding {
         // Adoptable only when the handshake sent no cookie (the reply set it) over a request
         // that cannot push: a session made on a WebSocket belongs to that connection's browser.
         boolean adoptable = endpoint.browserId() == null && !endpoint.canPush();
-        return new BrowserBinding(owner, adoptable ? now + ADOPTION_WINDOW_MILLIS : Long.MIN_VALUE);
+        return adoptable ? new BrowserBinding(owner, now + ADOPTION_WINDOW_MILLIS) : owner;
+    }
+
+    /** The owner's browser id of a binding made by {@link #of}. */
+    static String owner(Object binding) {
+        return binding instanceof BrowserBinding b ? b.owner : (String) binding;
+    }
+
+    /**
+     * Whether a binding made by {@link #of} admits a message: as {@link #admits(String, String, boolean, long, long)};
+     * a session that cannot be adopted admits its owner's browser and connections that speak for it.
+     */
+    static boolean admits(Object binding, String browser, String alias, boolean mayAdopt, long openedAt, long now) {
+        if (binding instanceof BrowserBinding b) {
+            return b.admits(browser, alias, mayAdopt, openedAt, now);
+        }
+        String owner = (String) binding;
+        return owner.equals(browser) || owner.equals(alias);
     }
 
     String owner() {

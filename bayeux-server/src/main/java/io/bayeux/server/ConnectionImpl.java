@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
@@ -25,7 +26,6 @@ final class ConnectionImpl implements Connection {
 
     private final BayeuxServerImpl server;
     private final Endpoint endpoint;
-    private final LocalSessionImpl localSession;
     // Copy-on-write, written under this object's monitor: most connections hold one of each at
     // most, so each is null, the one item itself, or an immutable list of two or more (see One).
     private volatile Object pending;
@@ -40,14 +40,13 @@ final class ConnectionImpl implements Connection {
     /** The browser this connection also speaks for, having adopted one of its sessions (see BrowserBinding), or null. */
     private volatile String browserAlias;
 
-    ConnectionImpl(BayeuxServerImpl server, Endpoint endpoint, LocalSessionImpl localSession) {
+    ConnectionImpl(BayeuxServerImpl server, Endpoint endpoint) {
         this.server = server;
         this.endpoint = endpoint;
-        this.localSession = localSession;
         this.openedAt = server.scheduler().now();
         this.loopFlusher = endpoint.eventLoop() == null ? null : server.loopFlusher(endpoint.eventLoop());
         if (endpoint.adoptsSessions() && endpoint.browserId() != null) {
-            server.adoptingConnectionOpened(endpoint.browserId(), openedAt);
+            server.adoptingConnectionOpened(endpoint.browserId(), this);
         }
     }
 
@@ -62,7 +61,8 @@ final class ConnectionImpl implements Connection {
 
     /** The local session this in-memory connection belongs to, or null for a network connection. */
     LocalSessionImpl localSession() {
-        return localSession;
+        // Found from the endpoint, not kept: a field less on every network connection.
+        return endpoint instanceof LocalSessionImpl.LocalEndpoint local ? local.session() : null;
     }
 
     @Override
@@ -152,9 +152,15 @@ final class ConnectionImpl implements Connection {
             Exchange connectExchange = exchanges.get(exchanges.size() - 1);
             shareStrings(connectExchange, session);
             boolean replyDeferred = deferReply(connectExchange, session);
-            // Most held batches are the connect alone: an immutable list of one is half the size.
-            PendingBatch held = new PendingBatch(this, session, exchanges.size() == 1 ? List.of(connectExchange) : exchanges, replies,
-                    browser, replyDeferred);
+            PendingBatch held;
+            if (replyDeferred && exchanges.size() == 1 && !session.hasHeartBeatListeners() && isPlainConnect(connectExchange.message, session)) {
+                // The connect alone, as rebuildConnect makes it again: only its id is kept.
+                held = PendingBatch.compact(this, session, connectExchange.message.get(Message.ID_FIELD), replies, browser);
+            } else {
+                // Most held batches are the connect alone: an immutable list of one is half the size.
+                held = new PendingBatch(this, session, exchanges.size() == 1 ? List.of(connectExchange) : exchanges, replies,
+                        browser, replyDeferred);
+            }
             addPending(held);
             if (session.hold(held, hold)) {
                 if (closed) {
@@ -187,6 +193,47 @@ final class ConnectionImpl implements Connection {
         shareString(connect.message, Message.CONNECTION_TYPE_FIELD, endpoint.transportName());
         shareString(connect.reply, Message.CHANNEL_FIELD, Channel.META_CONNECT);
         shareString(connect.reply, Message.CLIENT_ID_FIELD, session.getId());
+    }
+
+    /**
+     * Whether {@code request} is what {@link #rebuildConnect} makes again: the fields channel,
+     * client id (the session's), connection type (this endpoint's) and an optional String or
+     * Number id, nothing else; the endpoint's context; neither lazy nor associated.
+     */
+    private boolean isPlainConnect(ServerMessage.Mutable request, ServerSessionImpl session) {
+        if (!(request instanceof ServerMessageImpl impl) || impl.getClass() != ServerMessageImpl.class || impl.isFrozen()
+                || impl.isLazy() || impl.getAssociated() != null || impl.getBayeuxContext() != endpoint.bayeuxContext()) {
+            return false;
+        }
+        Object id = impl.get(Message.ID_FIELD);
+        int size = id == null ? 3 : 4;
+        return impl.size() == size
+                && (id == null || id instanceof String || id instanceof Number)
+                && Channel.META_CONNECT.equals(impl.get(Message.CHANNEL_FIELD))
+                && session.getId().equals(impl.get(Message.CLIENT_ID_FIELD))
+                && Objects.equals(endpoint.transportName(), impl.get(Message.CONNECTION_TYPE_FIELD));
+    }
+
+    /**
+     * A held connect kept {@linkplain PendingBatch#compact compact}, made again: the request as
+     * {@link #isPlainConnect} found it, and its reply as the server made it (its connect fields
+     * are written when the hold ends, as for every {@linkplain #deferReply deferred} reply).
+     */
+    Exchange rebuildConnect(ServerSessionImpl session, Object id) {
+        ServerMessageImpl request = new ServerMessageImpl();
+        request.put(Message.CHANNEL_FIELD, Channel.META_CONNECT);
+        request.put(Message.CLIENT_ID_FIELD, session.getId());
+        request.put(Message.CONNECTION_TYPE_FIELD, endpoint.transportName());
+        if (id != null) {
+            request.put(Message.ID_FIELD, id);
+        }
+        if (endpoint.bayeuxContext() != null) {
+            request.setBayeuxContext(endpoint.bayeuxContext());
+        }
+        Exchange exchange = new Exchange(this, request, server.newReply(request));
+        exchange.session = session;
+        exchange.connect = true;
+        return exchange;
     }
 
     /**
@@ -272,14 +319,15 @@ final class ConnectionImpl implements Connection {
     }
 
     void completeHeld(PendingBatch held) {
+        List<Exchange> exchanges = held.exchanges();
         if (held.replyDeferred) {
-            restoreReply(held.exchanges.get(held.exchanges.size() - 1), held.session);
+            restoreReply(exchanges.get(exchanges.size() - 1), held.session);
         }
         releaseBrowser(held);
         removePending(held);
         held.session.released(held);
-        held.session.resumed(held.connectMessage(), held.wasTimedOut());
-        complete(held.session, held.exchanges, true, held.responder);
+        held.session.resumed(held, held.wasTimedOut());
+        complete(held.session, exchanges, true, held.responder);
     }
 
     void cancelled(PendingBatch held) {
@@ -369,7 +417,7 @@ final class ConnectionImpl implements Connection {
     public void close() {
         closed = true;
         if (endpoint.adoptsSessions() && endpoint.browserId() != null) {
-            server.adoptingConnectionClosed(endpoint.browserId(), openedAt);
+            server.adoptingConnectionClosed(endpoint.browserId(), this);
         }
         for (PendingBatch held : One.<PendingBatch>list(pending)) {
             held.cancel();

@@ -28,7 +28,7 @@ final class LocalSessionImpl extends AbstractClientSession implements LocalSessi
     LocalSessionImpl(BayeuxServerImpl server, String idHint) {
         this.server = server;
         this.idHint = idHint;
-        this.connection = new ConnectionImpl(server, new LocalEndpoint(), this);
+        this.connection = new ConnectionImpl(server, new LocalEndpoint());
     }
 
     /** The session the handshake handler makes for this local session. */
@@ -129,7 +129,12 @@ final class LocalSessionImpl extends AbstractClientSession implements LocalSessi
     }
 
     /** Delivers what the server pushes straight to this session's listeners. */
-    private final class LocalEndpoint implements Endpoint {
+    final class LocalEndpoint implements Endpoint {
+        /** The local session whose endpoint this is. */
+        LocalSessionImpl session() {
+            return LocalSessionImpl.this;
+        }
+
         @Override
         public String transportName() {
             return "local";

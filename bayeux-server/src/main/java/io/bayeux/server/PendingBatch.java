@@ -5,6 +5,7 @@ import io.bayeux.api.server.ServerMessage;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.List;
+import java.util.concurrent.Future;
 import java.util.function.Consumer;
 
 /**
@@ -14,10 +15,16 @@ import java.util.function.Consumer;
  */
 final class PendingBatch implements Scheduler.Cancellable, Runnable {
     private static final VarHandle DONE;
+    private static final VarHandle EXCHANGES;
+    /** The compact form of a held connect that had no {@code id}. */
+    private static final Object NO_ID = new Object();
+    /** The compact form of a held connect whose {@code id} was a decimal int as a String (most clients count): kept in intId. */
+    private static final Object INT_ID = new Object();
 
     static {
         try {
             DONE = MethodHandles.lookup().findVarHandle(PendingBatch.class, "done", boolean.class);
+            EXCHANGES = MethodHandles.lookup().findVarHandle(PendingBatch.class, "exchanges", Object.class);
         } catch (ReflectiveOperationException x) {
             throw new ExceptionInInitializerError(x);
         }
@@ -25,32 +32,99 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
 
     final ConnectionImpl connection;
     final ServerSessionImpl session;
-    final List<Exchange> exchanges;
+    /**
+     * The batch's exchanges (a {@code List<Exchange>}), or, for a connect held alone whose request
+     * and reply are what {@link ConnectionImpl#rebuildConnect} makes again, only its {@code id}
+     * (or {@link #NO_ID}): an idle session's held connect keeps no request and reply maps. Made
+     * into a list once, through EXCHANGES, when first asked for ({@link #exchanges()}).
+     */
+    private volatile Object exchanges;
     final Consumer<List<ServerMessage>> responder;
     /** The browser whose hold count this batch took, or null. */
     final String browserId;
     /** Whether the connect's reply waits empty, its fields written again when the batch completes (see ConnectionImpl). */
     final boolean replyDeferred;
+    /** The id of a compact connect kept as {@link #INT_ID}: a number instead of a String (and its bytes). */
+    private final int intId;
     /** Whether the batch was completed or cancelled; set once, through DONE. */
     private volatile boolean done;
-    private volatile Scheduler.Cancellable timer;
+    /** The hold's timer: the endpoint's {@link Future}, or the server scheduler's {@link Scheduler.Cancellable}. */
+    private volatile Object timer;
     /** Whether the hold ran to its timeout; written by the timer that completes the batch, before it does. */
     private volatile boolean timedOut;
 
     PendingBatch(ConnectionImpl connection, ServerSessionImpl session, List<Exchange> exchanges, Consumer<List<ServerMessage>> responder,
                  String browserId, boolean replyDeferred) {
+        this(connection, session, exchanges, 0, responder, browserId, replyDeferred);
+    }
+
+    private PendingBatch(ConnectionImpl connection, ServerSessionImpl session, Object exchanges, int intId,
+                         Consumer<List<ServerMessage>> responder, String browserId, boolean replyDeferred) {
         this.connection = connection;
         this.session = session;
         this.exchanges = exchanges;
+        this.intId = intId;
         this.responder = responder;
         this.browserId = browserId;
         this.replyDeferred = replyDeferred;
     }
 
-    void timer(Scheduler.Cancellable timer) {
+    /**
+     * A connect held alone, kept as its {@code id} (a String or Number, or null when it had none):
+     * its request and reply are {@linkplain ConnectionImpl#rebuildConnect made again} when asked for.
+     */
+    static PendingBatch compact(ConnectionImpl connection, ServerSessionImpl session, Object id,
+                                Consumer<List<ServerMessage>> responder, String browserId) {
+        int number = id instanceof String text ? decimal(text) : -1;
+        if (number >= 0) {
+            return new PendingBatch(connection, session, INT_ID, number, responder, browserId, true);
+        }
+        return new PendingBatch(connection, session, id == null ? NO_ID : id, 0, responder, browserId, true);
+    }
+
+    /** The int {@code text} is the decimal form of (no sign, no leading zero), or -1. */
+    static int decimal(String text) {
+        int length = text.length();
+        if (length == 0 || length > 9 || (length > 1 && text.charAt(0) == '0')) {
+            return -1;
+        }
+        int value = 0;
+        for (int i = 0; i < length; i++) {
+            char c = text.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            value = value * 10 + (c - '0');
+        }
+        return value;
+    }
+
+    /** The batch's exchanges, the held connect last; a compact one is made again, once, by whoever asks first. */
+    @SuppressWarnings("unchecked")
+    List<Exchange> exchanges() {
+        Object current = exchanges;
+        if (current instanceof List<?> list) {
+            return (List<Exchange>) list;
+        }
+        Object id = current == NO_ID ? null : current == INT_ID ? Integer.toString(intId) : current;
+        List<Exchange> made = List.of(connection.rebuildConnect(session, id));
+        Object witness = EXCHANGES.compareAndExchange(this, current, made);
+        return witness == current ? made : (List<Exchange>) witness;
+    }
+
+    /** @param timer a {@link Future} or a {@link Scheduler.Cancellable} (taken as they come: no wrapper per hold) */
+    void timer(Object timer) {
         this.timer = timer;
         if (done) {
-            timer.cancel();
+            cancel(timer);
+        }
+    }
+
+    private static void cancel(Object timer) {
+        if (timer instanceof Future<?> future) {
+            future.cancel(false);
+        } else if (timer instanceof Scheduler.Cancellable cancellable) {
+            cancellable.cancel();
         }
     }
 
@@ -59,9 +133,9 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
         if (!DONE.compareAndSet(this, false, true)) {
             return false;
         }
-        Scheduler.Cancellable t = timer;
+        Object t = timer;
         if (t != null) {
-            t.cancel();
+            cancel(t);
         }
         return true;
     }
@@ -93,7 +167,8 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
 
     /** The held {@code /meta/connect} (the last message of the batch). */
     ServerMessage connectMessage() {
-        return exchanges.get(exchanges.size() - 1).message;
+        List<Exchange> all = exchanges();
+        return all.get(all.size() - 1).message;
     }
 
     /** Completes the batch: its replies go out with what is queued. */

@@ -15,12 +15,13 @@ import org.slf4j.LoggerFactory;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.Future;
 
 /**
  * A session on the server: state, subscriptions and a queue guarded by one lock; pushed from
@@ -39,6 +40,8 @@ public final class ServerSessionImpl implements ServerSession {
 
     /** Queue length past which a session with an unbounded queue counts as one the server is behind with. */
     static final int UNBOUNDED_BEHIND_MARK = 1000;
+    /** A session subscribed to nothing (empty: nothing in it to change). */
+    private static final ServerChannelImpl[] NO_CHANNELS = new ServerChannelImpl[0];
     private static final VarHandle DIRTY;
     private static final VarHandle BATCH_DEPTH;
 
@@ -54,7 +57,7 @@ public final class ServerSessionImpl implements ServerSession {
     private final BayeuxServerImpl server;
     private final String id;
     private final LocalSessionImpl localSession;
-    private final ReentrantLock lock = new ReentrantLock();
+    private final SessionLock lock = new SessionLock();
     /** The pusher for endpoints without an event loop, made when first needed; guarded by lock. */
     private Flusher flusher;
     /** Guarded by lock: whether this session counts in the server's sessions it is behind with. */
@@ -67,14 +70,10 @@ public final class ServerSessionImpl implements ServerSession {
     private Endpoint.PushFailure pushFailure;
     /** Made by the first attribute set: an idle session without attributes has none. */
     private volatile Map<String, Object> attributes;
-    // Copy-on-write, written under this object's monitor (see CopyOnWrite): nothing until the first one.
-    private volatile List<Extension> extensions = List.of();
-    private volatile List<AddedListener> addedListeners = List.of();
-    private volatile List<RemoveListener> removeListeners = List.of();
-    private volatile List<HeartBeatListener> heartBeatListeners = List.of();
-    private volatile List<MessageListener> messageListeners = List.of();
-    /** Copy-on-write under this object's monitor: a handful of channels costs a small array, not a hash set. */
-    private volatile List<ServerChannelImpl> subscriptions = List.of();
+    /** Copy-on-write, written under this object's monitor (see CopyOnWrite): one shared empty value until the first one. */
+    private volatile Listeners listeners = Listeners.NONE;
+    /** Copy-on-write under this object's monitor: a bare array (a handful of channels costs no set, and no list around it). */
+    private volatile ServerChannelImpl[] subscriptions = NO_CHANNELS;
     /** Nesting of startBatch(); through BATCH_DEPTH. */
     private volatile int batchDepth;
 
@@ -89,21 +88,17 @@ public final class ServerSessionImpl implements ServerSession {
 
     private volatile State state = State.NEW;
     private volatile String userAgent;
-    /** The browser the session belongs to, or null when it belongs to none. */
-    private volatile BrowserBinding browser;
+    /** The browser the session belongs to (see {@link BrowserBinding#of}: its id, or a binding), or null when it belongs to none. */
+    private volatile Object browser;
     private volatile String transportName;
-    private volatile long interval = -1;
-    private volatile long timeout = -1;
-    private volatile long maxInterval = -1;
-    private volatile int maxQueue;
-    private volatile Boolean broadcastToPublisher;
+    /** What the application set (copy-on-write under this object's monitor): one shared value until it sets any. */
+    private volatile Settings settings = Settings.NONE;
     private volatile boolean metaConnectDeliveryOnly;
 
     ServerSessionImpl(BayeuxServerImpl server, String id, LocalSessionImpl localSession) {
         this.server = server;
         this.id = id;
         this.localSession = localSession;
-        this.maxQueue = server.config().maxQueue();
     }
 
     BayeuxServerImpl server() {
@@ -256,43 +251,47 @@ public final class ServerSessionImpl implements ServerSession {
 
     // --- listeners and extensions
 
+    /**
+     * The session's extensions and listeners (those the queue keeps aside), each list
+     * copy-on-write: an idle session shares one empty value instead of a field per list.
+     */
+    private record Listeners(List<Extension> extensions, List<AddedListener> added, List<RemoveListener> removed,
+                             List<HeartBeatListener> heartBeat, List<MessageListener> message) {
+        static final Listeners NONE = new Listeners(List.of(), List.of(), List.of(), List.of(), List.of());
+    }
+
     @Override
     public synchronized void addExtension(Extension extension) {
-        extensions = CopyOnWrite.plus(extensions, extension);
+        Listeners l = listeners;
+        listeners = new Listeners(CopyOnWrite.plus(l.extensions, extension), l.added, l.removed, l.heartBeat, l.message);
     }
 
     @Override
     public synchronized void removeExtension(Extension extension) {
-        extensions = CopyOnWrite.minus(extensions, extension);
+        Listeners l = listeners;
+        listeners = new Listeners(CopyOnWrite.minus(l.extensions, extension), l.added, l.removed, l.heartBeat, l.message);
     }
 
     @Override
     public List<Extension> getExtensions() {
-        return List.copyOf(extensions);
+        return List.copyOf(listeners.extensions);
     }
 
     List<Extension> extensions() {
-        return extensions;
+        return listeners.extensions;
     }
 
     @Override
     public synchronized void addListener(ServerSessionListener listener) {
-        boolean known = false;
-        if (listener instanceof AddedListener l) {
-            addedListeners = CopyOnWrite.plus(addedListeners, l);
-            known = true;
-        }
-        if (listener instanceof RemoveListener l) {
-            removeListeners = CopyOnWrite.plus(removeListeners, l);
-            known = true;
-        }
-        if (listener instanceof HeartBeatListener l) {
-            heartBeatListeners = CopyOnWrite.plus(heartBeatListeners, l);
-            known = true;
-        }
-        if (listener instanceof MessageListener l) {
-            messageListeners = CopyOnWrite.plus(messageListeners, l);
-            known = true;
+        Listeners l = listeners;
+        boolean known = listener instanceof AddedListener || listener instanceof RemoveListener
+                || listener instanceof HeartBeatListener || listener instanceof MessageListener;
+        if (known) {
+            listeners = new Listeners(l.extensions,
+                    listener instanceof AddedListener a ? CopyOnWrite.plus(l.added, a) : l.added,
+                    listener instanceof RemoveListener r ? CopyOnWrite.plus(l.removed, r) : l.removed,
+                    listener instanceof HeartBeatListener h ? CopyOnWrite.plus(l.heartBeat, h) : l.heartBeat,
+                    listener instanceof MessageListener m ? CopyOnWrite.plus(l.message, m) : l.message);
         }
         known |= queue.addListener(listener);
         if (!known) {
@@ -302,31 +301,45 @@ public final class ServerSessionImpl implements ServerSession {
 
     @Override
     public synchronized void removeListener(ServerSessionListener listener) {
-        addedListeners = CopyOnWrite.minus(addedListeners, listener);
-        removeListeners = CopyOnWrite.minus(removeListeners, listener);
-        heartBeatListeners = CopyOnWrite.minus(heartBeatListeners, listener);
-        messageListeners = CopyOnWrite.minus(messageListeners, listener);
+        Listeners l = listeners;
+        listeners = new Listeners(l.extensions, CopyOnWrite.minus(l.added, listener), CopyOnWrite.minus(l.removed, listener),
+                CopyOnWrite.minus(l.heartBeat, listener), CopyOnWrite.minus(l.message, listener));
         queue.removeListener(listener);
     }
 
     List<RemoveListener> removeListeners() {
-        return removeListeners;
+        return listeners.removed;
     }
 
     List<AddedListener> addedListeners() {
-        return addedListeners;
+        return listeners.added;
+    }
+
+    /** Whether a {@link HeartBeatListener} listens: then a held connect keeps its request as it came. */
+    boolean hasHeartBeatListeners() {
+        return !listeners.heartBeat.isEmpty();
     }
 
     /** A connect of this session is held for {@code timeout} ms. */
-    void suspended(ServerMessage connect, long timeout) {
-        for (HeartBeatListener listener : heartBeatListeners) {
+    void suspended(PendingBatch held, long timeout) {
+        List<HeartBeatListener> listeners = this.listeners.heartBeat;
+        if (listeners.isEmpty()) {
+            return;
+        }
+        ServerMessage connect = held.connectMessage();
+        for (HeartBeatListener listener : listeners) {
             server.safely(listener, () -> listener.onSuspended(this, connect, timeout));
         }
     }
 
     /** A held connect of this session is answered; {@code timeout}: because its hold expired. */
-    void resumed(ServerMessage connect, boolean timeout) {
-        for (HeartBeatListener listener : heartBeatListeners) {
+    void resumed(PendingBatch held, boolean timeout) {
+        List<HeartBeatListener> listeners = this.listeners.heartBeat;
+        if (listeners.isEmpty()) {
+            return;
+        }
+        ServerMessage connect = held.connectMessage();
+        for (HeartBeatListener listener : listeners) {
             server.safely(listener, () -> listener.onResumed(this, connect, timeout));
         }
     }
@@ -377,23 +390,38 @@ public final class ServerSessionImpl implements ServerSession {
 
     @Override
     public Set<ServerChannel> getSubscriptions() {
-        return Set.copyOf(subscriptions);
+        return Set.<ServerChannel>of(subscriptions);
     }
 
     /** The channels this session is subscribed to, as they were when asked. */
     List<ServerChannelImpl> subscriptions() {
-        return subscriptions;
+        return List.of(subscriptions);
     }
 
     /** The channel counts this session among its subscribers (called once per subscription). */
     synchronized void subscribed(ServerChannelImpl channel) {
-        if (!subscriptions.contains(channel)) {
-            subscriptions = CopyOnWrite.plus(subscriptions, channel);
+        ServerChannelImpl[] channels = subscriptions;
+        for (ServerChannelImpl subscribed : channels) {
+            if (subscribed == channel) {
+                return;
+            }
         }
+        ServerChannelImpl[] more = Arrays.copyOf(channels, channels.length + 1);
+        more[channels.length] = channel;
+        subscriptions = more;
     }
 
     synchronized void unsubscribed(ServerChannelImpl channel) {
-        subscriptions = CopyOnWrite.minus(subscriptions, channel);
+        ServerChannelImpl[] channels = subscriptions;
+        for (int i = 0; i < channels.length; i++) {
+            if (channels[i] == channel) {
+                ServerChannelImpl[] fewer = channels.length == 1 ? NO_CHANNELS : new ServerChannelImpl[channels.length - 1];
+                System.arraycopy(channels, 0, fewer, 0, i);
+                System.arraycopy(channels, i + 1, fewer, i, channels.length - i - 1);
+                subscriptions = fewer;
+                return;
+            }
+        }
     }
 
     @Override
@@ -402,7 +430,7 @@ public final class ServerSessionImpl implements ServerSession {
     }
 
     /** The browser the session belongs to, or null when any connection that names it may use it. */
-    BrowserBinding browser() {
+    Object browser() {
         return browser;
     }
 
@@ -415,51 +443,72 @@ public final class ServerSessionImpl implements ServerSession {
         this.transportName = name;
     }
 
-    @Override
-    public long getInterval() {
-        return interval;
+    /**
+     * What the application set on this session: -1 (or null) for what it did not, which the
+     * server's configuration decides.
+     */
+    private record Settings(long interval, long timeout, long maxInterval, Boolean broadcastToPublisher, int maxQueue) {
+        /** Nothing set: maxQueue 0 (never a valid setting) is the server's. */
+        static final Settings NONE = new Settings(-1, -1, -1, null, 0);
+    }
+
+    /** The session's queue bound: what the application set, or the server's. */
+    private int maxQueue() {
+        int max = settings.maxQueue;
+        return max != 0 ? max : server.config().maxQueue();
     }
 
     @Override
-    public void setInterval(long interval) {
-        this.interval = interval;
+    public long getInterval() {
+        return settings.interval;
+    }
+
+    @Override
+    public synchronized void setInterval(long interval) {
+        Settings s = settings;
+        settings = new Settings(interval, s.timeout, s.maxInterval, s.broadcastToPublisher, s.maxQueue);
     }
 
     @Override
     public long getTimeout() {
-        return timeout;
+        return settings.timeout;
     }
 
     @Override
-    public void setTimeout(long timeout) {
-        this.timeout = timeout;
+    public synchronized void setTimeout(long timeout) {
+        Settings s = settings;
+        settings = new Settings(s.interval, timeout, s.maxInterval, s.broadcastToPublisher, s.maxQueue);
     }
 
     @Override
     public long getMaxInterval() {
-        return maxInterval;
+        return settings.maxInterval;
     }
 
     @Override
-    public void setMaxInterval(long maxInterval) {
-        this.maxInterval = maxInterval;
+    public synchronized void setMaxInterval(long maxInterval) {
+        Settings s = settings;
+        settings = new Settings(s.interval, s.timeout, maxInterval, s.broadcastToPublisher, s.maxQueue);
     }
 
     long interval() {
+        long interval = settings.interval;
         return interval >= 0 ? interval : server.config().interval().toMillis();
     }
 
     long timeout() {
+        long timeout = settings.timeout;
         return timeout >= 0 ? timeout : server.config().timeout().toMillis();
     }
 
     long maxInterval() {
+        long maxInterval = settings.maxInterval;
         return maxInterval > 0 ? maxInterval : server.config().maxInterval().toMillis();
     }
 
     @Override
     public int getMaxQueue() {
-        return maxQueue;
+        return maxQueue();
     }
 
     @Override
@@ -467,18 +516,22 @@ public final class ServerSessionImpl implements ServerSession {
         if (maxQueue < -1 || maxQueue == 0) {
             throw new IllegalArgumentException("maxQueue must be -1 (unbounded) or positive: " + maxQueue);
         }
-        this.maxQueue = maxQueue;
+        synchronized (this) {
+            Settings s = settings;
+            settings = new Settings(s.interval, s.timeout, s.maxInterval, s.broadcastToPublisher, maxQueue);
+        }
     }
 
     @Override
     public boolean isBroadcastToPublisher() {
-        Boolean value = broadcastToPublisher;
+        Boolean value = settings.broadcastToPublisher;
         return value != null ? value : server.config().broadcastToPublisher();
     }
 
     @Override
-    public void setBroadcastToPublisher(boolean broadcastToPublisher) {
-        this.broadcastToPublisher = broadcastToPublisher;
+    public synchronized void setBroadcastToPublisher(boolean broadcastToPublisher) {
+        Settings s = settings;
+        settings = new Settings(s.interval, s.timeout, s.maxInterval, broadcastToPublisher, s.maxQueue);
     }
 
     @Override
@@ -528,6 +581,8 @@ public final class ServerSessionImpl implements ServerSession {
             return false;
         }
         ServerMessage toSend = message;
+        Listeners listeners = this.listeners;
+        List<Extension> extensions = listeners.extensions;
         for (int i = extensions.size() - 1; i >= 0 && toSend != null; i--) {
             Extension extension = extensions.get(i);
             try {
@@ -542,7 +597,7 @@ public final class ServerSessionImpl implements ServerSession {
         if (toSend != message && toSend instanceof ServerMessageImpl impl) {
             impl.freeze();
         }
-        for (MessageListener listener : messageListeners) {
+        for (MessageListener listener : listeners.message) {
             try {
                 if (!listener.onMessage(this, sender instanceof ServerSession s ? s : null, toSend)) {
                     return false;
@@ -590,7 +645,7 @@ public final class ServerSessionImpl implements ServerSession {
 
     /** Under the lock: the session's {@code maxQueue}, or the lower bound of a stalled reader's queue. */
     private int queueBound() {
-        int max = maxQueue;
+        int max = maxQueue();
         int stalledMax = server.config().maxStalledQueue();
         if (stalledMax > 0 && (max < 0 || stalledMax < max)) {
             ConnectionImpl connection = pushConnection;
@@ -603,7 +658,7 @@ public final class ServerSessionImpl implements ServerSession {
 
     /** The queue length at which a reader that keeps reading counts as one the server is behind with. */
     private int behindMark() {
-        int max = maxQueue;
+        int max = maxQueue();
         return max > 0 ? Math.max(1, max / 2) : UNBOUNDED_BEHIND_MARK;
     }
 
@@ -929,9 +984,9 @@ public final class ServerSessionImpl implements ServerSession {
             previous.resume();
         }
         // On the endpoint's event loop when it has one: a held long-poll is a timer there.
-        Scheduler.Cancellable timer = pending.connection.endpoint().schedule(pending, timeoutMillis);
+        Future<?> timer = pending.connection.endpoint().schedule(pending, timeoutMillis);
         pending.timer(timer != null ? timer : server.scheduleWork(pending::timedOut, timeoutMillis));
-        suspended(pending.connectMessage(), timeoutMillis);
+        suspended(pending, timeoutMillis);
         return true;
     }
 

@@ -44,49 +44,50 @@ class BrowserBindingTest {
 
     @Test
     void onlyTheOwnersCookieIsAdmittedWhenTheHandshakeSentIt() {
-        BrowserBinding binding = BrowserBinding.of(new Http(OWNER, OWNER), 100);
-        assertTrue(binding.admits(OWNER, null, false, 0, 100));
-        assertFalse(binding.admits(null, null, false, 0, 100), "no cookie");
-        assertFalse(binding.admits(OTHER, null, false, 0, 100), "another browser");
-        assertFalse(binding.admits(OTHER, null, true, 0, 100), "a session handshaken with its cookie is never adopted");
+        Object binding = BrowserBinding.of(new Http(OWNER, OWNER), 100);
+        assertTrue(BrowserBinding.admits(binding, OWNER, null, false, 0, 100));
+        assertFalse(BrowserBinding.admits(binding, null, null, false, 0, 100), "no cookie");
+        assertFalse(BrowserBinding.admits(binding, OTHER, null, false, 0, 100), "another browser");
+        assertFalse(BrowserBinding.admits(binding, OTHER, null, true, 0, 100), "a session handshaken with its cookie is never adopted");
+        assertTrue(BrowserBinding.admits(binding, OTHER, OWNER, false, 0, 100), "a connection that speaks for the owner's browser");
     }
 
     @Test
     void aSessionWhoseCookieWasSetInTheReplyIsAdoptedOnceByAConnectionOpenedBeforeItsOwnerUsedIt() {
-        BrowserBinding binding = BrowserBinding.of(new Http(null, OWNER), 100);
-        assertFalse(binding.admits(OTHER, null, false, 50, 110), "only connections that adopt sessions may");
-        assertTrue(binding.admits(OTHER, null, true, 50, 110), "the socket opened with the handshake adopts it");
-        assertTrue(binding.admits(OTHER, null, false, 50, 120), "the adopter's browser is admitted from then on");
-        assertFalse(binding.admits("aaaaaaaaaaaaaaaa", null, true, 50, 120), "once only");
-        assertTrue(binding.admits(OWNER, null, false, 0, 130), "the owner still is");
-        assertEquals(OWNER, binding.owner());
+        Object binding = BrowserBinding.of(new Http(null, OWNER), 100);
+        assertFalse(BrowserBinding.admits(binding, OTHER, null, false, 50, 110), "only connections that adopt sessions may");
+        assertTrue(BrowserBinding.admits(binding, OTHER, null, true, 50, 110), "the socket opened with the handshake adopts it");
+        assertTrue(BrowserBinding.admits(binding, OTHER, null, false, 50, 120), "the adopter's browser is admitted from then on");
+        assertFalse(BrowserBinding.admits(binding, "aaaaaaaaaaaaaaaa", null, true, 50, 120), "once only");
+        assertTrue(BrowserBinding.admits(binding, OWNER, null, false, 0, 130), "the owner still is");
+        assertEquals(OWNER, BrowserBinding.owner(binding));
     }
 
     @Test
     void noAdoptionByAConnectionOpenedAfterTheOwnerUsedItsCookie() {
-        BrowserBinding binding = BrowserBinding.of(new Http(null, OWNER), 100);
-        assertTrue(binding.admits(OWNER, null, false, 105, 110), "the owner connects with its cookie");
-        assertFalse(binding.admits(OTHER, null, true, 111, 112), "a thief's socket, opened later, cannot adopt");
-        assertTrue(binding.admits(OTHER, null, true, 90, 113), "the client's own socket, opened before, still can");
+        Object binding = BrowserBinding.of(new Http(null, OWNER), 100);
+        assertTrue(BrowserBinding.admits(binding, OWNER, null, false, 105, 110), "the owner connects with its cookie");
+        assertFalse(BrowserBinding.admits(binding, OTHER, null, true, 111, 112), "a thief's socket, opened later, cannot adopt");
+        assertTrue(BrowserBinding.admits(binding, OTHER, null, true, 90, 113), "the client's own socket, opened before, still can");
     }
 
     @Test
     void noAdoptionPastTheWindow() {
-        BrowserBinding binding = BrowserBinding.of(new Http(null, OWNER), 100);
-        assertFalse(binding.admits(OTHER, null, true, 50, 100 + WINDOW + 1));
+        Object binding = BrowserBinding.of(new Http(null, OWNER), 100);
+        assertFalse(BrowserBinding.admits(binding, OTHER, null, true, 50, 100 + WINDOW + 1));
     }
 
     @Test
     void aSessionHandshakenOnAWebSocketIsNeverAdopted() {
-        BrowserBinding binding = BrowserBinding.of(new Socket(OWNER), 100);
-        assertFalse(binding.admits(OTHER, null, true, 50, 101));
-        assertTrue(binding.admits(OWNER, null, true, 50, 101));
+        Object binding = BrowserBinding.of(new Socket(OWNER), 100);
+        assertFalse(BrowserBinding.admits(binding, OTHER, null, true, 50, 101));
+        assertTrue(BrowserBinding.admits(binding, OWNER, null, true, 50, 101));
     }
 
     @Test
     void aConnectionThatAdoptedASessionSpeaksForItsOwner() {
-        BrowserBinding binding = BrowserBinding.of(new Http(OWNER, OWNER), 100);
-        assertTrue(binding.admits(OTHER, OWNER, true, 50, 101), "the alias is the owner");
+        Object binding = BrowserBinding.of(new Http(OWNER, OWNER), 100);
+        assertTrue(BrowserBinding.admits(binding, OTHER, OWNER, true, 50, 101), "the alias is the owner");
     }
 
 }

@@ -747,4 +747,33 @@ class ChannelTest {
         result.addAll(drain(publisher));
         return result;
     }
+
+    @Test
+    void aSessionsSubscriptionsFollowItsSubscribesAndUnsubscribesAndItsRemovalLeavesEveryChannel() {
+        start();
+        TestClient client = new TestClient(server, false).connected();
+        ServerSession session = server.getSession(client.clientId());
+        for (String channel : List.of("/s/a", "/s/b", "/s/c", "/s/d")) {
+            assertEquals(true, client.subscribe(channel).get("successful"));
+        }
+        assertEquals(true, client.subscribe("/s/b").get("successful"), "subscribing again changes nothing");
+        assertEquals(Set.of("/s/a", "/s/b", "/s/c", "/s/d"), ids(session));
+        client.unsubscribe("/s/b");
+        assertEquals(Set.of("/s/a", "/s/c", "/s/d"), ids(session), "taken from the middle");
+        client.unsubscribe("/s/d");
+        client.unsubscribe("/s/a");
+        assertEquals(Set.of("/s/c"), ids(session));
+        client.subscribe("/s/e");
+        assertEquals(Set.of("/s/c", "/s/e"), ids(session));
+
+        session.disconnect();
+        for (String channel : List.of("/s/a", "/s/b", "/s/c", "/s/d", "/s/e")) {
+            ServerChannel left = server.getChannel(channel);
+            assertTrue(left == null || !left.getSubscribers().contains(session), channel);
+        }
+    }
+
+    private static Set<String> ids(ServerSession session) {
+        return session.getSubscriptions().stream().map(ServerChannel::getId).collect(java.util.stream.Collectors.toSet());
+    }
 }

@@ -1,5 +1,6 @@
 package io.bayeux.server;
 
+import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -55,6 +56,42 @@ class ConnectTest extends ServerTestSupport {
         assertEquals(true, heldReply.get("successful"));
         assertEquals(client.clientId(), heldReply.get("clientId"));
         assertEquals(advice, heldReply.get("advice"), "a held connect's reply advises as the first one did");
+    }
+
+    @ParameterizedTest(name = "id={0}")
+    @ValueSource(strings = {"held-1", "42", "042"})
+    void aHeldConnectsReplyAndAHeartBeatListenerAddedDuringTheHoldSeeTheConnectAsItWasSent(String id) {
+        TestClient client = new TestClient(server, false).connected();
+        Map<String, Object> connect = new java.util.LinkedHashMap<>(client.connectMessage());
+        connect.put("id", id);
+        CompletableFuture<List<Map<String, Object>>> held = client.send(connect);
+        assertFalse(held.isDone());
+        List<ServerMessage> resumed = new java.util.concurrent.CopyOnWriteArrayList<>();
+        server.getSession(client.clientId()).addListener(new ServerSession.HeartBeatListener() {
+            @Override
+            public void onResumed(ServerSession session, ServerMessage message, boolean timeout) {
+                resumed.add(message);
+            }
+        });
+        scheduler.advance(20_000);
+        assertTrue(held.isDone());
+        Map<String, Object> reply = TestClient.reply(held.join(), "/meta/connect");
+        assertEquals(id, reply.get("id"));
+        assertEquals(client.clientId(), reply.get("clientId"));
+        assertEquals(true, reply.get("successful"));
+        assertEquals(Map.of("reconnect", "retry", "interval", 0, "timeout", 20000), normalize(reply.get("advice")));
+
+        assertEquals(1, resumed.size());
+        ServerMessage message = resumed.get(0);
+        assertEquals(Map.of("channel", "/meta/connect", "clientId", client.clientId(), "connectionType", client.transportName(), "id", id),
+                Map.copyOf(message));
+    }
+
+    /** Numbers as ints, to compare advice parsed from JSON with literals. */
+    private static Map<String, Object> normalize(Object advice) {
+        Map<String, Object> out = new java.util.HashMap<>();
+        ((Map<?, ?>) advice).forEach((k, v) -> out.put((String) k, v instanceof Number n ? n.intValue() : v));
+        return out;
     }
 
     @Test

@@ -5,6 +5,7 @@ import io.bayeux.transport.http.BrowserCookie;
 import io.bayeux.transport.http.HttpRequestHandler;
 import io.bayeux.transport.http.RequestTimeoutHandler;
 import io.bayeux.transport.http.StaticResources;
+import io.bayeux.transport.websocket.WebSocketShared;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
@@ -37,6 +38,7 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
     /** Shared by every connection's handler (both thread-safe). */
     private final StaticResources statics;
     private final BrowserCookie browserCookie;
+    private final WebSocketShared websocket;
 
     BayeuxServerInitializer(NettyBayeuxServer server, SslContext ssl) {
         this.server = server;
@@ -44,6 +46,7 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
         NettyBayeuxServer.Builder config = server.config();
         this.statics = new StaticResources(config.staticRoots());
         this.browserCookie = new BrowserCookie(config.browserCookieName(), config.browserCookieSameSite());
+        this.websocket = new WebSocketShared(server.bayeux(), config, server.executor());
         var origins = server.config().allowedOrigins();
         CorsConfigBuilder builder = origins.contains("*")
                 ? CorsConfigBuilder.forAnyOrigin()
@@ -82,6 +85,6 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
         pipeline.addLast("aggregator", new BodyAggregator(config.maxMessageSize()));
         pipeline.addLast(HttpRequestHandler.CORS, new CorsHandler(cors));
         pipeline.addLast(HttpRequestHandler.IDLE, new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
-        pipeline.addLast("bayeux", new HttpRequestHandler(server.bayeux(), config, server.executor(), statics, browserCookie, outboxes));
+        pipeline.addLast("bayeux", new HttpRequestHandler(server.bayeux(), config, server.executor(), statics, browserCookie, outboxes, websocket));
     }
 }

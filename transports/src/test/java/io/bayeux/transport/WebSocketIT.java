@@ -80,6 +80,26 @@ class WebSocketIT {
     }
 
     @Test
+    void withAHandshakePerConnectionEverySessionHandshakenOnTheConnectionIsUsableAndOnlyThose() throws Exception {
+        server = NettyBayeuxServer.builder().port(0).handshakePerConnection(true).build().start();
+        String fromHttp = httpHandshake();
+        openWebSocket();
+        // The connection remembers its sessions from the first handshake on: one, then several.
+        List<String> own = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            socket.sendText("[{\"id\":\"h" + i + "\",\"channel\":\"/meta/handshake\",\"version\":\"1.0\",\"supportedConnectionTypes\":[\"websocket\"]}]", true)
+                    .get(5, TimeUnit.SECONDS);
+            own.add((String) awaitReply("h" + i, "/meta/handshake").get("clientId"));
+            for (String clientId : own) {
+                Map<String, Object> reply = awaitReply(send("/meta/subscribe", clientId, "\"subscription\":\"/a" + i + "\""), "/meta/subscribe");
+                assertEquals(true, reply.get("successful"), "handshaken here: " + reply);
+            }
+            Map<String, Object> reply = awaitReply(send("/meta/subscribe", fromHttp, "\"subscription\":\"/a\""), "/meta/subscribe");
+            assertEquals("402::session_unknown", reply.get("error"), "handshaken elsewhere: " + reply);
+        }
+    }
+
+    @Test
     void messagesQueuedInOneBatchGoOutInOneFrame() throws Exception {
         server = NettyBayeuxServer.builder().port(0).build().start();
         openWebSocket();

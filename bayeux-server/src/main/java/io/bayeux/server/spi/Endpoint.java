@@ -3,11 +3,11 @@ package io.bayeux.server.spi;
 import io.bayeux.api.Promise;
 import io.bayeux.api.server.BayeuxContext;
 import io.bayeux.api.server.ServerMessage;
-import io.bayeux.server.Scheduler;
 
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
 
 /**
  * What a network transport implements for each connection: the way out to the client, and
@@ -101,8 +101,11 @@ public interface Endpoint {
      * Runs {@code task} after {@code delayMillis} on the endpoint's own timer (its event loop),
      * or returns {@code null} when it has none: the server's scheduler is used then. The core
      * times a held {@code /meta/connect} with it; {@code task} only hands work to the executor.
+     *
+     * @return the timer's future, which the core cancels ({@code cancel(false)}) when the hold
+     *         ends first: returned as it is, every held connect costs no wrapper object
      */
-    default Scheduler.Cancellable schedule(Runnable task, long delayMillis) {
+    default Future<?> schedule(Runnable task, long delayMillis) {
         return null;
     }
 

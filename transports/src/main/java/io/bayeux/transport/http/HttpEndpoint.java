@@ -1,12 +1,11 @@
 package io.bayeux.transport.http;
 
 import io.bayeux.api.server.BayeuxContext;
-import io.bayeux.server.Scheduler;
 import io.bayeux.server.spi.Endpoint;
 import io.netty.channel.EventLoop;
-import io.netty.util.concurrent.ScheduledFuture;
 
 import java.net.InetSocketAddress;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -23,10 +22,9 @@ record HttpEndpoint(String transportName, String browserId, String sessionBrowse
 
     /** A held request's timeout is a timer on its connection's event loop; what it starts runs on the executor. */
     @Override
-    public Scheduler.Cancellable schedule(Runnable task, long delayMillis) {
+    public Future<?> schedule(Runnable task, long delayMillis) {
         try {
-            ScheduledFuture<?> future = loop.schedule(task, Math.max(0, delayMillis), TimeUnit.MILLISECONDS);
-            return () -> future.cancel(false);
+            return loop.schedule(task, Math.max(0, delayMillis), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException x) {
             // The loop is shutting down: the server's scheduler times it.
             return null;

@@ -7,6 +7,7 @@ import io.bayeux.server.Scheduler;
 import io.bayeux.server.spi.Connection;
 import io.bayeux.transport.LoopOutbox;
 import io.bayeux.transport.NettyBayeuxServer;
+import io.bayeux.transport.websocket.WebSocketShared;
 import io.bayeux.transport.websocket.WebSocketUpgrade;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -70,6 +71,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     private final StaticResources statics;
     private final BrowserCookie browserCookie;
     private final LoopOutbox.Registry outboxes;
+    private final WebSocketShared websocket;
     /** The endpoint path followed by a slash: paths under it are Bayeux too. */
     private final String endpointPrefix;
     /** Whether this connection is TLS: set when the handler joins the pipeline, after the TLS handler. */
@@ -86,16 +88,18 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     /** A handler for one connection, with what every connection of the server shares (both thread-safe). */
     public HttpRequestHandler(BayeuxServerImpl bayeux, NettyBayeuxServer.Builder config, Executor executor, StaticResources statics,
                               BrowserCookie browserCookie) {
-        this(bayeux, config, executor, statics, browserCookie, new LoopOutbox.Registry());
+        this(bayeux, config, executor, statics, browserCookie, new LoopOutbox.Registry(), new WebSocketShared(bayeux, config, executor));
     }
 
     /**
      * A handler for one connection, with what every connection of the server shares: responses
-     * written from other threads go through {@code outboxes}, one round per event loop.
+     * written from other threads go through {@code outboxes}, one round per event loop; an
+     * upgraded connection keeps {@code websocket}'s settings by reference.
      */
     public HttpRequestHandler(BayeuxServerImpl bayeux, NettyBayeuxServer.Builder config, Executor executor, StaticResources statics,
-                              BrowserCookie browserCookie, LoopOutbox.Registry outboxes) {
+                              BrowserCookie browserCookie, LoopOutbox.Registry outboxes, WebSocketShared websocket) {
         this.outboxes = outboxes;
+        this.websocket = websocket;
         this.bayeux = bayeux;
         this.config = config;
         this.executor = executor;
@@ -133,7 +137,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
                 HttpErrors.sendAndClose(ctx, HttpResponseStatus.BAD_REQUEST, "WebSocket is not available on " + endpoint
                         + "; allowed transports: " + String.join(", ", bayeux.getAllowedTransports()));
             } else if (upgrade) {
-                WebSocketUpgrade.upgrade(ctx, request, bayeux, config, executor, this);
+                WebSocketUpgrade.upgrade(ctx, request, websocket, config, this);
             } else if (request.method().equals(HttpMethod.POST)) {
                 longPoll(ctx, request);
             } else if (config.jsonp() && request.method().equals(HttpMethod.GET)

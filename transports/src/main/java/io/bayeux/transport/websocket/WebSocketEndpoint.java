@@ -4,8 +4,6 @@ import io.bayeux.api.Promise;
 import io.bayeux.api.server.BayeuxContext;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.common.json.JsonCodec;
-import io.bayeux.server.BayeuxServerImpl;
-import io.bayeux.server.Scheduler;
 import io.bayeux.server.ServerMessageImpl;
 import io.bayeux.server.spi.Endpoint;
 import io.bayeux.transport.LoopOutbox;
@@ -30,7 +28,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -54,18 +52,17 @@ final class WebSocketEndpoint implements Endpoint {
      * shared by reference: Netty's frame encoder writes them after the header, uncopied.
      */
     static final int SHARED_MIN = 1025;
+    private static final String USER_AGENT = "User-Agent";
 
     private final Channel channel;
-    private final BayeuxServerImpl bayeux;
+    /** The server's settings and the server itself, shared by its connections. */
+    private final WebSocketShared shared;
     /** The cookie the upgrade sent, or the one its 101 set: never null. */
     private final String browserId;
     /** Whether the upgrade carried no cookie (browserId is the one its 101 set). */
     private final boolean cookieLess;
-    private final String userAgent;
-    private final InetSocketAddress remoteAddress;
-    /** The upgrade request's: every message on this connection carries it. */
+    /** The upgrade request's: every message on this connection carries it (and it has the user agent). */
     private final BayeuxContext bayeuxContext;
-    private final long stallNanos;
     /** Where replies written from the executor go: the loop's next round. */
     private final LoopOutbox outbox;
     /** Counts writability changes, so that a check scheduled before the last change does nothing; loop-confined. */
@@ -82,17 +79,13 @@ final class WebSocketEndpoint implements Endpoint {
     /** Whether the channel stayed unwritable for a stall time without its reader taking any byte. */
     private volatile boolean stalled;
 
-    WebSocketEndpoint(Channel channel, BayeuxServerImpl bayeux, String browserId, boolean cookieLess,
-                      String userAgent, InetSocketAddress remoteAddress, BayeuxContext bayeuxContext, long stallNanos,
-                      LoopOutbox outbox) {
+    WebSocketEndpoint(Channel channel, WebSocketShared shared, String browserId, boolean cookieLess,
+                      BayeuxContext bayeuxContext, LoopOutbox outbox) {
         this.channel = channel;
-        this.bayeux = bayeux;
+        this.shared = shared;
         this.browserId = browserId;
         this.cookieLess = cookieLess;
-        this.userAgent = userAgent;
-        this.remoteAddress = remoteAddress;
         this.bayeuxContext = bayeuxContext;
-        this.stallNanos = stallNanos;
         this.outbox = outbox;
     }
 
@@ -147,7 +140,7 @@ final class WebSocketEndpoint implements Endpoint {
                 stalled = true;
                 onStalled.run();
             }
-        }, stallNanos, TimeUnit.NANOSECONDS);
+        }, shared.stallNanos, TimeUnit.NANOSECONDS);
     }
 
     private long pendingBytes() {
@@ -293,9 +286,9 @@ final class WebSocketEndpoint implements Endpoint {
         if (messages.size() == 1) {
             ServerMessage message = messages.get(0);
             if (message instanceof ServerMessageImpl impl && impl.isFrozen()) {
-                return outbox.frames().textFrame(impl, bayeux.encodeArray(impl));
+                return outbox.frames().textFrame(impl, shared.bayeux.encodeArray(impl));
             }
-            return SharedFrames.textFrame(alloc, bayeux.encodeArray(message));
+            return SharedFrames.textFrame(alloc, shared.bayeux.encodeArray(message));
         }
         return batch(alloc, messages, true);
     }
@@ -311,13 +304,13 @@ final class WebSocketEndpoint implements Endpoint {
         if (messages.size() == 1) {
             ServerMessage message = messages.get(0);
             if (message instanceof ServerMessageImpl impl && impl.isFrozen()) {
-                byte[] array = bayeux.encodeArray(impl);
+                byte[] array = shared.bayeux.encodeArray(impl);
                 if (array.length >= SHARED_MIN) {
                     return outbox.frames().share(impl, array);
                 }
                 return Unpooled.wrappedBuffer(array);
             }
-            return Unpooled.wrappedBuffer(bayeux.encodeArray(message));
+            return Unpooled.wrappedBuffer(shared.bayeux.encodeArray(message));
         }
         return batch(channel.alloc(), messages, false);
     }
@@ -331,7 +324,7 @@ final class WebSocketEndpoint implements Endpoint {
         int length = 1 + messages.size();
         boolean anyShared = false;
         for (int i = 0; i < parts.length; i++) {
-            parts[i] = bayeux.encodeArray(messages.get(i));
+            parts[i] = shared.bayeux.encodeArray(messages.get(i));
             length += parts[i].length - 2;
             anyShared |= isShared(messages.get(i), parts[i]);
         }
@@ -355,10 +348,9 @@ final class WebSocketEndpoint implements Endpoint {
 
     /** A held connect's timeout is a timer on the connection's event loop (smaller than one on the server's scheduler). */
     @Override
-    public Scheduler.Cancellable schedule(Runnable task, long delayMillis) {
+    public Future<?> schedule(Runnable task, long delayMillis) {
         try {
-            ScheduledFuture<?> future = channel.eventLoop().schedule(task, Math.max(0, delayMillis), TimeUnit.MILLISECONDS);
-            return () -> future.cancel(false);
+            return channel.eventLoop().schedule(task, Math.max(0, delayMillis), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException x) {
             // The loop is shutting down: the server's scheduler times it.
             return null;
@@ -428,14 +420,19 @@ final class WebSocketEndpoint implements Endpoint {
         return cookieLess;
     }
 
+    /** Read from the upgrade's headers when asked (once, by a handshake): not kept twice by every connection. */
     @Override
     public String userAgent() {
-        return userAgent;
+        return bayeuxContext.getHeader(USER_AGENT);
     }
 
     @Override
     public InetSocketAddress remoteAddress() {
-        return remoteAddress;
+        return channel.remoteAddress() instanceof InetSocketAddress address ? address : null;
+    }
+
+    WebSocketShared shared() {
+        return shared;
     }
 
     @Override

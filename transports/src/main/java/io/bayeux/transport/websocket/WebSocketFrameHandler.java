@@ -4,11 +4,8 @@ import io.bayeux.api.Channel;
 import io.bayeux.api.Message;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.common.json.JsonCodec;
-import io.bayeux.server.BayeuxServerImpl;
 import io.bayeux.server.spi.Connection;
-import io.bayeux.transport.NettyBayeuxServer;
 import io.bayeux.transport.ReadGate;
-import io.bayeux.transport.SerialExecutor;
 import io.bayeux.transport.http.HttpRequestHandler;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -34,11 +31,11 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 
 /**
  * Bayeux over one WebSocket connection: every text message (one frame, or a fragmented one
@@ -52,7 +49,7 @@ import java.util.concurrent.RejectedExecutionException;
  * more writes, and tells the {@link IdleSweep} of its event loop whether anything was read or
  * written (instead of a timer per connection).
  */
-final class WebSocketFrameHandler extends ChannelDuplexHandler {
+final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consumer<List<ServerMessage>> {
     static final String NAME = "bayeuxWebSocket";
     private static final Logger LOG = LoggerFactory.getLogger(WebSocketFrameHandler.class);
     private static final VarHandle IN_FLIGHT;
@@ -65,10 +62,6 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler {
         }
     }
 
-    private final BayeuxServerImpl bayeux;
-    private final boolean handshakePerConnection;
-    private final int maxMessageSize;
-    private final SerialExecutor serial;
     private final WebSocketEndpoint endpoint;
     private final Connection connection;
     /** Frames read but not yet handled past which the connection is not read. */
@@ -82,20 +75,50 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler {
     private CompositeByteBuf fragments;
     /**
      * Batches that publish, held while the server is behind with deliveries (and every batch
-     * after them, to keep their order); only touched by the serial executor.
+     * after them, to keep their order); only touched by this connection's tasks on the executor (see runInOrder).
      */
     private ArrayDeque<List<ServerMessage.Mutable>> held;
-    /** The sessions that handshook on this connection, when a handshake per connection is required. */
-    private final Set<String> handshaken;
+    /** The oldest task of this connection waiting for the executor while {@link #moreTasks} is empty, or null; guarded by this. */
+    private Runnable nextTask;
+    /** The tasks after {@link #nextTask}, made when two wait at once; guarded by this. */
+    private ArrayDeque<Runnable> moreTasks;
+    /** Whether a task of this connection runs or is about to on the executor; guarded by this. */
+    private boolean draining;
+    /**
+     * The sessions that handshook on this connection, when a handshake per connection is
+     * required: null until the first, then its id, then an immutable set of two or more
+     * (most connections handshake once or twice); written under this handler's monitor.
+     */
+    private volatile Object handshaken;
 
-    WebSocketFrameHandler(BayeuxServerImpl bayeux, NettyBayeuxServer.Builder config, Executor executor, WebSocketEndpoint endpoint) {
-        this.bayeux = bayeux;
-        this.handshakePerConnection = config.handshakePerConnection();
-        this.maxMessageSize = config.maxMessageSize();
-        this.serial = new SerialExecutor(executor);
+    WebSocketFrameHandler(WebSocketEndpoint endpoint) {
         this.endpoint = endpoint;
-        this.connection = bayeux.newConnection(endpoint);
-        this.handshaken = handshakePerConnection ? ConcurrentHashMap.newKeySet() : null;
+        this.connection = endpoint.shared().bayeux.newConnection(endpoint);
+    }
+
+    /** The server's settings and the server itself, through the endpoint: no field per connection. */
+    private WebSocketShared shared() {
+        return endpoint.shared();
+    }
+
+    private boolean handshookHere(String clientId) {
+        Object ids = handshaken;
+        return ids instanceof Set<?> set ? set.contains(clientId) : clientId.equals(ids);
+    }
+
+    private synchronized void handshook(String clientId) {
+        Object ids = handshaken;
+        if (ids == null) {
+            handshaken = clientId;
+        } else if (ids instanceof Set<?> set) {
+            if (!set.contains(clientId)) {
+                Set<Object> more = new HashSet<>(set);
+                more.add(clientId);
+                handshaken = Set.copyOf(more);
+            }
+        } else if (!ids.equals(clientId)) {
+            handshaken = Set.of(ids, clientId);
+        }
     }
 
     /**
@@ -167,7 +190,7 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler {
 
     /** @return whether the fragment was added; a message past the maximum size closes the connection instead */
     private boolean addFragment(ChannelHandlerContext ctx, WebSocketFrame frame) {
-        if (fragments.readableBytes() + frame.content().readableBytes() > maxMessageSize) {
+        if (fragments.readableBytes() + frame.content().readableBytes() > shared().maxMessageSize) {
             dropFragments();
             close(ctx, WebSocketCloseStatus.MESSAGE_TOO_BIG, "Message larger than the maximum size");
             return false;
@@ -196,7 +219,7 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler {
             ReadGate.pauseIf(ctx.channel(), ReadGate.BACKLOG, () -> inFlight > RESUME_FRAMES_IN_FLIGHT);
         }
         try {
-            serial.execute(() -> {
+            runInOrder(() -> {
                 try {
                     process(ctx, bytes);
                 } finally {
@@ -213,7 +236,7 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler {
     private void process(ChannelHandlerContext ctx, byte[] bytes) {
         List<ServerMessage.Mutable> batch;
         try {
-            batch = bayeux.decode(bytes);
+            batch = shared().bayeux.decode(bytes);
         } catch (JsonCodec.JsonException x) {
             close(ctx, WebSocketCloseStatus.PROTOCOL_ERROR, x.getMessage());
             return;
@@ -222,15 +245,15 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler {
             close(ctx, WebSocketCloseStatus.PROTOCOL_ERROR, "Empty batch");
             return;
         }
-        if (handshakePerConnection) {
+        if (shared().handshakePerConnection) {
             for (ServerMessage.Mutable message : batch) {
-                if (!Channel.META_HANDSHAKE.equals(message.getChannel()) && !handshaken.contains(String.valueOf(message.getClientId()))) {
+                if (!Channel.META_HANDSHAKE.equals(message.getChannel()) && !handshookHere(String.valueOf(message.getClientId()))) {
                     // Unknown here: the core answers 402 and the client handshakes again.
                     message.remove(Message.CLIENT_ID_FIELD);
                 }
             }
         }
-        if ((held != null && !held.isEmpty()) || (HttpRequestHandler.publishes(batch) && bayeux.isBehind())) {
+        if ((held != null && !held.isEmpty()) || (HttpRequestHandler.publishes(batch) && shared().bayeux.isBehind())) {
             if (held == null) {
                 held = new ArrayDeque<>();
             }
@@ -239,7 +262,7 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler {
             held.add(batch);
             if (held.size() == 1) {
                 ReadGate.pause(ctx.channel(), ReadGate.OVERLOAD);
-                bayeux.whenCaughtUp(() -> resumeHeld(ctx));
+                shared().bayeux.whenCaughtUp(() -> resumeHeld(ctx));
             }
             return;
         }
@@ -250,12 +273,12 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler {
     private void resumeHeld(ChannelHandlerContext ctx) {
         IN_FLIGHT.getAndAdd(this, 1);
         try {
-            serial.execute(() -> {
+            runInOrder(() -> {
                 try {
                     while (!held.isEmpty()) {
                         List<ServerMessage.Mutable> batch = held.peek();
-                        if (HttpRequestHandler.publishes(batch) && bayeux.isBehind()) {
-                            bayeux.whenCaughtUp(() -> resumeHeld(ctx));
+                        if (HttpRequestHandler.publishes(batch) && shared().bayeux.isBehind()) {
+                            shared().bayeux.whenCaughtUp(() -> resumeHeld(ctx));
                             return;
                         }
                         held.poll();
@@ -272,6 +295,64 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler {
         }
     }
 
+    /**
+     * Runs {@code task} on the executor after this connection's tasks before it, never two at
+     * once: what arrives on the connection is handled in order without a thread of its own (and
+     * without a serial executor object of its own: the queue is one field while at most one task
+     * waits, as on most connections, a deque only while more do).
+     *
+     * @throws RejectedExecutionException when the executor refuses it (nothing of this connection waits then)
+     */
+    private void runInOrder(Runnable task) {
+        synchronized (this) {
+            if (nextTask == null && (moreTasks == null || moreTasks.isEmpty())) {
+                nextTask = task;
+            } else {
+                if (moreTasks == null) {
+                    moreTasks = new ArrayDeque<>(4);
+                }
+                moreTasks.add(task);
+            }
+            if (draining) {
+                return;
+            }
+            draining = true;
+        }
+        try {
+            shared().executor.execute(this::drainTasks);
+        } catch (RejectedExecutionException x) {
+            synchronized (this) {
+                nextTask = null;
+                moreTasks = null;
+                draining = false;
+            }
+            throw x;
+        }
+    }
+
+    private void drainTasks() {
+        while (true) {
+            Runnable task;
+            synchronized (this) {
+                task = nextTask;
+                if (task != null) {
+                    nextTask = null;
+                } else if (moreTasks != null) {
+                    task = moreTasks.poll();
+                    if (moreTasks.isEmpty()) {
+                        // A burst is over: an idle connection keeps no deque.
+                        moreTasks = null;
+                    }
+                }
+                if (task == null) {
+                    draining = false;
+                    return;
+                }
+            }
+            task.run();
+        }
+    }
+
     /** A task of this connection on the executor ended: reading resumes when few enough are left. */
     private void taskDone(ChannelHandlerContext ctx) {
         if ((int) IN_FLIGHT.getAndAdd(this, -1) - 1 == RESUME_FRAMES_IN_FLIGHT) {
@@ -281,16 +362,23 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler {
 
     /** On the executor, in order: the core handles a batch; its replies go back over the socket. */
     private void handle(List<ServerMessage.Mutable> batch) {
-        connection.handle(batch, replies -> {
-            if (handshakePerConnection) {
-                for (ServerMessage reply : replies) {
-                    if (Channel.META_HANDSHAKE.equals(reply.getChannel()) && reply.isSuccessful()) {
-                        handshaken.add(reply.getClientId());
-                    }
+        connection.handle(batch, this);
+    }
+
+    /**
+     * The replies of a batch, from the thread that completed it: they go back over the socket.
+     * (The handler takes them itself: a held connect keeps no responder object of its own.)
+     */
+    @Override
+    public void accept(List<ServerMessage> replies) {
+        if (shared().handshakePerConnection) {
+            for (ServerMessage reply : replies) {
+                if (Channel.META_HANDSHAKE.equals(reply.getChannel()) && reply.isSuccessful() && reply.getClientId() != null) {
+                    handshook(reply.getClientId());
                 }
             }
-            endpoint.reply(replies);
-        });
+        }
+        endpoint.reply(replies);
     }
 
     private static void close(ChannelHandlerContext ctx, WebSocketCloseStatus status, String reason) {

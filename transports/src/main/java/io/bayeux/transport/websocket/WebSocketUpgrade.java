@@ -1,6 +1,5 @@
 package io.bayeux.transport.websocket;
 
-import io.bayeux.server.BayeuxServerImpl;
 import io.bayeux.transport.NettyBayeuxServer;
 import io.bayeux.transport.ReadBackpressure;
 import io.bayeux.transport.http.BrowserCookie;
@@ -17,13 +16,10 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketServerHandshaker;
 import io.netty.handler.codec.http.websocketx.WebSocketServerHandshakerFactory;
 import io.netty.handler.ssl.SslHandler;
 
-import java.net.InetSocketAddress;
-import java.util.concurrent.Executor;
 
 /** Turns an HTTP connection into a Bayeux WebSocket connection on the same path. */
 public final class WebSocketUpgrade {
@@ -44,8 +40,8 @@ public final class WebSocketUpgrade {
      * Checks the Origin, answers the upgrade and replaces the HTTP handlers of the pipeline by
      * the WebSocket ones. Runs on the event loop.
      */
-    public static void upgrade(ChannelHandlerContext ctx, FullHttpRequest request, BayeuxServerImpl bayeux,
-                               NettyBayeuxServer.Builder config, Executor executor, HttpRequestHandler http) {
+    public static void upgrade(ChannelHandlerContext ctx, FullHttpRequest request, WebSocketShared shared,
+                               NettyBayeuxServer.Builder config, HttpRequestHandler http) {
         String origin = request.headers().get(HttpHeaderNames.ORIGIN);
         if (origin != null && !config.allowedOrigins().contains("*") && !config.allowedOrigins().contains(origin)) {
             HttpErrors.sendAndClose(ctx, HttpResponseStatus.FORBIDDEN, "Origin " + origin + " is not allowed");
@@ -54,13 +50,7 @@ public final class WebSocketUpgrade {
         ChannelPipeline pipeline = ctx.pipeline();
         String scheme = pipeline.get(SslHandler.class) != null ? "wss" : "ws";
         String url = scheme + "://" + request.headers().get(HttpHeaderNames.HOST, "localhost") + request.uri();
-        WebSocketDecoderConfig decoderConfig = WebSocketDecoderConfig.newBuilder()
-                .maxFramePayloadLength(config.maxMessageSize())
-                .allowExtensions(config.websocketCompression())
-                .withUTF8Validator(true)
-                .closeOnProtocolViolation(true)
-                .build();
-        WebSocketServerHandshaker handshaker = new WebSocketServerHandshakerFactory(url, null, decoderConfig).newHandshaker(request);
+        WebSocketServerHandshaker handshaker = new WebSocketServerHandshakerFactory(url, null, shared.decoderConfig).newHandshaker(request);
         if (handshaker == null) {
             WebSocketServerHandshakerFactory.sendUnsupportedVersionResponse(ctx.channel());
             return;
@@ -78,11 +68,9 @@ public final class WebSocketUpgrade {
             browserId = cookie.newId();
             headers.add(HttpHeaderNames.SET_COOKIE, cookie.setCookie(browserId, HttpRequestHandler.isSecure(ctx)));
         }
-        InetSocketAddress remote = ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
         RequestContext context = RequestContext.ofUpgrade(ctx.channel(), request, config.path(), WEBSOCKET);
-        WebSocketFrameHandler frames = new WebSocketFrameHandler(bayeux, config, executor,
-                new WebSocketEndpoint(ctx.channel(), bayeux, browserId, cookieLess, request.headers().get(HttpHeaderNames.USER_AGENT), remote, context,
-                        config.stallTime().toNanos(), http.outbox(ctx.channel())));
+        WebSocketFrameHandler frames = new WebSocketFrameHandler(
+                new WebSocketEndpoint(ctx.channel(), shared, browserId, cookieLess, context, http.outbox(ctx.channel())));
         pipeline.replace(http, WebSocketFrameHandler.NAME, frames);
         // An idle WebSocket connection keeps only the frame codec (which the handshake puts in
         // place of the HTTP codec, gzip and aggregator) and the frame handler: the frame handler
