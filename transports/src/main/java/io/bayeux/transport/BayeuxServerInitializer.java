@@ -2,14 +2,13 @@ package io.bayeux.transport;
 
 import io.bayeux.transport.http.BodyAggregator;
 import io.bayeux.transport.http.BrowserCookie;
+import io.bayeux.transport.http.GzipResponses;
 import io.bayeux.transport.http.HttpRequestHandler;
 import io.bayeux.transport.http.RequestTimeoutHandler;
 import io.bayeux.transport.http.StaticResources;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.codec.compression.CompressionOptions;
-import io.netty.handler.codec.http.HttpContentCompressor;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.cors.CorsConfig;
@@ -37,6 +36,8 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
     /** Shared by every connection's handler (both thread-safe). */
     private final StaticResources statics;
     private final BrowserCookie browserCookie;
+    /** The event loops' deflaters, or null when responses are not gzipped. */
+    private final GzipResponses.Compressors gzip;
 
     BayeuxServerInitializer(NettyBayeuxServer server, SslContext ssl) {
         this.server = server;
@@ -44,6 +45,7 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
         NettyBayeuxServer.Builder config = server.config();
         this.statics = new StaticResources(config.staticRoots());
         this.browserCookie = new BrowserCookie(config.browserCookieName(), config.browserCookieSameSite());
+        this.gzip = config.gzipLevel() == 0 ? null : new GzipResponses.Compressors(config.gzipLevel());
         var origins = server.config().allowedOrigins();
         CorsConfigBuilder builder = origins.contains("*")
                 ? CorsConfigBuilder.forAnyOrigin()
@@ -75,7 +77,9 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
         pipeline.addLast("http", new HttpServerCodec(4096, 8192, 8192));
         pipeline.addLast(RequestTimeoutHandler.NAME, requestTimeout);
         // Small responses (most Bayeux replies) gain nothing from gzip but its CPU: only 1 KiB and more.
-        pipeline.addLast("gzip", new HttpContentCompressor(GZIP_MIN_BYTES, new CompressionOptions[0]));
+        if (gzip != null) {
+            pipeline.addLast(GzipResponses.NAME, new GzipResponses(GZIP_MIN_BYTES, gzip));
+        }
         if (config.websocketCompression()) {
             pipeline.addLast("wsDeflate", new WebSocketServerCompressionHandler(0));
         }
