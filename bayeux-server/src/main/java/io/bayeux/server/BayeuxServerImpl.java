@@ -380,7 +380,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
             exchange.error("404::message_deleted");
             return;
         }
-        ChannelId channelId = ChannelId.of(channelName);
+        ChannelId channelId = channelIdOf(channelName);
         if (handshake) {
             metaHandlers.get(channelName).handle(exchange);
             return;
@@ -478,6 +478,15 @@ public final class BayeuxServerImpl implements BayeuxServer {
             }
         }
         return true;
+    }
+
+    /**
+     * The parsed id of a valid channel name: the existing channel's (every /meta/connect and
+     * most publishes name one), parsed afresh (segments, wildcard ids) only for a new name.
+     */
+    private ChannelId channelIdOf(String channelName) {
+        ServerChannelImpl known = channels.get(channelName);
+        return known != null ? known.getChannelId() : ChannelId.of(channelName);
     }
 
     private void handleUnknownMeta(Exchange exchange, ChannelId channelId) {
@@ -646,7 +655,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
         if (channelName == null || !ChannelId.isValid(channelName)) {
             return config.maxLazyTimeout().toMillis();
         }
-        ChannelId channelId = ChannelId.of(channelName);
+        ChannelId channelId = channelIdOf(channelName);
         List<String> wildIds = channelId.getWildIds();
         ServerChannelImpl[] wilds = new ServerChannelImpl[wildIds.size()];
         for (int i = 0; i < wilds.length; i++) {
