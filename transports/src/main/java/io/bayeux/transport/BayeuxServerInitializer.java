@@ -2,6 +2,7 @@ package io.bayeux.transport;
 
 import io.bayeux.transport.http.BodyAggregator;
 import io.bayeux.transport.http.BrowserCookie;
+import io.bayeux.transport.http.GzipResponses;
 import io.bayeux.transport.http.HttpRequestHandler;
 import io.bayeux.transport.http.RequestTimeoutHandler;
 import io.bayeux.transport.http.StaticResources;
@@ -9,8 +10,6 @@ import io.bayeux.transport.websocket.WebSocketShared;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.codec.compression.CompressionOptions;
-import io.netty.handler.codec.http.HttpContentCompressor;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.cors.CorsConfig;
@@ -39,6 +38,8 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
     private final StaticResources statics;
     private final BrowserCookie browserCookie;
     private final WebSocketShared websocket;
+    /** The event loops' deflaters, or null when responses are not gzipped. */
+    private final GzipResponses.Compressors gzip;
 
     BayeuxServerInitializer(NettyBayeuxServer server, SslContext ssl) {
         this.server = server;
@@ -47,6 +48,7 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
         this.statics = new StaticResources(config.staticRoots());
         this.browserCookie = new BrowserCookie(config.browserCookieName(), config.browserCookieSameSite());
         this.websocket = new WebSocketShared(server.bayeux(), config, server.executor());
+        this.gzip = config.gzipLevel() == 0 ? null : new GzipResponses.Compressors(config.gzipLevel());
         var origins = server.config().allowedOrigins();
         CorsConfigBuilder builder = origins.contains("*")
                 ? CorsConfigBuilder.forAnyOrigin()
@@ -78,7 +80,9 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
         pipeline.addLast("http", new HttpServerCodec(4096, 8192, 8192));
         pipeline.addLast(RequestTimeoutHandler.NAME, requestTimeout);
         // Small responses (most Bayeux replies) gain nothing from gzip but its CPU: only 1 KiB and more.
-        pipeline.addLast("gzip", new HttpContentCompressor(GZIP_MIN_BYTES, new CompressionOptions[0]));
+        if (gzip != null) {
+            pipeline.addLast(GzipResponses.NAME, new GzipResponses(GZIP_MIN_BYTES, gzip));
+        }
         if (config.websocketCompression()) {
             pipeline.addLast("wsDeflate", new WebSocketServerCompressionHandler(0));
         }

@@ -4,10 +4,8 @@ import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 
-import java.util.Collections;
-import java.util.IdentityHashMap;
+import java.util.ArrayList;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -27,8 +25,12 @@ public final class LoopOutbox implements Runnable {
     private final EventLoop loop;
     private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean scheduled = new AtomicBoolean();
-    /** The channels written to in the current round; loop-confined. */
-    private final Set<Channel> written = Collections.newSetFromMap(new IdentityHashMap<>());
+    /**
+     * The channels written to in the current round, each once unless written to again after
+     * another (a second flush finds nothing to do); loop-confined. A list: an identity set's
+     * clear() wipes its whole table every round, grown to thousands of slots by one burst.
+     */
+    private final ArrayList<Channel> written = new ArrayList<>();
     private final SharedFrames frames;
 
     private LoopOutbox(EventLoop loop, SharedFrames frames) {
@@ -91,10 +93,13 @@ public final class LoopOutbox implements Runnable {
             while (done < ROUND_LIMIT && (next = pending.poll()) != null) {
                 done++;
                 next.write().run();
-                written.add(next.channel());
+                Channel channel = next.channel();
+                if (written.isEmpty() || written.get(written.size() - 1) != channel) {
+                    written.add(channel);
+                }
             }
-            for (Channel channel : written) {
-                channel.flush();
+            for (int i = 0, n = written.size(); i < n; i++) {
+                written.get(i).flush();
             }
             written.clear();
             scheduled.set(false);

@@ -92,6 +92,8 @@ public final class NettyBayeuxServer {
     public static final Duration DEFAULT_STALL_TIME = Duration.ofSeconds(2);
     /** The bound of the default executor's task queue: 100,000 tasks. */
     public static final int DEFAULT_EXECUTOR_QUEUE = 100_000;
+    /** gzip level of large HTTP responses: the fastest (see {@link Builder#gzipLevel}). */
+    public static final int DEFAULT_GZIP_LEVEL = 1;
 
     private final Builder config;
     private final BayeuxServerImpl bayeux;
@@ -378,6 +380,7 @@ public final class NettyBayeuxServer {
         private boolean jsonp;
         private boolean handshakePerConnection;
         private boolean websocketCompression;
+        private int gzipLevel = DEFAULT_GZIP_LEVEL;
         private boolean websocket = true;
         private String browserCookieName = BrowserCookie.DEFAULT_NAME;
         private SameSite browserCookieSameSite = SameSite.LAX;
@@ -545,6 +548,19 @@ public final class NettyBayeuxServer {
             return this;
         }
 
+        /**
+         * The gzip level of HTTP responses of 1 KiB and more to clients that accept gzip: 1
+         * (the default: fastest, and within a few percent of 9's size on JSON) to 9 (smallest);
+         * 0 sends every response as it is.
+         */
+        public Builder gzipLevel(int gzipLevel) {
+            if (gzipLevel < 0 || gzipLevel > 9) {
+                throw new IllegalArgumentException("gzipLevel must be 0 (off) to 9: " + gzipLevel);
+            }
+            this.gzipLevel = gzipLevel;
+            return this;
+        }
+
         /** Offers permessage-deflate to WebSocket clients; off by default. */
         public Builder websocketCompression(boolean websocketCompression) {
             this.websocketCompression = websocketCompression;
@@ -640,6 +656,10 @@ public final class NettyBayeuxServer {
 
         public boolean websocketCompression() {
             return websocketCompression;
+        }
+
+        public int gzipLevel() {
+            return gzipLevel;
         }
 
         public boolean websocket() {

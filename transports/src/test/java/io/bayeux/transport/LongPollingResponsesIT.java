@@ -81,6 +81,29 @@ class LongPollingResponsesIT {
     }
 
     @Test
+    void withGzipOffLargeRepliesGoAsTheyAre() throws Exception {
+        server.stop();
+        server = NettyBayeuxServer.builder().port(0).gzipLevel(0).build().start();
+        String data = "x".repeat(3_000);
+        try (RawHttp http = RawHttp.connect(server.port())) {
+            RawHttp.Response handshake = post(http, List.of(), "[{\"channel\":\"/meta/handshake\",\"version\":\"1.0\",\"supportedConnectionTypes\":[\"long-polling\"]}]");
+            String browser = handshake.header("Set-Cookie").split(";")[0];
+            String clientId = (String) first(handshake).get("clientId");
+            post(http, List.of("Cookie: " + browser),
+                    "[{\"channel\":\"/meta/subscribe\",\"subscription\":\"/big\",\"clientId\":\"" + clientId + "\"}]");
+            post(http, List.of("Cookie: " + browser),
+                    "[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"advice\":{\"timeout\":0},\"clientId\":\"" + clientId + "\"}]");
+            RawHttp.Response reply = post(http, List.of("Cookie: " + browser, "Accept-Encoding: gzip"),
+                    "[{\"channel\":\"/big\",\"data\":\"" + data + "\",\"clientId\":\"" + clientId + "\"}]");
+            assertBayeuxHeaders(reply);
+            assertNull(reply.header("Content-Encoding"), reply.headers().toString());
+            List<Map<String, Object>> messages = messages(reply.body());
+            assertEquals(2, messages.size());
+            assertEquals(data, messages.get(0).get("data"));
+        }
+    }
+
+    @Test
     void manyRequestsArrivingTogetherAreAllAnswered() throws Exception {
         int count = 100;
         List<RawHttp> connections = new ArrayList<>();

@@ -1,0 +1,230 @@
+package io.bayeux.transport.http;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.util.concurrent.FastThreadLocal;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.zip.CRC32;
+import java.util.zip.Deflater;
+
+/**
+ * Gzips the body of a whole response ({@link FullHttpResponse}, as every response of this
+ * server is) of at least {@code minBytes} when its request accepted gzip: in one go, with the
+ * deflater of the event loop's thread (reset, never made again), straight into one buffer that
+ * becomes the new body. Smaller responses, and those of requests that did not accept gzip, pass
+ * as they are at the cost of one header look-up per request; Netty's
+ * {@code HttpContentCompressor} instead makes a compressor (a {@link Deflater} and its 256 KiB
+ * of native memory) and an embedded channel per compressed response.
+ *
+ * <p>Requests may come pipelined, so what each accepted waits in order until its response goes
+ * out. Interim responses ({@code 100 Continue}) answer no request; the {@code 101} of a
+ * WebSocket upgrade ends this handler's part (it leaves the pipeline).
+ */
+public final class GzipResponses extends ChannelDuplexHandler {
+    public static final String NAME = "gzip";
+    /** The gzip member header: deflate, no flags, no time, no extra flags, unknown OS. */
+    private static final byte[] HEADER = {0x1f, (byte) 0x8b, Deflater.DEFLATED, 0, 0, 0, 0, 0, 0, (byte) 0xff};
+    private static final int TRAILER = 8;
+    /** What each request accepted, in order: {@link Boolean#TRUE} for gzip; the first without a queue. */
+    private Boolean first;
+    private ArrayDeque<Boolean> more;
+    private final int minBytes;
+    /** One deflater (and checksum) per event loop thread, for every connection on it and at this level. */
+    private final FastThreadLocal<Compressor> compressors;
+
+    /** Gzips bodies of {@code minBytes} and more with {@code compressors} (shared by the server's connections, they say the level). */
+    public GzipResponses(int minBytes, Compressors compressors) {
+        this.minBytes = minBytes;
+        this.compressors = compressors.local;
+    }
+
+    /** The per-thread compressors of one server (and level): shared by its connections' handlers. */
+    public static final class Compressors {
+        private final FastThreadLocal<Compressor> local;
+
+        /** Deflaters at {@code level}: 1 fastest to 9 smallest. */
+        public Compressors(int level) {
+            if (level < 1 || level > 9) {
+                throw new IllegalArgumentException("gzip level must be 1 to 9: " + level);
+            }
+            this.local = new FastThreadLocal<>() {
+                @Override
+                protected Compressor initialValue() {
+                    return new Compressor(level);
+                }
+
+                @Override
+                protected void onRemoval(Compressor compressor) {
+                    compressor.deflater.end();
+                }
+            };
+        }
+    }
+
+    private static final class Compressor {
+        final Deflater deflater;
+        final CRC32 crc = new CRC32();
+
+        Compressor(int level) {
+            deflater = new Deflater(level, true);
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (msg instanceof HttpRequest request) {
+            Boolean accepts = !request.method().equals(HttpMethod.HEAD) && acceptsGzip(request.headers().get(HttpHeaderNames.ACCEPT_ENCODING))
+                    ? Boolean.TRUE : Boolean.FALSE;
+            if (first == null) {
+                first = accepts;
+            } else {
+                if (more == null) {
+                    more = new ArrayDeque<>(4);
+                }
+                more.add(accepts);
+            }
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+        if (!(msg instanceof HttpResponse response)) {
+            ctx.write(msg, promise);
+            return;
+        }
+        int code = response.status().code();
+        if (code == HttpResponseStatus.SWITCHING_PROTOCOLS.code()) {
+            ctx.write(msg, promise);
+            ctx.pipeline().remove(this);
+            return;
+        }
+        if (code < 200) {
+            // Interim: the request's own response is still to come.
+            ctx.write(msg, promise);
+            return;
+        }
+        Boolean accepted = first;
+        if (more != null && !more.isEmpty()) {
+            first = more.poll();
+        } else {
+            first = null;
+        }
+        if (accepted == Boolean.TRUE && code != 204 && code != 304 && response.protocolVersion() != HttpVersion.HTTP_1_0
+                && response instanceof FullHttpResponse full && full.content().readableBytes() >= minBytes
+                && !full.headers().contains(HttpHeaderNames.CONTENT_ENCODING)) {
+            ctx.write(compress(ctx, full), promise);
+        } else {
+            ctx.write(msg, promise);
+        }
+    }
+
+    /** {@code response} with its body gzipped (its own released), Content-Encoding and Content-Length set. */
+    private FullHttpResponse compress(ChannelHandlerContext ctx, FullHttpResponse response) {
+        ByteBuf content = response.content();
+        int length = content.readableBytes();
+        Compressor compressor = compressors.get();
+        Deflater deflater = compressor.deflater;
+        CRC32 crc = compressor.crc;
+        // Deflate's worst case is a few bytes per 16 KiB block over the input.
+        ByteBuf out = ctx.alloc().directBuffer(HEADER.length + length + (length >> 12) + 64 + TRAILER);
+        try {
+            out.writeBytes(HEADER);
+            ByteBuffer input = content.nioBuffer();
+            crc.update(input.duplicate());
+            deflater.setInput(input);
+            deflater.finish();
+            while (!deflater.finished()) {
+                if (!out.isWritable(64)) {
+                    out.ensureWritable(Math.max(1024, out.writableBytes()));
+                }
+                ByteBuffer target = out.internalNioBuffer(out.writerIndex(), out.writableBytes());
+                int wrote = deflater.deflate(target);
+                out.writerIndex(out.writerIndex() + wrote);
+            }
+            out.writeIntLE((int) crc.getValue());
+            out.writeIntLE(length);
+        } catch (RuntimeException | Error x) {
+            out.release();
+            throw x;
+        } finally {
+            deflater.reset();
+            crc.reset();
+        }
+        HttpHeaders headers = response.headers();
+        FullHttpResponse gzipped = new DefaultFullHttpResponse(response.protocolVersion(), response.status(), out, headers, response.trailingHeaders());
+        content.release();
+        headers.set(HttpHeaderNames.CONTENT_ENCODING, HttpHeaderValues.GZIP);
+        headers.setInt(HttpHeaderNames.CONTENT_LENGTH, out.readableBytes());
+        return gzipped;
+    }
+
+    /**
+     * Whether an Accept-Encoding header names {@code gzip} (or {@code *}) with a weight other
+     * than 0, in any case; false for none.
+     */
+    static boolean acceptsGzip(String acceptEncoding) {
+        if (acceptEncoding == null) {
+            return false;
+        }
+        int length = acceptEncoding.length();
+        int from = 0;
+        boolean star = false;
+        while (from < length) {
+            int comma = acceptEncoding.indexOf(',', from);
+            int end = comma < 0 ? length : comma;
+            int semicolon = acceptEncoding.indexOf(';', from);
+            int nameEnd = semicolon >= 0 && semicolon < end ? semicolon : end;
+            int begin = from;
+            while (begin < nameEnd && acceptEncoding.charAt(begin) <= ' ') {
+                begin++;
+            }
+            int stop = nameEnd;
+            while (stop > begin && acceptEncoding.charAt(stop - 1) <= ' ') {
+                stop--;
+            }
+            boolean gzip = stop - begin == 4 && acceptEncoding.regionMatches(true, begin, "gzip", 0, 4);
+            boolean any = stop - begin == 1 && acceptEncoding.charAt(begin) == '*';
+            if (gzip || any) {
+                boolean allowed = nameEnd == end || !zeroWeight(acceptEncoding, nameEnd + 1, end);
+                if (gzip) {
+                    return allowed;
+                }
+                star = allowed;
+            }
+            from = end + 1;
+        }
+        return star;
+    }
+
+    /** Whether the parameters in {@code s[from, to)} give {@code q=0} (0, 0., 0.0, 0.00, 0.000). */
+    private static boolean zeroWeight(String s, int from, int to) {
+        String params = s.substring(from, to).trim();
+        for (String param : params.split(";")) {
+            String p = param.trim();
+            if (p.length() > 2 && (p.charAt(0) == 'q' || p.charAt(0) == 'Q') && p.charAt(1) == '=') {
+                String value = p.substring(2).trim();
+                try {
+                    return Double.parseDouble(value) == 0;
+                } catch (NumberFormatException x) {
+                    return false;
+                }
+            }
+        }
+        return false;
+    }
+}
