@@ -26,6 +26,14 @@ final class ServerPerTest implements BeforeEachCallback, AfterEachCallback {
         }
     }
 
+    /** Replaces this test's server by one that {@code configure} sets up further. */
+    NettyBayeuxServer restart(java.util.function.UnaryOperator<NettyBayeuxServer.Builder> configure) {
+        server().stop();
+        server = null;
+        server = configure.apply(NettyBayeuxServer.builder().port(0)).build().start();
+        return server;
+    }
+
     /** The running server; only during a test. */
     NettyBayeuxServer server() {
         if (server == null) {
