@@ -48,19 +48,31 @@ class LongPollingResponsesIT {
         }
     }
 
+    /**
+     * Handshakes, subscribes to {@code channel} and connects (answered at once: advice timeout 0)
+     * over {@code http}: the session then gets its messages in any reply.
+     *
+     * @return the browser cookie ({@code name=value}) and the client id
+     */
+    private static String[] connectedSubscriber(RawHttp http, String channel) throws Exception {
+        RawHttp.Response handshake = post(http, List.of(), "[{\"channel\":\"/meta/handshake\",\"version\":\"1.0\",\"supportedConnectionTypes\":[\"long-polling\"]}]");
+        String browser = handshake.header("Set-Cookie").split(";")[0];
+        String clientId = (String) first(handshake).get("clientId");
+        post(http, List.of("Cookie: " + browser),
+                "[{\"channel\":\"/meta/subscribe\",\"subscription\":\"" + channel + "\",\"clientId\":\"" + clientId + "\"}]");
+        post(http, List.of("Cookie: " + browser),
+                "[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"advice\":{\"timeout\":0},\"clientId\":\"" + clientId + "\"}]");
+        return new String[] {browser, clientId};
+    }
+
     @Test
     void largeRepliesAreGzippedOneAfterTheOtherOnSeveralConnections() throws Exception {
         String data = "x".repeat(3_000);
         for (int connection = 0; connection < 2; connection++) {
             try (RawHttp http = RawHttp.connect(server.port())) {
-                RawHttp.Response handshake = post(http, List.of(), "[{\"channel\":\"/meta/handshake\",\"version\":\"1.0\",\"supportedConnectionTypes\":[\"long-polling\"]}]");
-                String browser = handshake.header("Set-Cookie").split(";")[0];
-                String clientId = (String) first(handshake).get("clientId");
-                post(http, List.of("Cookie: " + browser),
-                        "[{\"channel\":\"/meta/subscribe\",\"subscription\":\"/big\",\"clientId\":\"" + clientId + "\"}]");
-                // Connected (answered at once: advice timeout 0), the session gets its messages in any reply.
-                post(http, List.of("Cookie: " + browser),
-                        "[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"advice\":{\"timeout\":0},\"clientId\":\"" + clientId + "\"}]");
+                String[] session = connectedSubscriber(http, "/big");
+                String browser = session[0];
+                String clientId = session[1];
                 for (int i = 0; i < 3; i++) {
                     // The publisher is subscribed: the reply to its publish carries its own message, over 1 KiB.
                     RawHttp.Response reply = post(http, List.of("Cookie: " + browser, "Accept-Encoding: gzip"),
@@ -85,13 +97,9 @@ class LongPollingResponsesIT {
         server.restart(builder -> builder.gzipLevel(0));
         String data = "x".repeat(3_000);
         try (RawHttp http = RawHttp.connect(server.port())) {
-            RawHttp.Response handshake = post(http, List.of(), "[{\"channel\":\"/meta/handshake\",\"version\":\"1.0\",\"supportedConnectionTypes\":[\"long-polling\"]}]");
-            String browser = handshake.header("Set-Cookie").split(";")[0];
-            String clientId = (String) first(handshake).get("clientId");
-            post(http, List.of("Cookie: " + browser),
-                    "[{\"channel\":\"/meta/subscribe\",\"subscription\":\"/big\",\"clientId\":\"" + clientId + "\"}]");
-            post(http, List.of("Cookie: " + browser),
-                    "[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"advice\":{\"timeout\":0},\"clientId\":\"" + clientId + "\"}]");
+            String[] session = connectedSubscriber(http, "/big");
+            String browser = session[0];
+            String clientId = session[1];
             RawHttp.Response reply = post(http, List.of("Cookie: " + browser, "Accept-Encoding: gzip"),
                     "[{\"channel\":\"/big\",\"data\":\"" + data + "\",\"clientId\":\"" + clientId + "\"}]");
             assertBayeuxHeaders(reply);
