@@ -81,9 +81,13 @@ public class Seti implements Presence {
         public void subscribed(ServerSession subscriber, ServerChannel channel, ServerMessage message) {
             LocalSession s = session;
             if (s != null && !subscriber.isLocalSession() && oort.isOort(subscriber)) {
-                Map<String, Object> snapshot = snapshot();
-                snapshot.put(ALIVE_FIELD, true);
-                subscriber.deliver(s, SETI_ALL_CHANNEL, snapshot, Promise.noop());
+                // Queued under the lock, like every change of this node's users: one made meanwhile
+                // follows the snapshot that lacks it, instead of being undone by it.
+                synchronized (Seti.this) {
+                    Map<String, Object> snapshot = snapshot();
+                    snapshot.put(ALIVE_FIELD, true);
+                    subscriber.deliver(s, SETI_ALL_CHANNEL, snapshot, Promise.noop());
+                }
             }
         }
 
@@ -197,12 +201,15 @@ public class Seti implements Presence {
         synchronized (this) {
             first = !table.isAssociated(userId);
             added = table.associate(userId, serverSession);
+            if (first && added) {
+                // Sent in the order the users changed, and never before a snapshot that lacks it.
+                publish(SETI_ALL_CHANNEL, presence(List.of(userId), true));
+            }
         }
         if (added) {
             serverSession.addListener(PresenceTable.disassociator(this, userId));
         }
         if (first && added) {
-            publish(SETI_ALL_CHANNEL, presence(List.of(userId), true));
             fire(true, userId, oort.getURL(), true);
         }
         return added;
@@ -220,9 +227,11 @@ public class Seti implements Presence {
         synchronized (this) {
             removed = table.disassociate(userId, serverSession);
             last = removed && !table.isAssociated(userId);
+            if (last) {
+                publish(SETI_ALL_CHANNEL, presence(List.of(userId), false));
+            }
         }
         if (last) {
-            publish(SETI_ALL_CHANNEL, presence(List.of(userId), false));
             fire(false, userId, oort.getURL(), true);
         }
         return removed;
@@ -234,11 +243,13 @@ public class Seti implements Presence {
         Set<ServerSession> sessions;
         synchronized (this) {
             sessions = table.disassociate(userId);
+            if (sessions != null) {
+                publish(SETI_ALL_CHANNEL, presence(List.of(userId), false));
+            }
         }
         if (sessions == null) {
             return Set.of();
         }
-        publish(SETI_ALL_CHANNEL, presence(List.of(userId), false));
         fire(false, userId, oort.getURL(), true);
         return sessions;
     }
@@ -368,7 +379,8 @@ public class Seti implements Presence {
         return data;
     }
 
-    private void sendSnapshot(String oortURL) {
+    /** Under the lock, in order with the changes (see the subscription listener). */
+    private synchronized void sendSnapshot(String oortURL) {
         publish(setiChannel(oortURL), snapshot());
     }
 
