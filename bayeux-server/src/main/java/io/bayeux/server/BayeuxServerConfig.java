@@ -36,6 +36,8 @@ public final class BayeuxServerConfig {
     public static final int DEFAULT_MAX_BATCH_BYTES = 64 * 1024;
     /** The bound of a stalled reader's queue: 1,000 messages (see {@link #maxStalledQueue()}). */
     public static final int DEFAULT_MAX_STALLED_QUEUE = 1000;
+    /** The shortest time between two connect replies that carry a session's messages: 50 ms (see {@link #connectGather()}). */
+    public static final Duration DEFAULT_CONNECT_GATHER = Duration.ofMillis(50);
 
     private final Duration timeout;
     private final Duration interval;
@@ -47,6 +49,7 @@ public final class BayeuxServerConfig {
     private final int maxQueue;
     private final int maxBatchBytes;
     private final int maxStalledQueue;
+    private final Duration connectGather;
     private final int maxSessionsPerBrowser;
     private final Duration multiSessionInterval;
     private final List<String> allowedTransports;
@@ -65,6 +68,7 @@ public final class BayeuxServerConfig {
         this.maxQueue = builder.maxQueue;
         this.maxBatchBytes = builder.maxBatchBytes;
         this.maxStalledQueue = builder.maxStalledQueue;
+        this.connectGather = builder.connectGather;
         this.maxSessionsPerBrowser = builder.maxSessionsPerBrowser;
         this.multiSessionInterval = builder.multiSessionInterval;
         this.allowedTransports = List.copyOf(builder.allowedTransports);
@@ -141,6 +145,21 @@ public final class BayeuxServerConfig {
         return maxStalledQueue;
     }
 
+    /**
+     * The shortest time between two {@code /meta/connect} replies that carry a session's
+     * messages (long-polling, or any session whose messages ride only in connect replies);
+     * {@link Duration#ZERO} answers a held connect as soon as a message is queued. When a
+     * message comes for a session whose previous connect reply went out less than this long
+     * ago, its held connect is answered once this long has passed since that reply, with every
+     * message queued meanwhile. A session that receives now and then waits for nothing (its
+     * connect was held longer than this); one that receives many messages gets them in fewer,
+     * fuller replies, at most one per this time: each message waits at most this much more,
+     * and the server and the client handle fewer requests per message.
+     */
+    public Duration connectGather() {
+        return connectGather;
+    }
+
     public List<String> allowedTransports() {
         return allowedTransports;
     }
@@ -185,6 +204,7 @@ public final class BayeuxServerConfig {
         return "BayeuxServerConfig[timeout=" + timeout.toMillis() + "ms, interval=" + interval.toMillis()
                 + "ms, maxInterval=" + maxInterval.toMillis() + "ms, maxLazyTimeout=" + maxLazyTimeout.toMillis()
                 + "ms, sweepPeriod=" + sweepPeriod.toMillis() + "ms, maxQueue=" + maxQueue + ", maxBatchBytes=" + maxBatchBytes + ", maxStalledQueue=" + maxStalledQueue
+                + ", connectGather=" + connectGather.toMillis() + "ms"
                 + ", transports=" + allowedTransports + ", codec=" + jsonCodec + "]";
     }
 
@@ -200,6 +220,7 @@ public final class BayeuxServerConfig {
         private int maxQueue = -1;
         private int maxBatchBytes = DEFAULT_MAX_BATCH_BYTES;
         private int maxStalledQueue = DEFAULT_MAX_STALLED_QUEUE;
+        private Duration connectGather = DEFAULT_CONNECT_GATHER;
         private int maxSessionsPerBrowser = DEFAULT_MAX_SESSIONS_PER_BROWSER;
         private Duration multiSessionInterval = DEFAULT_MULTI_SESSION_INTERVAL;
         private List<String> allowedTransports = DEFAULT_ALLOWED_TRANSPORTS;
@@ -266,6 +287,11 @@ public final class BayeuxServerConfig {
                 throw new IllegalArgumentException("maxStalledQueue must be -1 (none) or positive: " + maxStalledQueue);
             }
             this.maxStalledQueue = maxStalledQueue;
+            return this;
+        }
+
+        public Builder connectGather(Duration connectGather) {
+            this.connectGather = nonNegative("connectGather", connectGather);
             return this;
         }
 

@@ -55,6 +55,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     private final BayeuxServerConfig config;
     private final Scheduler scheduler;
+    private final long connectGatherMillis;
     private final boolean ownScheduler;
     /** Where timer work runs: never on the scheduler's thread. */
     private final Executor timerExecutor;
@@ -94,6 +95,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
         this.config = Objects.requireNonNull(config, "config");
         this.ownScheduler = config.scheduler() == null;
         this.scheduler = ownScheduler ? Scheduler.newSystemScheduler("bayeux-scheduler") : config.scheduler();
+        this.connectGatherMillis = config.connectGather().toMillis();
         Executor chosen = config.executor() != null ? config.executor() : executor;
         this.ownExecutor = chosen == null ? Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("bayeux-timer-", 0).factory()) : null;
         this.timerExecutor = chosen != null ? chosen : ownExecutor;
@@ -150,6 +152,11 @@ public final class BayeuxServerImpl implements BayeuxServer {
     /** Schedules {@code work} to run on the executor after {@code delayMillis}. */
     Scheduler.Cancellable scheduleWork(Runnable work, long delayMillis) {
         return scheduler.schedule(() -> runTimerWork(work), delayMillis);
+    }
+
+    /** {@link BayeuxServerConfig#connectGather()} in milliseconds. */
+    long connectGatherMillis() {
+        return connectGatherMillis;
     }
 
     public BayeuxServerConfig config() {

@@ -16,6 +16,7 @@ import java.util.function.Consumer;
 final class PendingBatch implements Scheduler.Cancellable, Runnable {
     private static final VarHandle DONE;
     private static final VarHandle EXCHANGES;
+    private static final VarHandle GATHERING;
     /** The compact form of a held connect that had no {@code id}. */
     private static final Object NO_ID = new Object();
     /** The compact form of a held connect whose {@code id} was a decimal int as a String (most clients count): kept in intId. */
@@ -25,6 +26,7 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
         try {
             DONE = MethodHandles.lookup().findVarHandle(PendingBatch.class, "done", boolean.class);
             EXCHANGES = MethodHandles.lookup().findVarHandle(PendingBatch.class, "exchanges", Object.class);
+            GATHERING = MethodHandles.lookup().findVarHandle(PendingBatch.class, "gathering", boolean.class);
         } catch (ReflectiveOperationException x) {
             throw new ExceptionInInitializerError(x);
         }
@@ -50,6 +52,8 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
     private volatile boolean done;
     /** The hold's timer: the endpoint's {@link Future}, or the server scheduler's {@link Scheduler.Cancellable}. */
     private volatile Object timer;
+    /** Whether a timer answers the batch at the end of its session's gathering time; set once, through GATHERING. */
+    private volatile boolean gathering;
     /** Whether the hold ran to its timeout; written by the timer that completes the batch, before it does. */
     private volatile boolean timedOut;
 
@@ -169,6 +173,21 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
     ServerMessage connectMessage() {
         List<Exchange> all = exchanges();
         return all.get(all.size() - 1).message;
+    }
+
+    /**
+     * Answers the batch after {@code delayMillis}, with what is queued by then (see
+     * {@link BayeuxServerConfig#connectGather()}); only the first call sets a timer.
+     */
+    void resumeAfter(long delayMillis) {
+        if (done || !GATHERING.compareAndSet(this, false, true)) {
+            return;
+        }
+        // The loop's timer only hands the reply to the executor, as the hold's timer does.
+        Future<?> onLoop = connection.endpoint().schedule(() -> connection.server().runTimerWork(this::resume), delayMillis);
+        if (onLoop == null) {
+            connection.server().scheduleWork(this::resume, delayMillis);
+        }
     }
 
     /** Completes the batch: its replies go out with what is queued. */

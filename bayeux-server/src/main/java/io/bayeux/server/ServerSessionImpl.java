@@ -85,6 +85,8 @@ public final class ServerSessionImpl implements ServerSession {
     private ConnectionImpl pushConnection;
     /** Guarded by lock: when the session expires (scheduler time), 0 while a connect is in progress. */
     private long expireAt;
+    /** When (scheduler time) a connect reply last went out or a held connect was dropped; under the lock. */
+    private long connectEndedAt = Long.MIN_VALUE / 2;
 
     private volatile State state = State.NEW;
     private volatile String userAgent;
@@ -705,6 +707,7 @@ public final class ServerSessionImpl implements ServerSession {
             return;
         }
         PendingBatch held = null;
+        long gatherWait = 0;
         LoopFlusher loopFlusher = null;
         Flusher pusher = null;
         lock.lock();
@@ -727,6 +730,7 @@ public final class ServerSessionImpl implements ServerSession {
                 }
             } else {
                 held = heldConnect;
+                gatherWait = held != null ? gatherWait() : 0;
             }
         } finally {
             lock.unlock();
@@ -735,6 +739,8 @@ public final class ServerSessionImpl implements ServerSession {
             loopFlusher.schedule(this);
         } else if (pusher != null) {
             pusher.flush();
+        } else if (gatherWait > 0) {
+            held.resumeAfter(gatherWait);
         } else if (held != null) {
             held.resume();
         }
@@ -965,6 +971,7 @@ public final class ServerSessionImpl implements ServerSession {
      */
     boolean hold(PendingBatch pending, long timeoutMillis) {
         PendingBatch previous;
+        long gatherWait = 0;
         lock.lock();
         try {
             if (state == State.REMOVED) {
@@ -972,7 +979,10 @@ public final class ServerSessionImpl implements ServerSession {
             }
             boolean replyCarriesQueue = pushConnection == null || metaConnectDeliveryOnly;
             if (replyCarriesQueue && queue.isDue()) {
-                return false;
+                gatherWait = gatherWait();
+                if (gatherWait <= 0) {
+                    return false;
+                }
             }
             previous = heldConnect;
             heldConnect = pending;
@@ -987,6 +997,9 @@ public final class ServerSessionImpl implements ServerSession {
         Future<?> timer = pending.connection.endpoint().schedule(pending, timeoutMillis);
         pending.timer(timer != null ? timer : server.scheduleWork(pending::timedOut, timeoutMillis));
         suspended(pending, timeoutMillis);
+        if (gatherWait > 0) {
+            pending.resumeAfter(gatherWait);
+        }
         return true;
     }
 
@@ -1002,10 +1015,20 @@ public final class ServerSessionImpl implements ServerSession {
         }
     }
 
+    /**
+     * Under the lock: how long a held connect that should carry queued messages waits still, so
+     * that replies are at least {@link BayeuxServerConfig#connectGather()} apart; 0 or less: none.
+     */
+    private long gatherWait() {
+        long gather = server.connectGatherMillis();
+        return gather == 0 ? 0 : connectEndedAt + gather - server.scheduler().now();
+    }
+
     /** A connect reply went out, or a held connect was dropped: expiry starts counting. */
     void connectEnded() {
         lock.lock();
         try {
+            connectEndedAt = server.scheduler().now();
             if (heldConnect == null) {
                 armExpiry();
             }

@@ -20,7 +20,7 @@ class AllowedTransportsTest {
     private BayeuxServerImpl server;
 
     private BayeuxServerImpl start(List<String> allowed) {
-        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).allowedTransports(allowed).build()).start();
+        server = new BayeuxServerImpl(scheduler.config().allowedTransports(allowed).build()).start();
         return server;
     }
 

@@ -20,7 +20,7 @@ class BadInputTest {
 
     @BeforeEach
     void start() {
-        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).executor(Runnable::run).build()).start();
+        server = new BayeuxServerImpl(scheduler.config().executor(Runnable::run).build()).start();
         client = new TestClient(server, true).connected();
     }
 

@@ -26,8 +26,8 @@ class BroadcastEncodingTest {
     @Test
     void aBroadcastIsEncodedOnceForAllItsSubscribers() {
         CountingCodec codec = new CountingCodec();
-        server = new BayeuxServerImpl(BayeuxServerConfig.builder()
-                .scheduler(new ManualScheduler()).executor(Runnable::run).jsonCodec(codec).build()).start();
+        server = new BayeuxServerImpl(new ManualScheduler().config()
+                .executor(Runnable::run).jsonCodec(codec).build()).start();
         List<TestClient> subscribers = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             TestClient client = new TestClient(server, true).connected();

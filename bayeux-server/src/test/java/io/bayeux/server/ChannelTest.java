@@ -51,7 +51,7 @@ class ChannelTest {
     }
 
     private BayeuxServerImpl start(Consumer<BayeuxServerConfig.Builder> configuration) {
-        BayeuxServerConfig.Builder builder = BayeuxServerConfig.builder().scheduler(scheduler).executor(Runnable::run);
+        BayeuxServerConfig.Builder builder = scheduler.config().executor(Runnable::run);
         configuration.accept(builder);
         server = new BayeuxServerImpl(builder.build()).start();
         return server;

@@ -39,7 +39,7 @@ class ConcurrentPublishStressTest {
 
     @Test
     void concurrentPublishesFromManyThreadsReachEverySubscriberExactlyOnce() throws Exception {
-        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(new ManualScheduler()).executor(Runnable::run).build()).start();
+        server = new BayeuxServerImpl(new ManualScheduler().config().executor(Runnable::run).build()).start();
         List<CountingEndpoint> endpoints = new ArrayList<>();
         for (int i = 0; i < SUBSCRIBERS; i++) {
             CountingEndpoint endpoint = new CountingEndpoint();

@@ -31,7 +31,7 @@ class DeQueueListenerCoalescingTest {
 
     @BeforeEach
     void start() {
-        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).executor(Runnable::run).build()).start();
+        server = new BayeuxServerImpl(scheduler.config().executor(Runnable::run).build()).start();
         server.addExtension(new TimestampExtension(TimestampExtension.DEFAULT_FORMATTER, clock));
     }
 

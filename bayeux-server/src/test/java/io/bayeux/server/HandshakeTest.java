@@ -25,7 +25,7 @@ class HandshakeTest {
 
     @BeforeEach
     void start() {
-        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).executor(Runnable::run)
+        server = new BayeuxServerImpl(scheduler.config().executor(Runnable::run)
                 .allowedTransports(List.of("websocket", "long-polling")).build()).start();
     }
 
@@ -54,7 +54,7 @@ class HandshakeTest {
     @Test
     void maxIntervalIsAdvisedWhenEnabled() {
         server.stop();
-        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).executor(Runnable::run).adviseMaxInterval(true).build()).start();
+        server = new BayeuxServerImpl(scheduler.config().executor(Runnable::run).adviseMaxInterval(true).build()).start();
         Map<String, Object> reply = new TestClient(server, false).handshake(null);
         assertEquals(10000, ((Number) ((Map<?, ?>) reply.get("advice")).get("maxInterval")).intValue());
     }

@@ -55,7 +55,7 @@ class LoopFlusherTest {
     }
 
     private void start(int maxQueue) {
-        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).executor(Runnable::run)
+        server = new BayeuxServerImpl(scheduler.config().executor(Runnable::run)
                 .maxQueue(maxQueue).build()).start();
         server.createChannelIfAbsent("/room");
     }

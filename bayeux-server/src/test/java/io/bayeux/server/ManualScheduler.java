@@ -1,5 +1,6 @@
 package io.bayeux.server;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
@@ -9,6 +10,15 @@ public final class ManualScheduler implements Scheduler {
     private final PriorityQueue<Task> tasks = new PriorityQueue<>();
     private long now = 1_000_000;
     private long sequence;
+
+    /**
+     * A server configuration on this scheduler, with {@code connectGather} off: a held connect
+     * is answered as soon as a message comes, as most tests expect without moving time
+     * ({@code ConnectGatherTest} covers the gathering).
+     */
+    public BayeuxServerConfig.Builder config() {
+        return BayeuxServerConfig.builder().scheduler(this).connectGather(Duration.ZERO);
+    }
 
     @Override
     public synchronized long now() {

@@ -37,7 +37,7 @@ class MaxBatchBytesTest {
     private BayeuxServerImpl server;
 
     private void start() {
-        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).executor(Runnable::run)
+        server = new BayeuxServerImpl(scheduler.config().executor(Runnable::run)
                 .maxBatchBytes(MAX).build()).start();
     }
 

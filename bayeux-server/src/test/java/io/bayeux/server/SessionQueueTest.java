@@ -169,7 +169,7 @@ class SessionQueueTest extends ServerTestSupport {
 
     @Test
     void configuredMaxQueueBoundsEveryNewSession() {
-        BayeuxServerImpl bounded = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).executor(Runnable::run).maxQueue(2).build()).start();
+        BayeuxServerImpl bounded = new BayeuxServerImpl(scheduler.config().executor(Runnable::run).maxQueue(2).build()).start();
         try {
             TestClient bob = new TestClient(bounded, false).connected();
             ServerSession session = bounded.getSession(bob.clientId());
@@ -216,7 +216,7 @@ class SessionQueueTest extends ServerTestSupport {
     @Test
     void withoutAStalledBoundAStalledReadersQueueGrowsToItsOwn() {
         server.stop();
-        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).executor(Runnable::run)
+        server = new BayeuxServerImpl(scheduler.config().executor(Runnable::run)
                 .maxQueue(1500).maxStalledQueue(-1).build()).start();
         TestClient bob = new TestClient(server, true, Runnable::run).connected();
         ServerSession session = session(bob);

@@ -37,7 +37,7 @@ class TimerWorkTest {
 
     @BeforeEach
     void start() {
-        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).executor(handedOver::add).build()).start();
+        server = new BayeuxServerImpl(scheduler.config().executor(handedOver::add).build()).start();
     }
 
     @AfterEach

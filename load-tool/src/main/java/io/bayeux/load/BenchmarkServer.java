@@ -6,6 +6,7 @@ import io.bayeux.server.ext.AcknowledgedMessagesExtension;
 import io.bayeux.transport.NettyBayeuxServer;
 import io.bayeux.transport.QueueOverflow;
 
+import java.time.Duration;
 import java.util.function.Consumer;
 
 /**
@@ -23,12 +24,18 @@ public final class BenchmarkServer {
 
     /** A builder with the benchmark's configuration; {@code extra} sets up more (a test's listeners). */
     public static NettyBayeuxServer.Builder builder(String host, int port, int maxQueue, int ioThreads, Consumer<io.bayeux.api.server.BayeuxServer> extra) {
+        return builder(host, port, maxQueue, ioThreads, BayeuxServerConfig.DEFAULT_CONNECT_GATHER, extra);
+    }
+
+    /** As above, with {@code connectGather} (see {@link BayeuxServerConfig#connectGather()}). */
+    public static NettyBayeuxServer.Builder builder(String host, int port, int maxQueue, int ioThreads, Duration connectGather,
+                                                    Consumer<io.bayeux.api.server.BayeuxServer> extra) {
         NettyBayeuxServer.Builder builder = NettyBayeuxServer.builder()
                 .host(host)
                 .port(port)
                 .ioThreads(ioThreads)
                 .maxQueue(maxQueue, QueueOverflow.DROP_OLDEST)
-                .bayeuxConfig(BayeuxServerConfig.builder().maxQueue(maxQueue).build())
+                .bayeuxConfig(BayeuxServerConfig.builder().maxQueue(maxQueue).connectGather(connectGather).build())
                 .service(bayeux -> bayeux.addExtension(new AcknowledgedMessagesExtension()))
                 .service(bayeux -> ServerAnnotationProcessor.services(new StatsService(bayeux)).accept(bayeux));
         if (extra != null) {

@@ -1,9 +1,11 @@
 package io.bayeux.load;
 
+import io.bayeux.server.BayeuxServerConfig;
 import io.bayeux.transport.NettyBayeuxServer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -23,9 +25,13 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--io-threads", description = "Netty I/O threads; 0 is the server's default, one per core (default: ${DEFAULT-VALUE})")
     int ioThreads;
 
+    @Option(names = "--connect-gather", paramLabel = "MS",
+            description = "Least time in ms between two long-polling connect replies of a session; 0 answers at once (default: the server's, ${DEFAULT-VALUE})")
+    long connectGatherMillis = BayeuxServerConfig.DEFAULT_CONNECT_GATHER.toMillis();
+
     @Override
     public Integer call() throws Exception {
-        NettyBayeuxServer server = BenchmarkServer.builder(host, port, maxQueue, ioThreads, null).build().start();
+        NettyBayeuxServer server = BenchmarkServer.builder(host, port, maxQueue, ioThreads, Duration.ofMillis(connectGatherMillis), null).build().start();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.stop();

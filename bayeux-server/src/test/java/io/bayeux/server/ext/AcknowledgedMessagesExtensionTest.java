@@ -32,7 +32,7 @@ class AcknowledgedMessagesExtensionTest {
 
     @BeforeEach
     void start() {
-        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).executor(Runnable::run).build()).start();
+        server = new BayeuxServerImpl(scheduler.config().executor(Runnable::run).build()).start();
         server.addExtension(new AcknowledgedMessagesExtension());
         publisher = new TestClient(server, false).connected();
     }

@@ -27,7 +27,7 @@ class TimestampExtensionTest {
 
     @BeforeEach
     void start() {
-        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).executor(Runnable::run).build()).start();
+        server = new BayeuxServerImpl(scheduler.config().executor(Runnable::run).build()).start();
     }
 
     @AfterEach

@@ -26,7 +26,7 @@ class DataFilterChannelTest {
 
     @BeforeEach
     void start() {
-        server = new BayeuxServerImpl(BayeuxServerConfig.builder().scheduler(scheduler).executor(Runnable::run).build()).start();
+        server = new BayeuxServerImpl(scheduler.config().executor(Runnable::run).build()).start();
         DataFilter noSpam = (from, channel, data) -> {
             if (data instanceof Map<?, ?> map && "spam".equals(map.get("text"))) {
                 throw new DataFilter.AbortException("spam");
