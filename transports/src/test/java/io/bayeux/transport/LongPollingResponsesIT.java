@@ -1,11 +1,13 @@
 package io.bayeux.transport;
 
 import io.bayeux.common.json.JacksonJsonCodec;
+import io.bayeux.server.BayeuxServerConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -107,6 +109,34 @@ class LongPollingResponsesIT {
             List<Map<String, Object>> messages = messages(reply.body());
             assertEquals(2, messages.size());
             assertEquals(data, messages.get(0).get("data"));
+        }
+    }
+
+    @Test
+    void messagesComingSoonAfterAReplyWaitForTheGatherTimeAndShareOneReply() throws Exception {
+        long gather = 1_500;
+        server.restart(builder -> builder.bayeuxConfig(BayeuxServerConfig.builder().connectGather(Duration.ofMillis(gather)).build()));
+        try (RawHttp http = RawHttp.connect(server.port())) {
+            String[] session = connectedSubscriber(http, "/ticks");
+            long answered = System.nanoTime();
+            http.write(RawHttp.request("POST", PATH, List.of("Cookie: " + session[0], "Content-Type: application/json;charset=UTF-8"),
+                    ("[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"clientId\":\"" + session[1] + "\"}]")
+                            .getBytes(StandardCharsets.UTF_8)));
+            var ticks = server.server().bayeux().createChannelIfAbsent("/ticks").getReference();
+            for (int i = 0; i < 10; i++) {
+                ticks.publish(null, "tick" + i);
+                Thread.sleep(10);
+            }
+            RawHttp.Response reply = http.readResponse();
+            long waited = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - answered);
+            assertBayeuxHeaders(reply);
+            List<Map<String, Object>> messages = messages(reply.body());
+            assertEquals(11, messages.size(), "ten ticks and the connect reply: " + reply.text());
+            for (int i = 0; i < 10; i++) {
+                assertEquals("tick" + i, messages.get(i).get("data"));
+            }
+            assertEquals(true, messages.get(10).get("successful"));
+            assertTrue(waited >= gather, "answered " + waited + " ms after the previous reply");
         }
     }
 
