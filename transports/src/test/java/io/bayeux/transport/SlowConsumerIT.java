@@ -396,13 +396,7 @@ class SlowConsumerIT {
         // they may take seconds to drain what waits for them, and must not count as stalled.
         start(QueueOverflow.DROP_NEWEST, maxQueue);
         long deadline = System.nanoTime() + TIME_LIMIT.toNanos();
-        connectReaders(READERS);
-        List<QueueWatch> watches = new ArrayList<>();
-        for (Reader reader : readers) {
-            QueueWatch watch = new QueueWatch();
-            server.bayeux().getSession(reader.clientId).addListener(watch);
-            watches.add(watch);
-        }
+        List<QueueWatch> watches = connectWatchedReaders();
         // Two clients publish as fast as their sockets let them, 1 KiB messages to 50 readers:
         // more than the server can deliver. Every reader must get every message all the same.
         int publishers = 2;
@@ -433,14 +427,10 @@ class SlowConsumerIT {
                 }
             }));
         }
-        for (Thread thread : threads) {
-            thread.join(TIME_LIMIT.toMillis());
-        }
-        assertEquals(List.of(), failures);
+        joinPublishers(threads, failures);
         long sentIn = System.nanoTime() - started;
         int total = publishers * each;
-        int overflowsSent = watches.stream().mapToInt(w -> w.calls.get()).sum();
-        assertEquals(0, overflowsSent, "overflows while publishing; readers at " + readers.stream().map(r -> r.count.get()).toList());
+        assertNoOverflowWhilePublishing(watches);
         awaitReaders(total, deadline);
         long deliveredIn = System.nanoTime() - started;
         int overflows = watches.stream().mapToInt(w -> w.calls.get()).sum();
@@ -449,10 +439,7 @@ class SlowConsumerIT {
                 publishers, total, TimeUnit.NANOSECONDS.toMillis(sentIn), READERS, TimeUnit.NANOSECONDS.toMillis(deliveredIn), overflows);
 
         assertEquals(0, overflows, "readers that keep reading never reach their queue bound: the publishers are slowed down instead");
-        for (Reader reader : readers) {
-            assertEquals(total, reader.count.get(), "messages received by " + reader.clientId);
-            assertEquals((long) total * (total - 1) / 2, reader.sum.get(), "each message exactly once at " + reader.clientId);
-        }
+        assertEveryReaderGotEachOnce(total);
         // Readers that fell behind got frames of many messages referencing shared buffers: all given back once written.
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (server.sharedFrameBytes() > 0 && System.nanoTime() - until < 0) {
@@ -548,13 +535,7 @@ class SlowConsumerIT {
         int maxQueue = 200;
         start(QueueOverflow.DROP_NEWEST, maxQueue);
         long deadline = System.nanoTime() + TIME_LIMIT.toNanos();
-        connectReaders(READERS);
-        List<QueueWatch> watches = new ArrayList<>();
-        for (Reader reader : readers) {
-            QueueWatch watch = new QueueWatch();
-            server.bayeux().getSession(reader.clientId).addListener(watch);
-            watches.add(watch);
-        }
+        List<QueueWatch> watches = connectWatchedReaders();
         // Four long-polling clients publish 1 KiB messages in batches of 25, back to back, each
         // waiting only for its previous batch's answer: more than the server can deliver to 50 readers.
         int publishers = 4;
@@ -580,16 +561,42 @@ class SlowConsumerIT {
                 }
             }));
         }
+        joinPublishers(threads, failures);
+        int total = publishers * each;
+        assertNoOverflowWhilePublishing(watches);
+        awaitReaders(total, deadline);
+        System.out.printf("SlowConsumerIT: %d long-polling publishers sent %d messages, %d readers got all of them in %d ms%n",
+                publishers, total, READERS, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        assertEveryReaderGotEachOnce(total);
+    }
+
+    /** Connects {@value #READERS} readers and watches each one's queue for overflows. */
+    private List<QueueWatch> connectWatchedReaders() throws Exception {
+        connectReaders(READERS);
+        List<QueueWatch> watches = new ArrayList<>();
+        for (Reader reader : readers) {
+            QueueWatch watch = new QueueWatch();
+            server.bayeux().getSession(reader.clientId).addListener(watch);
+            watches.add(watch);
+        }
+        return watches;
+    }
+
+    /** Waits for the publishing threads (each at most the time limit); fails with what they reported. */
+    private static void joinPublishers(List<Thread> threads, List<String> failures) throws InterruptedException {
         for (Thread thread : threads) {
             thread.join(TIME_LIMIT.toMillis());
         }
         assertEquals(List.of(), failures);
-        int total = publishers * each;
+    }
+
+    private void assertNoOverflowWhilePublishing(List<QueueWatch> watches) {
         int overflowsSent = watches.stream().mapToInt(w -> w.calls.get()).sum();
         assertEquals(0, overflowsSent, "overflows while publishing; readers at " + readers.stream().map(r -> r.count.get()).toList());
-        awaitReaders(total, deadline);
-        System.out.printf("SlowConsumerIT: %d long-polling publishers sent %d messages, %d readers got all of them in %d ms%n",
-                publishers, total, READERS, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+    }
+
+    /** Every reader counted {@code total} messages, numbered 0 to {@code total - 1}, each once. */
+    private void assertEveryReaderGotEachOnce(int total) {
         for (Reader reader : readers) {
             assertEquals(total, reader.count.get(), "messages received by " + reader.clientId);
             assertEquals((long) total * (total - 1) / 2, reader.sum.get(), "each message exactly once at " + reader.clientId);
