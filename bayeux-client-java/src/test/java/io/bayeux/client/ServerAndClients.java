@@ -2,24 +2,39 @@ package io.bayeux.client;
 
 import io.bayeux.client.transport.ClientTransport;
 import io.bayeux.transport.NettyBayeuxServer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 import java.net.URI;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The server and the clients of one client IT:
  * {@code @RegisterExtension final ServerAndClients fixture = new ServerAndClients();}.
  * A test starts its server as it needs it ({@link #start()}, {@link #start(UnaryOperator)}, on an
- * ephemeral loopback port unless the configuration names one); every client made through it is
- * closed after the test, then the server is stopped. Not thread-safe: a test's own thread uses it.
+ * ephemeral loopback port unless the configuration names one); every client made through it (or
+ * given to {@link #add}) is closed after the test, then the server is stopped, then the
+ * event-loop groups it made ({@link #eventLoopGroup}) are shut down. Not thread-safe: a test's own thread uses it.
  */
 final class ServerAndClients implements AfterEachCallback {
     private final List<BayeuxClient> clients = new CopyOnWriteArrayList<>();
+    private final List<EventLoopGroup> groups = new CopyOnWriteArrayList<>();
     private NettyBayeuxServer server;
+
+    /** A NIO event-loop group of {@code threads} threads for the test's clients; shut down after the test, which fails if it takes over 10 s. */
+    EventLoopGroup eventLoopGroup(int threads) {
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory());
+        groups.add(group);
+        return group;
+    }
 
     /** Starts a server with the default configuration. */
     NettyBayeuxServer start() {
@@ -68,7 +83,8 @@ final class ServerAndClients implements AfterEachCallback {
         return add(Clients.client(uri(), config, transport));
     }
 
-    private BayeuxClient add(BayeuxClient client) {
+    /** Closes {@code client} after the test, with the others. */
+    BayeuxClient add(BayeuxClient client) {
         clients.add(client);
         return client;
     }
@@ -81,5 +97,9 @@ final class ServerAndClients implements AfterEachCallback {
             server.stop();
             server = null;
         }
+        for (EventLoopGroup group : groups) {
+            assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS), "the group stopped");
+        }
+        groups.clear();
     }
 }
