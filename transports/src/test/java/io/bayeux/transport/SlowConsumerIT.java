@@ -408,26 +408,19 @@ class SlowConsumerIT {
         }
         readers.addAll(senders);
         long started = System.nanoTime();
-        List<Thread> threads = new ArrayList<>();
-        List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
-        for (int p = 0; p < publishers; p++) {
+        publishConcurrently("publisher", publishers, each, (p, first, count) -> {
             Reader publisher = senders.get(p);
-            int first = p * each;
-            threads.add(Thread.ofPlatform().name("publisher-" + p).start(() -> {
-                for (int i = first; i < first + each; i++) {
-                    try {
-                        publisher.sendWithin(json(message(CHANNEL, publisher.clientId, "data", payload(i))), System.nanoTime() + TimeUnit.SECONDS.toNanos(20));
-                    } catch (Exception x) {
-                        failures.add("publisher " + publisher.clientId + " held back for 20 s at message " + i + ": " + x
-                                + "; connections not read: " + unreadConnections() + " behind=" + server.bayeux().isBehind()
-                                + " queues=" + server.bayeux().getSessions().stream().map(ss -> ss.getQueueSize()).toList()
-                                + " readers=" + readers.stream().map(r -> r.count.get()).toList());
-                        return;
-                    }
+            for (int i = first; i < first + count; i++) {
+                try {
+                    publisher.sendWithin(json(message(CHANNEL, publisher.clientId, "data", payload(i))), System.nanoTime() + TimeUnit.SECONDS.toNanos(20));
+                } catch (Exception x) {
+                    throw new AssertionError("publisher " + publisher.clientId + " held back for 20 s at message " + i + ": " + x
+                            + "; connections not read: " + unreadConnections() + " behind=" + server.bayeux().isBehind()
+                            + " queues=" + server.bayeux().getSessions().stream().map(ss -> ss.getQueueSize()).toList()
+                            + " readers=" + readers.stream().map(r -> r.count.get()).toList(), x);
                 }
-            }));
-        }
-        joinPublishers(threads, failures);
+            }
+        });
         long sentIn = System.nanoTime() - started;
         int total = publishers * each;
         assertNoOverflowWhilePublishing(watches);
@@ -540,28 +533,20 @@ class SlowConsumerIT {
         // waiting only for its previous batch's answer: more than the server can deliver to 50 readers.
         int publishers = 4;
         int each = MESSAGES / 10;
-        List<Thread> threads = new ArrayList<>();
-        List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
         long started = System.nanoTime();
-        for (int p = 0; p < publishers; p++) {
-            int first = p * each;
-            threads.add(Thread.ofPlatform().name("lp-publisher-" + p).start(() -> {
-                try (HttpClient client = HttpClient.newBuilder().cookieHandler(new java.net.CookieManager()).build()) {
-                    String clientId = (String) postForReply(client, message("/meta/handshake", null, "version", "1.0",
-                            "supportedConnectionTypes", List.of("long-polling")), "/meta/handshake").get("clientId");
-                    for (int i = first; i < first + each; i += BATCH) {
-                        List<Map<String, Object>> batch = new ArrayList<>();
-                        for (int j = i; j < Math.min(i + BATCH, first + each); j++) {
-                            batch.add(message(CHANNEL, clientId, "data", payload(j)));
-                        }
-                        postForReply(client, batch, CHANNEL);
+        publishConcurrently("lp-publisher", publishers, each, (p, first, count) -> {
+            try (HttpClient client = HttpClient.newBuilder().cookieHandler(new java.net.CookieManager()).build()) {
+                String clientId = (String) postForReply(client, message("/meta/handshake", null, "version", "1.0",
+                        "supportedConnectionTypes", List.of("long-polling")), "/meta/handshake").get("clientId");
+                for (int i = first; i < first + count; i += BATCH) {
+                    List<Map<String, Object>> batch = new ArrayList<>();
+                    for (int j = i; j < Math.min(i + BATCH, first + count); j++) {
+                        batch.add(message(CHANNEL, clientId, "data", payload(j)));
                     }
-                } catch (Exception | AssertionError x) {
-                    failures.add(Thread.currentThread().getName() + ": " + x);
+                    postForReply(client, batch, CHANNEL);
                 }
-            }));
-        }
-        joinPublishers(threads, failures);
+            }
+        });
         int total = publishers * each;
         assertNoOverflowWhilePublishing(watches);
         awaitReaders(total, deadline);
@@ -582,8 +567,29 @@ class SlowConsumerIT {
         return watches;
     }
 
-    /** Waits for the publishing threads (each at most the time limit); fails with what they reported. */
-    private static void joinPublishers(List<Thread> threads, List<String> failures) throws InterruptedException {
+    /** What one publishing thread does: publish messages {@code first} to {@code first + count - 1}. */
+    private interface Publishing {
+        void publish(int publisher, int first, int count) throws Exception;
+    }
+
+    /**
+     * Runs {@code publishers} threads named {@code name-<n>}, thread n publishing messages
+     * {@code n * each} to {@code (n + 1) * each - 1}; waits for them (each at most the time
+     * limit) and fails with what any of them threw.
+     */
+    private static void publishConcurrently(String name, int publishers, int each, Publishing publishing) throws InterruptedException {
+        List<Thread> threads = new ArrayList<>();
+        List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (int p = 0; p < publishers; p++) {
+            int publisher = p;
+            threads.add(Thread.ofPlatform().name(name + "-" + p).start(() -> {
+                try {
+                    publishing.publish(publisher, publisher * each, each);
+                } catch (Exception | AssertionError x) {
+                    failures.add(Thread.currentThread().getName() + ": " + x);
+                }
+            }));
+        }
         for (Thread thread : threads) {
             thread.join(TIME_LIMIT.toMillis());
         }
