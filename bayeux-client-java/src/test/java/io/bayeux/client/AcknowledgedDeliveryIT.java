@@ -12,8 +12,7 @@ import io.bayeux.server.ext.AcknowledgedMessagesSessionExtension;
 import io.bayeux.client.ext.AckExtension;
 import io.bayeux.server.ext.AcknowledgedMessagesExtension;
 import io.bayeux.transport.NettyBayeuxServer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -23,6 +22,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
 
 import static io.bayeux.client.Clients.subscribe;
@@ -40,28 +40,22 @@ class AcknowledgedDeliveryIT {
             .backoffIncrement(Duration.ofMillis(50))
             .maxBackoff(Duration.ofMillis(200))
             .build();
-    private NettyBayeuxServer server;
-    private BayeuxClient client;
+    @RegisterExtension
+    final ServerAndClients fixture = new ServerAndClients();
 
-    @BeforeEach
-    void start() {
-        server = NettyBayeuxServer.builder().port(0).build().start();
+    /** Starts a server that {@code configure} sets up, with the acknowledgement extension. */
+    private NettyBayeuxServer start(UnaryOperator<NettyBayeuxServer.Builder> configure) {
+        NettyBayeuxServer server = fixture.start(configure);
         server.bayeux().addExtension(new AcknowledgedMessagesExtension());
-    }
-
-    @AfterEach
-    void stop() {
-        if (client != null) {
-            client.close();
-        }
-        server.stop();
+        return server;
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"websocket", "long-polling"})
     void everyMessageArrivesExactlyOnceWhileConnectionsAreCut(String transport) throws Exception {
+        NettyBayeuxServer server = start(UnaryOperator.identity());
         RecordingTransport recording = new RecordingTransport(Clients.transport(transport, config));
-        client = Clients.client(server.uri(), config, recording);
+        BayeuxClient client = fixture.client(recording, config);
         AckExtension ack = new AckExtension();
         client.addExtension(ack);
         Clients.connect(client);
@@ -95,11 +89,7 @@ class AcknowledgedDeliveryIT {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"websocket", "long-polling"})
     void aConnectReplyDeletedByAnotherExtensionBringsNoDuplicate(String transport) throws Exception {
-        server.stop();
-        server = NettyBayeuxServer.builder().port(0)
-                .bayeuxConfig(BayeuxServerConfig.builder().timeout(Duration.ofSeconds(1)).build())
-                .build().start();
-        server.bayeux().addExtension(new AcknowledgedMessagesExtension());
+        NettyBayeuxServer server = start(b -> b.bayeuxConfig(BayeuxServerConfig.builder().timeout(Duration.ofSeconds(1)).build()));
         AtomicInteger connectReplies = new AtomicInteger();
         AtomicInteger deleted = new AtomicInteger();
         server.bayeux().addExtension(new BayeuxServer.Extension() {
@@ -115,7 +105,7 @@ class AcknowledgedDeliveryIT {
         });
         ClientConfig quick = ClientConfig.builder().maxNetworkDelay(Duration.ofSeconds(1))
                 .backoffIncrement(Duration.ofMillis(50)).maxBackoff(Duration.ofMillis(200)).build();
-        client = Clients.client(server.uri(), quick, Clients.transport(transport, quick));
+        BayeuxClient client = fixture.client(transport, quick);
         client.addExtension(new AckExtension());
         Clients.connect(client);
         List<Integer> received = new CopyOnWriteArrayList<>();
@@ -144,10 +134,8 @@ class AcknowledgedDeliveryIT {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"websocket", "long-polling"})
     void anAcknowledgedSessionWhoseQueueOverflowsIsDisconnectedWithAReasonInsteadOfLosingMessages(String transport) throws Exception {
-        server.stop();
-        server = NettyBayeuxServer.builder().port(0).maxQueue(10, io.bayeux.transport.QueueOverflow.DROP_OLDEST).build().start();
-        server.bayeux().addExtension(new AcknowledgedMessagesExtension());
-        client = Clients.client(server.uri(), config, Clients.transport(transport, config));
+        NettyBayeuxServer server = start(b -> b.maxQueue(10, io.bayeux.transport.QueueOverflow.DROP_OLDEST));
+        BayeuxClient client = fixture.client(transport, config);
         client.addExtension(new AckExtension());
         Clients.connect(client);
         String firstId = client.getId();

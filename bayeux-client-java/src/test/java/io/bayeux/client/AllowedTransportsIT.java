@@ -4,9 +4,8 @@ import io.bayeux.api.Message;
 import io.bayeux.client.transport.LongPollingTransport;
 import io.bayeux.client.transport.WebSocketTransport;
 import io.bayeux.server.BayeuxServerConfig;
-import io.bayeux.transport.NettyBayeuxServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -21,26 +20,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The Java client against servers that allow only one transport. */
 class AllowedTransportsIT {
     private final ClientConfig config = ClientConfig.builder().build();
-    private NettyBayeuxServer server;
+    @RegisterExtension
+    final ServerAndClients fixture = new ServerAndClients();
     private BayeuxClient client;
 
-    @AfterEach
-    void stop() {
-        if (client != null) {
-            client.close();
-        }
-        server.stop();
-    }
-
     private void start(List<String> allowed) {
-        server = NettyBayeuxServer.builder().port(0)
-                .bayeuxConfig(BayeuxServerConfig.builder().allowedTransports(allowed).build()).build().start();
+        fixture.start(server -> server.bayeuxConfig(BayeuxServerConfig.builder().allowedTransports(allowed).build()));
     }
 
     @Test
     void onAWebSocketOnlyServerTheClientConnectsOverWebSocketAndPubSubWorks() throws Exception {
         start(List.of("websocket"));
-        client = Clients.connect(new BayeuxClient(server.uri().toString(), config));
+        client = Clients.connect(fixture.client(config));
 
         assertEquals(WebSocketTransport.NAME, client.getTransportName());
         assertPubSubWorks();
@@ -49,7 +40,7 @@ class AllowedTransportsIT {
     @Test
     void onAWebSocketOnlyServerALongPollingOnlyClientIsRefusedAndStops() throws Exception {
         start(List.of("websocket"));
-        client = Clients.client(server.uri(), config, new LongPollingTransport(config));
+        client = fixture.client(new LongPollingTransport(config), config);
         BlockingQueue<Message> handshake = new LinkedBlockingQueue<>();
 
         client.handshake(null, handshake::add);
@@ -59,13 +50,13 @@ class AllowedTransportsIT {
         assertEquals("403:long-polling:transport_not_allowed", reply.get(Message.ERROR_FIELD));
         assertEquals(List.of("websocket"), reply.get(Message.SUPPORTED_CONNECTION_TYPES_FIELD));
         assertTrue(client.waitFor(Clients.WAIT, BayeuxClient.State.DISCONNECTED), () -> "still trying: " + client);
-        assertTrue(server.bayeux().getSessions().isEmpty());
+        assertTrue(fixture.server().bayeux().getSessions().isEmpty());
     }
 
     @Test
     void onALongPollingOnlyServerTheRefusedUpgradeFallsBackToLongPollingAndPubSubWorks() throws Exception {
         start(List.of("long-polling"));
-        client = new BayeuxClient(server.uri().toString(), config);
+        client = fixture.client(config);
         BlockingQueue<Message> handshake = new LinkedBlockingQueue<>();
 
         client.handshake(null, handshake::add);

@@ -1,9 +1,8 @@
 package io.bayeux.client;
 
 import io.bayeux.api.server.ServerChannel;
-import io.bayeux.transport.NettyBayeuxServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -20,32 +19,24 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** {@code batch(Runnable)}: what it publishes leaves as one network batch and arrives in order. */
 class BatchIT {
-    private NettyBayeuxServer server;
+    @RegisterExtension
+    final ServerAndClients fixture = new ServerAndClients();
     private final ClientConfig config = ClientConfig.builder().build();
-    private final List<BayeuxClient> clients = new ArrayList<>();
 
     @BeforeEach
     void start() {
-        server = NettyBayeuxServer.builder().port(0).build().start();
-    }
-
-    @AfterEach
-    void stop() {
-        clients.forEach(BayeuxClient::close);
-        server.stop();
+        fixture.start();
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"websocket", "long-polling"})
     void tenPublishesInABatchLeaveInOneSendAndArriveTogetherInOrder(String transport) throws Exception {
         List<Object> serverReceived = Collections.synchronizedList(new ArrayList<>());
-        server.bayeux().createChannelIfAbsent("/batch").getReference()
+        fixture.server().bayeux().createChannelIfAbsent("/batch").getReference()
                 .addListener((ServerChannel.MessageListener) (from, channel, message) -> serverReceived.add(message.getData()));
         RecordingTransport recording = new RecordingTransport(Clients.transport(transport, config));
-        BayeuxClient publisher = Clients.client(server.uri(), config, recording);
-        BayeuxClient subscriber = Clients.client(server.uri(), config, Clients.transport(transport, config));
-        clients.add(publisher);
-        clients.add(subscriber);
+        BayeuxClient publisher = fixture.client(recording, config);
+        BayeuxClient subscriber = fixture.client(transport, config);
         Clients.connect(publisher);
         Clients.connect(subscriber);
         BlockingQueue<Object> received = new LinkedBlockingQueue<>();
@@ -73,8 +64,7 @@ class BatchIT {
     @ValueSource(strings = {"websocket", "long-polling"})
     void withoutABatchEachPublishIsSentOnItsOwn(String transport) throws Exception {
         RecordingTransport recording = new RecordingTransport(Clients.transport(transport, config));
-        BayeuxClient publisher = Clients.client(server.uri(), config, recording);
-        clients.add(publisher);
+        BayeuxClient publisher = fixture.client(recording, config);
         Clients.connect(publisher);
         BlockingQueue<Object> replies = new LinkedBlockingQueue<>();
 
@@ -90,12 +80,11 @@ class BatchIT {
     void anOpenBatchDoesNotHoldBackTheConnectLoop() throws Exception {
         // Over long-polling deliveries ride connect replies: a connect stuck in the application's batch
         // would stop them until the batch ends.
-        BayeuxClient client = Clients.client(server.uri(), config, Clients.transport("long-polling", config));
-        clients.add(client);
+        BayeuxClient client = fixture.client("long-polling", config);
         Clients.connect(client);
         BlockingQueue<Object> received = new LinkedBlockingQueue<>();
         subscribe(client, "/news", (channel, message) -> received.add(message.getData()));
-        var news = server.bayeux().getChannel("/news");
+        var news = fixture.server().bayeux().getChannel("/news");
 
         client.startBatch();
         try {

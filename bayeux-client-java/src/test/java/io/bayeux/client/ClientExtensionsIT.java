@@ -5,9 +5,8 @@ import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.client.ext.TimestampExtension;
 import io.bayeux.client.ext.TimesyncExtension;
-import io.bayeux.transport.NettyBayeuxServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -25,14 +24,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The Java client's timestamp and timesync extensions against the server's, over real sockets. */
 class ClientExtensionsIT {
-    private NettyBayeuxServer server;
-    private BayeuxClient client;
+    @RegisterExtension
+    final ServerAndClients fixture = new ServerAndClients();
     private final BlockingQueue<Map.Entry<String, Object>> stamps = new LinkedBlockingQueue<>();
 
     @BeforeEach
     void start() {
-        server = NettyBayeuxServer.builder().port(0).build().start();
-        server.bayeux().addExtension(new BayeuxServer.Extension() {
+        fixture.start().bayeux().addExtension(new BayeuxServer.Extension() {
             @Override
             public boolean rcv(ServerSession from, ServerMessage.Mutable message) {
                 stamps.add(Map.entry(message.getChannel(), String.valueOf(message.get("timestamp"))));
@@ -46,18 +44,10 @@ class ClientExtensionsIT {
         });
     }
 
-    @AfterEach
-    void stop() {
-        if (client != null) {
-            client.close();
-        }
-        server.stop();
-    }
-
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"websocket", "long-polling"})
     void theTimestampExtensionStampsEveryMessageTheClientSends(String transport) throws Exception {
-        client = Clients.client(server.uri(), ClientConfig.builder().build(), Clients.transport(transport, ClientConfig.builder().build()));
+        BayeuxClient client = fixture.client(transport, ClientConfig.builder().build());
         client.addExtension(new TimestampExtension());
         Instant before = Instant.now().minusMillis(1);
         Clients.connect(client);
@@ -75,7 +65,7 @@ class ClientExtensionsIT {
     @ValueSource(strings = {"websocket", "long-polling"})
     void theTimestampExtensionWritesWithTheGivenFormatAndClock(String transport) throws Exception {
         Clock clock = Clock.fixed(Instant.parse("2026-01-02T03:04:05Z"), ZoneId.of("UTC"));
-        client = Clients.client(server.uri(), ClientConfig.builder().build(), Clients.transport(transport, ClientConfig.builder().build()));
+        BayeuxClient client = fixture.client(transport, ClientConfig.builder().build());
         client.addExtension(new TimestampExtension(DateTimeFormatter.ofPattern("EEE MMM dd HH:mm:ss zzz yyyy", Locale.US), clock));
         Clients.connect(client);
         assertEquals(Map.entry("/meta/handshake", "Fri Jan 02 03:04:05 UTC 2026"), Clients.next(stamps));
@@ -84,10 +74,10 @@ class ClientExtensionsIT {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"websocket", "long-polling"})
     void theTimesyncExtensionMeasuresTheOffsetOfAClientClockTenSecondsBehind(String transport) throws Exception {
-        server.bayeux().addExtension(new io.bayeux.server.ext.TimesyncExtension());
+        fixture.server().bayeux().addExtension(new io.bayeux.server.ext.TimesyncExtension());
         long behind = 10_000;
         TimesyncExtension timesync = new TimesyncExtension(() -> System.currentTimeMillis() - behind);
-        client = Clients.client(server.uri(), ClientConfig.builder().build(), Clients.transport(transport, ClientConfig.builder().build()));
+        BayeuxClient client = fixture.client(transport, ClientConfig.builder().build());
         client.addExtension(timesync);
         Clients.connect(client);
         // The handshake and the first connect each gave a measure; the latest counts.

@@ -7,19 +7,13 @@ import io.bayeux.api.server.SecurityPolicy;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.server.BayeuxServerConfig;
-import io.bayeux.transport.NettyBayeuxServer;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -37,33 +31,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** What goes wrong on the server reaches the application: failed replies, end states, timeouts. */
 class ErrorsIT {
     /** Several event loops, so that a reply and the client's own bookkeeping may run on different threads. */
-    private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(4, NioIoHandler.newFactory());
-    private final ClientConfig config = ClientConfig.builder().eventLoopGroup(group).build();
-    private final List<BayeuxClient> clients = new ArrayList<>();
-    private NettyBayeuxServer server;
+    @RegisterExtension
+    final ServerAndClients fixture = new ServerAndClients();
+    private final ClientConfig config = ClientConfig.builder().eventLoopGroup(fixture.eventLoopGroup(4)).build();
 
     @BeforeEach
     void start() {
-        server = NettyBayeuxServer.builder().port(0).build().start();
-    }
-
-    @AfterEach
-    void stop() {
-        clients.forEach(BayeuxClient::close);
-        server.stop();
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        fixture.start();
     }
 
     private BayeuxClient client(String transport) {
-        BayeuxClient client = Clients.client(server.uri(), config, Clients.transport(transport, config));
-        clients.add(client);
-        return client;
+        return fixture.client(transport, config);
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"websocket", "long-polling"})
     void aPublishTheAuthorizerDeniesFailsWithTheReason(String transport) throws Exception {
-        server.bayeux().createChannelIfAbsent("/readonly").getReference().addAuthorizer((operation, channel, session, message) ->
+        fixture.server().bayeux().createChannelIfAbsent("/readonly").getReference().addAuthorizer((operation, channel, session, message) ->
                 operation == Authorizer.Operation.PUBLISH ? Authorizer.Result.deny("read_only") : Authorizer.Result.grant());
         BayeuxClient client = Clients.connect(client(transport));
 
@@ -85,7 +69,7 @@ class ErrorsIT {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"websocket", "long-polling"})
     void aHandshakeTheSecurityPolicyDeniesEndsDisconnectedWithTheError(String transport) throws Exception {
-        server.bayeux().setSecurityPolicy(new SecurityPolicy() {
+        fixture.server().bayeux().setSecurityPolicy(new SecurityPolicy() {
             @Override
             public boolean canHandshake(BayeuxServer bayeux, ServerSession session, ServerMessage message) {
                 return false;
@@ -133,25 +117,25 @@ class ErrorsIT {
         // held connect, if one is held at that moment; otherwise the next connect learns the session is
         // unknown and the client handshakes again, as CometD's does: see the next test for that transport.)
         BayeuxClient client = Clients.connect(client("websocket"));
-        ServerSession session = server.bayeux().getSession(client.getId());
+        ServerSession session = fixture.server().bayeux().getSession(client.getId());
         assertNotNull(session);
 
         session.disconnect();
 
         assertTrue(client.waitFor(WAIT, BayeuxClient.State.DISCONNECTED), () -> "still " + client);
         assertNull(client.getId());
-        assertTrue(server.bayeux().getSessions().isEmpty(), () -> "a session came back: " + server.bayeux().getSessions());
+        assertTrue(fixture.server().bayeux().getSessions().isEmpty(), () -> "a session came back: " + fixture.server().bayeux().getSessions());
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"websocket", "long-polling"})
     void aSuccessfulConnectReplyAdvisingReconnectNoneEndsTheClient(String transport) throws Exception {
         // Connects held 100 ms only, so that the third reply comes soon.
-        server.stop();
-        server = NettyBayeuxServer.builder().port(0)
-                .bayeuxConfig(BayeuxServerConfig.builder().timeout(Duration.ofMillis(100)).build()).build().start();
+        fixture.stopServer();
+        fixture.start(server -> server
+                .bayeuxConfig(BayeuxServerConfig.builder().timeout(Duration.ofMillis(100)).build()));
         AtomicInteger connects = new AtomicInteger();
-        server.bayeux().addExtension(new BayeuxServer.Extension() {
+        fixture.server().bayeux().addExtension(new BayeuxServer.Extension() {
             @Override
             public boolean sendMeta(ServerSession to, ServerMessage.Mutable message) {
                 if (io.bayeux.api.Channel.META_CONNECT.equals(message.getChannel()) && connects.incrementAndGet() == 3) {

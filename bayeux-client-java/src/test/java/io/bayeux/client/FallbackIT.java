@@ -2,9 +2,8 @@ package io.bayeux.client;
 
 import io.bayeux.api.Message;
 import io.bayeux.client.transport.LongPollingTransport;
-import io.bayeux.transport.NettyBayeuxServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.List;
 import java.util.Map;
@@ -19,21 +18,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** A server that refuses WebSocket: the client falls back to long-polling without the application noticing. */
 class FallbackIT {
     private final ClientConfig config = ClientConfig.builder().build();
-    private NettyBayeuxServer server;
-    private BayeuxClient client;
-
-    @AfterEach
-    void stop() {
-        if (client != null) {
-            client.close();
-        }
-        server.stop();
-    }
+    @RegisterExtension
+    final ServerAndClients fixture = new ServerAndClients();
 
     @Test
     void aRefusedUpgradeFallsBackToLongPollingAndPubSubWorks() throws Exception {
-        server = NettyBayeuxServer.builder().port(0).websocket(false).build().start();
-        client = new BayeuxClient(server.uri().toString(), config);
+        fixture.start(server -> server.websocket(false));
+        BayeuxClient client = fixture.client(config);
         assertEquals(List.of("websocket", "long-polling"), client.getAllowedTransports());
         BlockingQueue<Message> handshake = new LinkedBlockingQueue<>();
 
@@ -52,10 +43,9 @@ class FallbackIT {
 
     @Test
     void aServerThatOffersOnlyLongPollingIsUsedOverLongPollingEvenWhenTheUpgradeSucceeds() throws Exception {
-        server = NettyBayeuxServer.builder().port(0)
-                .bayeuxConfig(io.bayeux.server.BayeuxServerConfig.builder().allowedTransports(List.of("long-polling")).build())
-                .build().start();
-        client = new BayeuxClient(server.uri().toString(), config);
+        fixture.start(server -> server
+                .bayeuxConfig(io.bayeux.server.BayeuxServerConfig.builder().allowedTransports(List.of("long-polling")).build()));
+        BayeuxClient client = fixture.client(config);
 
         Clients.connect(client);
 

@@ -4,9 +4,8 @@ import io.bayeux.api.Channel;
 import io.bayeux.api.client.ClientSessionChannel;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.server.BayeuxServerConfig;
-import io.bayeux.transport.NettyBayeuxServer;
 import io.bayeux.transport.QueueOverflow;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -30,38 +29,27 @@ class LargeBacklogIT {
     private static final int COUNT = 3000;
     private static final String KILOBYTE = "x".repeat(1000);
 
-    private NettyBayeuxServer server;
-    private BayeuxClient client;
-
-    @AfterEach
-    void stop() {
-        if (client != null) {
-            client.close();
-        }
-        if (server != null) {
-            server.stop();
-        }
-    }
+    @RegisterExtension
+    final ServerAndClients fixture = new ServerAndClients();
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"websocket", "long-polling"})
     void threeMegabytesQueuedAtOnceReachAClientThatTakesOneMegabyteAFrame(String transport) throws Exception {
-        server = NettyBayeuxServer.builder().port(0).maxQueue(2 * COUNT, QueueOverflow.DROP_OLDEST).build().start();
+        fixture.start(server -> server.maxQueue(2 * COUNT, QueueOverflow.DROP_OLDEST));
         receiveBacklog(transport, ClientConfig.builder().build());
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"websocket", "long-polling"})
     void theBoundIsTheServersToSet(String transport) throws Exception {
-        server = NettyBayeuxServer.builder().port(0).maxQueue(2 * COUNT, QueueOverflow.DROP_OLDEST)
-                .bayeuxConfig(BayeuxServerConfig.builder().maxBatchBytes(8 * 1024).build())
-                .build().start();
+        fixture.start(server -> server.maxQueue(2 * COUNT, QueueOverflow.DROP_OLDEST)
+                .bayeuxConfig(BayeuxServerConfig.builder().maxBatchBytes(8 * 1024).build()));
         // The client refuses anything over 12 KiB: pieces of at most 8 KiB pass.
         receiveBacklog(transport, ClientConfig.builder().maxMessageSize(12 * 1024).build());
     }
 
     private void receiveBacklog(String transport, ClientConfig config) throws Exception {
-        client = Clients.client(server.uri(), config, Clients.transport(transport, config));
+        BayeuxClient client = fixture.client(transport, config);
         AtomicInteger handshakes = new AtomicInteger();
         client.getChannel(Channel.META_HANDSHAKE).addListener((ClientSessionChannel.MessageListener) (channel, reply) -> {
             if (reply.isSuccessful()) {
@@ -77,7 +65,7 @@ class LargeBacklogIT {
         Clients.connect(client);
         List<Integer> received = new CopyOnWriteArrayList<>();
         Clients.subscribe(client, "/backlog", (channel, message) -> received.add(((Number) ((java.util.Map<?, ?>) message.getData()).get("n")).intValue()));
-        ServerSession session = server.bayeux().getSession(client.getId());
+        ServerSession session = fixture.server().bayeux().getSession(client.getId());
         assertNotNull(session, "the client's session on the server");
 
         // All queued before any goes out: one batch of about 3 MB.

@@ -4,12 +4,9 @@ import io.bayeux.api.Message;
 import io.bayeux.api.Promise;
 import io.bayeux.client.transport.WebSocketTransport;
 import io.bayeux.transport.NettyBayeuxServer;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,29 +25,20 @@ class ManyClientsIT {
     private static final int CLIENTS = 500;
     private static final Duration STEP = Duration.ofSeconds(20);
 
-    private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
-    private final ClientConfig config = ClientConfig.builder().eventLoopGroup(group).build();
-    private final List<BayeuxClient> clients = new ArrayList<>();
-    private NettyBayeuxServer server;
-
-    @AfterEach
-    void stop() {
-        clients.forEach(BayeuxClient::close);
-        if (server != null) {
-            server.stop();
-        }
-        assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS), "the group stopped");
-    }
+    @RegisterExtension
+    final ServerAndClients fixture = new ServerAndClients();
+    private final ClientConfig config = ClientConfig.builder().eventLoopGroup(fixture.eventLoopGroup(2)).build();
 
     @Test
     @Timeout(60)
     void fiveHundredWebSocketClientsOnTwoThreadsAllReceiveOnePublish() throws Exception {
-        server = NettyBayeuxServer.builder().port(0).maxQueue(CLIENTS * 2, io.bayeux.transport.QueueOverflow.DROP_OLDEST).build().start();
+        NettyBayeuxServer server = fixture.start(b -> b.maxQueue(CLIENTS * 2, io.bayeux.transport.QueueOverflow.DROP_OLDEST));
+        List<BayeuxClient> clients = new ArrayList<>();
         CountDownLatch subscribed = new CountDownLatch(CLIENTS);
         CountDownLatch received = new CountDownLatch(CLIENTS);
         Set<String> receivers = ConcurrentHashMap.newKeySet();
         for (int i = 0; i < CLIENTS; i++) {
-            BayeuxClient client = new BayeuxClient(server.uri().toString(), config, new WebSocketTransport(config));
+            BayeuxClient client = fixture.client(new WebSocketTransport(config), config);
             clients.add(client);
             String name = "client-" + i;
             client.handshake();

@@ -1,12 +1,10 @@
 package io.bayeux.client;
 
-import io.bayeux.transport.NettyBayeuxServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -21,28 +19,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class OrderedDeliveryIT {
     private static final int COUNT = 1000;
 
-    private NettyBayeuxServer server;
+    @RegisterExtension
+    final ServerAndClients fixture = new ServerAndClients();
     private final ClientConfig config = ClientConfig.builder().build();
-    private final List<BayeuxClient> clients = new ArrayList<>();
 
     @BeforeEach
     void start() {
-        server = NettyBayeuxServer.builder().port(0).build().start();
-    }
-
-    @AfterEach
-    void stop() {
-        clients.forEach(BayeuxClient::close);
-        server.stop();
+        fixture.start();
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"websocket", "long-polling"})
     void aThousandMessagesArriveInTheOrderTheyWerePublished(String transport) throws Exception {
-        BayeuxClient publisher = Clients.client(server.uri(), config, Clients.transport(transport, config));
-        BayeuxClient subscriber = Clients.client(server.uri(), config, Clients.transport(transport, config));
-        clients.add(publisher);
-        clients.add(subscriber);
+        BayeuxClient publisher = fixture.client(transport, config);
+        BayeuxClient subscriber = fixture.client(transport, config);
         Clients.connect(publisher);
         Clients.connect(subscriber);
         List<Object> received = new CopyOnWriteArrayList<>();

@@ -4,12 +4,11 @@ import io.bayeux.api.Message;
 import io.bayeux.api.Promise;
 import io.bayeux.api.server.ServerChannel;
 import io.bayeux.transport.NettyBayeuxServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -23,13 +22,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Publish/subscribe, wildcards and the echo service between BayeuxClients, over each transport. */
 class PubSubIT {
-    private NettyBayeuxServer server;
+    @RegisterExtension
+    final ServerAndClients fixture = new ServerAndClients();
     private final ClientConfig config = ClientConfig.builder().build();
-    private final List<BayeuxClient> clients = new ArrayList<>();
 
     @BeforeEach
     void start() {
-        server = NettyBayeuxServer.builder().port(0).build().start();
+        NettyBayeuxServer server = fixture.start();
         server.bayeux().createChannelIfAbsent("/service/echo").getReference().addListener(
                 (ServerChannel.MessageListener) (from, channel, message) -> {
                     var reply = server.bayeux().newMessage();
@@ -42,16 +41,8 @@ class PubSubIT {
                 });
     }
 
-    @AfterEach
-    void stop() {
-        clients.forEach(BayeuxClient::close);
-        server.stop();
-    }
-
     private BayeuxClient connected(String transport) throws InterruptedException {
-        BayeuxClient client = Clients.client(server.uri(), config, Clients.transport(transport, config));
-        clients.add(client);
-        return Clients.connect(client);
+        return Clients.connect(fixture.client(transport, config));
     }
 
     @ParameterizedTest(name = "{0}")

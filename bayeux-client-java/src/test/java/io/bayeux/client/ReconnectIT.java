@@ -6,7 +6,7 @@ import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.transport.NettyBayeuxServer;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -29,22 +29,12 @@ class ReconnectIT {
             .backoffIncrement(Duration.ofMillis(100))
             .maxBackoff(Duration.ofSeconds(1))
             .build();
-    private NettyBayeuxServer server;
-    private BayeuxClient client;
-
-    @AfterEach
-    void stop() {
-        if (client != null) {
-            client.close();
-        }
-        if (server != null) {
-            server.stop();
-        }
-    }
+    @RegisterExtension
+    final ServerAndClients fixture = new ServerAndClients();
 
     /** Starts a server on {@code port} whose subscriptions to {@code /news} land in {@code subscribed}. */
-    private static NettyBayeuxServer startServer(int port, BlockingQueue<String> subscribed) {
-        return NettyBayeuxServer.builder().port(port).service(bayeux -> bayeux.addListener(new BayeuxServer.SubscriptionListener() {
+    private NettyBayeuxServer startServer(int port, BlockingQueue<String> subscribed) {
+        return fixture.start(server -> server.port(port).service(bayeux -> bayeux.addListener(new BayeuxServer.SubscriptionListener() {
             @Override
             public void subscribed(ServerSession session, ServerChannel channel, ServerMessage message) {
                 subscribed.add(session.getId() + " " + channel.getId());
@@ -53,20 +43,19 @@ class ReconnectIT {
             @Override
             public void unsubscribed(ServerSession session, ServerChannel channel, ServerMessage message) {
             }
-        })).build().start();
+        })));
     }
 
     private void publishNews(Object data) {
-        server.bayeux().createChannelIfAbsent("/news").getReference().publish(null, Map.of("n", data), Promise.noop());
+        fixture.server().bayeux().createChannelIfAbsent("/news").getReference().publish(null, Map.of("n", data), Promise.noop());
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"websocket", "long-polling"})
     void afterAServerRestartTheClientHandshakesAgainResubscribesAndReceives(String transport) throws Exception {
         BlockingQueue<String> subscribed = new LinkedBlockingQueue<>();
-        server = startServer(0, subscribed);
-        int port = server.port();
-        client = Clients.client(server.uri(), config, Clients.transport(transport, config));
+        int port = startServer(0, subscribed).port();
+        BayeuxClient client = fixture.client(transport, config);
         Clients.connect(client);
         String firstId = client.getId();
         BlockingQueue<Object> news = new LinkedBlockingQueue<>();
@@ -75,10 +64,10 @@ class ReconnectIT {
         publishNews(1);
         assertEquals(Map.of("n", 1), next(news));
 
-        server.stop();
+        fixture.stopServer();
         assertTrue(client.waitFor(WAIT, BayeuxClient.State.UNCONNECTED, BayeuxClient.State.REHANDSHAKING),
                 () -> "the client did not notice: " + client);
-        server = startServer(port, subscribed);
+        startServer(port, subscribed);
 
         String resubscription = next(subscribed);
         assertTrue(client.waitFor(WAIT, BayeuxClient.State.CONNECTED), () -> "not connected again: " + client);
@@ -96,18 +85,17 @@ class ReconnectIT {
     @ValueSource(strings = {"websocket", "long-polling"})
     void aReHandshakeWhoseConnectionDropsIsSentAgain(String transport) throws Exception {
         BlockingQueue<String> subscribed = new LinkedBlockingQueue<>();
-        server = startServer(0, subscribed);
-        int port = server.port();
+        int port = startServer(0, subscribed).port();
         RecordingTransport recording = new RecordingTransport(Clients.transport(transport, config));
-        client = Clients.client(server.uri(), config, recording);
+        BayeuxClient client = fixture.client(recording, config);
         Clients.connect(client);
         String firstId = client.getId();
 
-        server.stop();
+        fixture.stopServer();
         assertTrue(client.waitFor(WAIT, BayeuxClient.State.UNCONNECTED, BayeuxClient.State.REHANDSHAKING));
         // The handshake that follows the unknown-session reply goes on an open connection, which then drops.
         recording.cutAfterSending(io.bayeux.api.Channel.META_HANDSHAKE);
-        server = startServer(port, subscribed);
+        startServer(port, subscribed);
 
         assertTrue(client.waitFor(WAIT, BayeuxClient.State.CONNECTED), () -> "stuck: " + client);
         assertNotEquals(firstId, client.getId());

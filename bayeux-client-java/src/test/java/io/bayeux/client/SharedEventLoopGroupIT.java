@@ -6,14 +6,11 @@ import io.bayeux.api.server.ServerChannel;
 import io.bayeux.client.ext.AckExtension;
 import io.bayeux.client.transport.LongPollingTransport;
 import io.bayeux.server.ext.AcknowledgedMessagesExtension;
-import io.bayeux.transport.NettyBayeuxServer;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -42,28 +39,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SharedEventLoopGroupIT {
     private static final int COUNT = 500;
 
-    private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(4, NioIoHandler.newFactory());
+    @RegisterExtension
+    final ServerAndClients fixture = new ServerAndClients();
+    private final EventLoopGroup group = fixture.eventLoopGroup(4);
     private final ClientConfig config = ClientConfig.builder().eventLoopGroup(group).build();
-    private final List<BayeuxClient> clients = new ArrayList<>();
-    private NettyBayeuxServer server;
 
     @BeforeEach
     void start() {
-        server = NettyBayeuxServer.builder().port(0).build().start();
-        server.bayeux().addExtension(new AcknowledgedMessagesExtension());
+        fixture.start().bayeux().addExtension(new AcknowledgedMessagesExtension());
     }
 
-    @AfterEach
-    void stop() {
-        clients.forEach(BayeuxClient::close);
-        server.stop();
-        assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS), "the group stopped");
-    }
-
-    private BayeuxClient connected(String transport) throws InterruptedException {
-        BayeuxClient client = Clients.client(server.uri(), config, Clients.transport(transport, config));
-        clients.add(client);
-        return client;
+    private BayeuxClient connected(String transport) {
+        return fixture.client(transport, config);
     }
 
     /** Waits (bounded) until every list holds {@code count} elements or more. */
@@ -91,7 +78,7 @@ class SharedEventLoopGroupIT {
             subscribe(client, "/acked", (channel, message) -> mine.add(((Number) message.getData()).intValue()));
         }
 
-        ServerChannel channel = server.bayeux().getChannel("/acked");
+        ServerChannel channel = fixture.server().bayeux().getChannel("/acked");
         for (int i = 0; i < COUNT; i++) {
             channel.publish(null, i, Promise.noop());
             if (i % 10 == 9) {
@@ -173,8 +160,7 @@ class SharedEventLoopGroupIT {
         ClientConfig slow = ClientConfig.builder().eventLoopGroup(group)
                 .backoffIncrement(java.time.Duration.ofSeconds(1)).maxBackoff(java.time.Duration.ofSeconds(1)).build();
         var cuttable = Clients.transport(transport, slow);
-        BayeuxClient client = Clients.client(server.uri(), slow, cuttable);
-        clients.add(client);
+        BayeuxClient client = fixture.client(cuttable, slow);
         Clients.connect(client);
         BlockingQueue<Object> arrived = new LinkedBlockingQueue<>();
         subscribe(client, "/back", (channel, message) -> arrived.add(message.getData()));

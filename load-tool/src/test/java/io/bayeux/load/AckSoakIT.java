@@ -1,8 +1,8 @@
 package io.bayeux.load;
 
 import io.bayeux.transport.NettyBayeuxServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -18,14 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * two threads, against the benchmark server: nothing lost, nothing twice.
  */
 class AckSoakIT {
-    private NettyBayeuxServer server;
-
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.stop();
-        }
-    }
+    @RegisterExtension
+    final BenchmarkServerFixture servers = new BenchmarkServerFixture();
 
     /** 50 clients in 20 rooms, 5 each, batches of 5 every 10 ms for 10 s, a connection cut every second. */
     private static Scenario soak(URI url, String transport) {
@@ -38,7 +32,7 @@ class AckSoakIT {
     @ValueSource(strings = {Scenario.WEBSOCKET, Scenario.LONG_POLLING})
     @Timeout(180)
     void anAcknowledgedSoakWithCutConnectionsLosesAndDuplicatesNothing(String transport) throws Exception {
-        server = TestScenarios.server(bayeux -> {
+        NettyBayeuxServer server = servers.start(bayeux -> {
         });
 
         RunResult result = new ChatBenchmark(soak(server.uri(), transport), "ack soak", null, 2, TestScenarios.QUIET, false).run();

@@ -1,8 +1,8 @@
 package io.bayeux.load;
 
 import io.bayeux.transport.NettyBayeuxServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -12,21 +12,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A short chat benchmark against this project's server: every expected delivery arrives exactly once. */
 class ChatBenchmarkIT {
-    private NettyBayeuxServer server;
-
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.stop();
-        }
-    }
+    @RegisterExtension
+    final BenchmarkServerFixture servers = new BenchmarkServerFixture();
 
     @ParameterizedTest
     @ValueSource(strings = {Scenario.WEBSOCKET, Scenario.LONG_POLLING})
     @Timeout(120)
     void twoHundredClientsGetEveryMessageOfTheirRoomsExactlyOnce(String transport) throws Exception {
         TestScenarios.ServerCount count = new TestScenarios.ServerCount();
-        server = TestScenarios.server(count);
+        NettyBayeuxServer server = servers.start(count);
         Scenario scenario = TestScenarios.scenario(server.uri(), transport, 200, 100);
 
         RunResult result = new ChatBenchmark(scenario, "test", ProcessHandle.current().pid(), 2, TestScenarios.QUIET, false).run();

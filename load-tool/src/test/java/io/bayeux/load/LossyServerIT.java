@@ -5,9 +5,9 @@ import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.transport.NettyBayeuxServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -16,21 +16,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Servers that lose messages on purpose: the tool reports exactly how many. */
 class LossyServerIT {
-    private NettyBayeuxServer server;
-
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.stop();
-        }
-    }
+    @RegisterExtension
+    final BenchmarkServerFixture servers = new BenchmarkServerFixture();
 
     @Test
     @Timeout(120)
     void aServerThatSilentlyDropsEveryHundredthDeliveryIsReportedWithTheExactLoss() throws Exception {
         AtomicLong deliveries = new AtomicLong();
         AtomicLong dropped = new AtomicLong();
-        server = TestScenarios.server(bayeux -> bayeux.addListener(new BayeuxServer.SessionListener() {
+        NettyBayeuxServer server = servers.start(bayeux -> bayeux.addListener(new BayeuxServer.SessionListener() {
             @Override
             public void sessionAdded(ServerSession session, ServerMessage message) {
                 session.addListener((ServerSession.MessageListener) (to, from, m) -> {
@@ -64,7 +58,7 @@ class LossyServerIT {
         AtomicLong publishes = new AtomicLong();
         AtomicLong vetoed = new AtomicLong();
         TestScenarios.ServerCount count = new TestScenarios.ServerCount();
-        server = TestScenarios.server(bayeux -> {
+        NettyBayeuxServer server = servers.start(bayeux -> {
             bayeux.createChannelIfAbsent("/chat/**", channel -> channel.addListener((ServerChannel.MessageListener) (from, target, m) -> {
                 if (publishes.incrementAndGet() % 100 != 0) {
                     return true;

@@ -2,9 +2,9 @@ package io.bayeux.load;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bayeux.transport.NettyBayeuxServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -17,20 +17,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The command line end to end: its exit code, its JSON and its HTML report. */
 class OutputsIT {
-    private NettyBayeuxServer server;
-
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.stop();
-        }
-    }
+    @RegisterExtension
+    final BenchmarkServerFixture servers = new BenchmarkServerFixture();
 
     @Test
     @Timeout(120)
     void theJsonHoldsEveryCountAndTheReportHoldsTheChartsAndParameters(@TempDir Path dir) throws Exception {
         TestScenarios.ServerCount count = new TestScenarios.ServerCount();
-        server = TestScenarios.server(count);
+        NettyBayeuxServer server = servers.start(count);
         Path json = dir.resolve("run.json");
         Path report = dir.resolve("run.html");
 
@@ -69,7 +63,7 @@ class OutputsIT {
     @Test
     @Timeout(120)
     void aLossyRunExitsWithOne(@TempDir Path dir) throws Exception {
-        server = TestScenarios.server(bayeux -> bayeux.addListener(new io.bayeux.api.server.BayeuxServer.SessionListener() {
+        NettyBayeuxServer server = servers.start(bayeux -> bayeux.addListener(new io.bayeux.api.server.BayeuxServer.SessionListener() {
             private final java.util.concurrent.atomic.AtomicLong n = new java.util.concurrent.atomic.AtomicLong();
 
             @Override

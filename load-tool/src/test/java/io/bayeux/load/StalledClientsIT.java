@@ -1,9 +1,9 @@
 package io.bayeux.load;
 
 import io.bayeux.transport.NettyBayeuxServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.List;
@@ -19,20 +19,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * figures.
  */
 class StalledClientsIT {
-    private NettyBayeuxServer server;
-
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.stop();
-        }
-    }
+    @RegisterExtension
+    final BenchmarkServerFixture servers = new BenchmarkServerFixture();
 
     @Test
     @Timeout(120)
     void readersGetEverythingWhileAStalledClientFillsItsQueue() throws Exception {
         TestScenarios.ServerCount count = new TestScenarios.ServerCount();
-        server = TestScenarios.server(count);
+        NettyBayeuxServer server = servers.start(count);
         // 21 clients in one room, one of them stalled; 1,000-character messages, 4,000 of them.
         Scenario scenario = new Scenario(List.of(server.uri()), Scenario.WEBSOCKET, 21, 1, 1, 1, 2000, 10, Duration.ofMillis(10),
                 400, 0, 1000, true, false, Duration.ofSeconds(1), false, null, null, Duration.ofSeconds(60), Duration.ofSeconds(60), 1);

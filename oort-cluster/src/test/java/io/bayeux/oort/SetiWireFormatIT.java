@@ -3,17 +3,14 @@ package io.bayeux.oort;
 import io.bayeux.api.client.ClientSessionChannel;
 import io.bayeux.client.BayeuxClient;
 import io.bayeux.oort.seti.Seti;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import static io.bayeux.oort.OortTesting.SECRET;
 import static io.bayeux.oort.OortTesting.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -25,24 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * user here.
  */
 class SetiWireFormatIT {
-    private OortTesting.Node node;
-    private Seti seti;
-    private FakeCometDNode fake;
-    private final List<BayeuxClient> clients = new ArrayList<>();
-
-    @AfterEach
-    void close() {
-        clients.forEach(BayeuxClient::disconnect);
-        if (fake != null) {
-            fake.close();
-        }
-        if (seti != null) {
-            seti.stop();
-        }
-        if (node != null) {
-            node.close();
-        }
-    }
+    @RegisterExtension
+    final RawWire wire = new RawWire();
 
     private static Map<String, Object> map(Object... pairs) {
         Map<String, Object> map = new LinkedHashMap<>();
@@ -54,14 +35,15 @@ class SetiWireFormatIT {
 
     @Test
     void presenceAndSetiMessagesAreCometDs() throws Exception {
-        node = OortTesting.node(SECRET, Duration.ofSeconds(6));
-        seti = new Seti(node.oort());
+        OortTesting.Node node = wire.startNode();
+        Seti seti = new Seti(node.oort());
+        wire.closeAfter(seti::stop);
         seti.start();
         assertEquals("/seti/" + node.url().replaceAll("[^A-Za-z0-9]+", "_"), Seti.setiChannel(node.url()));
         assertEquals("http_127_0_0_1_8080_cometd", Seti.setiId("http://127.0.0.1:8080/cometd"));
-        fake = new FakeCometDNode();
+        FakeCometDNode fake = wire.startFake();
         String fakeChannel = "/seti/" + fake.url().replaceAll("[^A-Za-z0-9]+", "_");
-        OortWireFormatIT.join(node, fake, List.of("/seti/all", Seti.setiChannel(node.url())), List.of("/seti/all", fakeChannel));
+        wire.join(List.of("/seti/all", Seti.setiChannel(node.url())), List.of("/seti/all", fakeChannel));
 
         // The fake node subscribed to /seti/all here: it is sent our users, "alive" asking for its own back
         // (CometD's Seti.InitialStateListener) ...
@@ -72,8 +54,7 @@ class SetiWireFormatIT {
         assertEquals(map("userIds", List.of(), "oortURL", node.url(), "presence", true, "replace", true), snapshot.get("data"));
 
         // A user arrives here: a presence change on /seti/all.
-        BayeuxClient alice = OortTesting.client(node.url(), "websocket");
-        clients.add(alice);
+        BayeuxClient alice = wire.client("websocket");
         List<Object> toAlice = new CopyOnWriteArrayList<>();
         alice.getChannel("/private").addListener((ClientSessionChannel.MessageListener) (ch, m) -> toAlice.add(m.getData()));
         seti.associate("alice", node.server().bayeux().getSession(alice.getId()));

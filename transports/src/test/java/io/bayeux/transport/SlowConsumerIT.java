@@ -396,13 +396,7 @@ class SlowConsumerIT {
         // they may take seconds to drain what waits for them, and must not count as stalled.
         start(QueueOverflow.DROP_NEWEST, maxQueue);
         long deadline = System.nanoTime() + TIME_LIMIT.toNanos();
-        connectReaders(READERS);
-        List<QueueWatch> watches = new ArrayList<>();
-        for (Reader reader : readers) {
-            QueueWatch watch = new QueueWatch();
-            server.bayeux().getSession(reader.clientId).addListener(watch);
-            watches.add(watch);
-        }
+        List<QueueWatch> watches = connectWatchedReaders();
         // Two clients publish as fast as their sockets let them, 1 KiB messages to 50 readers:
         // more than the server can deliver. Every reader must get every message all the same.
         int publishers = 2;
@@ -414,33 +408,22 @@ class SlowConsumerIT {
         }
         readers.addAll(senders);
         long started = System.nanoTime();
-        List<Thread> threads = new ArrayList<>();
-        List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
-        for (int p = 0; p < publishers; p++) {
+        publishConcurrently("publisher", publishers, each, (p, first, count) -> {
             Reader publisher = senders.get(p);
-            int first = p * each;
-            threads.add(Thread.ofPlatform().name("publisher-" + p).start(() -> {
-                for (int i = first; i < first + each; i++) {
-                    try {
-                        publisher.sendWithin(json(message(CHANNEL, publisher.clientId, "data", payload(i))), System.nanoTime() + TimeUnit.SECONDS.toNanos(20));
-                    } catch (Exception x) {
-                        failures.add("publisher " + publisher.clientId + " held back for 20 s at message " + i + ": " + x
-                                + "; connections not read: " + unreadConnections() + " behind=" + server.bayeux().isBehind()
-                                + " queues=" + server.bayeux().getSessions().stream().map(ss -> ss.getQueueSize()).toList()
-                                + " readers=" + readers.stream().map(r -> r.count.get()).toList());
-                        return;
-                    }
+            for (int i = first; i < first + count; i++) {
+                try {
+                    publisher.sendWithin(json(message(CHANNEL, publisher.clientId, "data", payload(i))), System.nanoTime() + TimeUnit.SECONDS.toNanos(20));
+                } catch (Exception x) {
+                    throw new AssertionError("publisher " + publisher.clientId + " held back for 20 s at message " + i + ": " + x
+                            + "; connections not read: " + unreadConnections() + " behind=" + server.bayeux().isBehind()
+                            + " queues=" + server.bayeux().getSessions().stream().map(ss -> ss.getQueueSize()).toList()
+                            + " readers=" + readers.stream().map(r -> r.count.get()).toList(), x);
                 }
-            }));
-        }
-        for (Thread thread : threads) {
-            thread.join(TIME_LIMIT.toMillis());
-        }
-        assertEquals(List.of(), failures);
+            }
+        });
         long sentIn = System.nanoTime() - started;
         int total = publishers * each;
-        int overflowsSent = watches.stream().mapToInt(w -> w.calls.get()).sum();
-        assertEquals(0, overflowsSent, "overflows while publishing; readers at " + readers.stream().map(r -> r.count.get()).toList());
+        assertNoOverflowWhilePublishing(watches);
         awaitReaders(total, deadline);
         long deliveredIn = System.nanoTime() - started;
         int overflows = watches.stream().mapToInt(w -> w.calls.get()).sum();
@@ -449,10 +432,7 @@ class SlowConsumerIT {
                 publishers, total, TimeUnit.NANOSECONDS.toMillis(sentIn), READERS, TimeUnit.NANOSECONDS.toMillis(deliveredIn), overflows);
 
         assertEquals(0, overflows, "readers that keep reading never reach their queue bound: the publishers are slowed down instead");
-        for (Reader reader : readers) {
-            assertEquals(total, reader.count.get(), "messages received by " + reader.clientId);
-            assertEquals((long) total * (total - 1) / 2, reader.sum.get(), "each message exactly once at " + reader.clientId);
-        }
+        assertEveryReaderGotEachOnce(total);
         // Readers that fell behind got frames of many messages referencing shared buffers: all given back once written.
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (server.sharedFrameBytes() > 0 && System.nanoTime() - until < 0) {
@@ -548,6 +528,35 @@ class SlowConsumerIT {
         int maxQueue = 200;
         start(QueueOverflow.DROP_NEWEST, maxQueue);
         long deadline = System.nanoTime() + TIME_LIMIT.toNanos();
+        List<QueueWatch> watches = connectWatchedReaders();
+        // Four long-polling clients publish 1 KiB messages in batches of 25, back to back, each
+        // waiting only for its previous batch's answer: more than the server can deliver to 50 readers.
+        int publishers = 4;
+        int each = MESSAGES / 10;
+        long started = System.nanoTime();
+        publishConcurrently("lp-publisher", publishers, each, (p, first, count) -> {
+            try (HttpClient client = HttpClient.newBuilder().cookieHandler(new java.net.CookieManager()).build()) {
+                String clientId = (String) postForReply(client, message("/meta/handshake", null, "version", "1.0",
+                        "supportedConnectionTypes", List.of("long-polling")), "/meta/handshake").get("clientId");
+                for (int i = first; i < first + count; i += BATCH) {
+                    List<Map<String, Object>> batch = new ArrayList<>();
+                    for (int j = i; j < Math.min(i + BATCH, first + count); j++) {
+                        batch.add(message(CHANNEL, clientId, "data", payload(j)));
+                    }
+                    postForReply(client, batch, CHANNEL);
+                }
+            }
+        });
+        int total = publishers * each;
+        assertNoOverflowWhilePublishing(watches);
+        awaitReaders(total, deadline);
+        System.out.printf("SlowConsumerIT: %d long-polling publishers sent %d messages, %d readers got all of them in %d ms%n",
+                publishers, total, READERS, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        assertEveryReaderGotEachOnce(total);
+    }
+
+    /** Connects {@value #READERS} readers and watches each one's queue for overflows. */
+    private List<QueueWatch> connectWatchedReaders() throws Exception {
         connectReaders(READERS);
         List<QueueWatch> watches = new ArrayList<>();
         for (Reader reader : readers) {
@@ -555,26 +564,27 @@ class SlowConsumerIT {
             server.bayeux().getSession(reader.clientId).addListener(watch);
             watches.add(watch);
         }
-        // Four long-polling clients publish 1 KiB messages in batches of 25, back to back, each
-        // waiting only for its previous batch's answer: more than the server can deliver to 50 readers.
-        int publishers = 4;
-        int each = MESSAGES / 10;
+        return watches;
+    }
+
+    /** What one publishing thread does: publish messages {@code first} to {@code first + count - 1}. */
+    private interface Publishing {
+        void publish(int publisher, int first, int count) throws Exception;
+    }
+
+    /**
+     * Runs {@code publishers} threads named {@code name-<n>}, thread n publishing messages
+     * {@code n * each} to {@code (n + 1) * each - 1}; waits for them (each at most the time
+     * limit) and fails with what any of them threw.
+     */
+    private static void publishConcurrently(String name, int publishers, int each, Publishing publishing) throws InterruptedException {
         List<Thread> threads = new ArrayList<>();
         List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
-        long started = System.nanoTime();
         for (int p = 0; p < publishers; p++) {
-            int first = p * each;
-            threads.add(Thread.ofPlatform().name("lp-publisher-" + p).start(() -> {
-                try (HttpClient client = HttpClient.newBuilder().cookieHandler(new java.net.CookieManager()).build()) {
-                    String clientId = (String) postForReply(client, message("/meta/handshake", null, "version", "1.0",
-                            "supportedConnectionTypes", List.of("long-polling")), "/meta/handshake").get("clientId");
-                    for (int i = first; i < first + each; i += BATCH) {
-                        List<Map<String, Object>> batch = new ArrayList<>();
-                        for (int j = i; j < Math.min(i + BATCH, first + each); j++) {
-                            batch.add(message(CHANNEL, clientId, "data", payload(j)));
-                        }
-                        postForReply(client, batch, CHANNEL);
-                    }
+            int publisher = p;
+            threads.add(Thread.ofPlatform().name(name + "-" + p).start(() -> {
+                try {
+                    publishing.publish(publisher, publisher * each, each);
                 } catch (Exception | AssertionError x) {
                     failures.add(Thread.currentThread().getName() + ": " + x);
                 }
@@ -584,12 +594,15 @@ class SlowConsumerIT {
             thread.join(TIME_LIMIT.toMillis());
         }
         assertEquals(List.of(), failures);
-        int total = publishers * each;
+    }
+
+    private void assertNoOverflowWhilePublishing(List<QueueWatch> watches) {
         int overflowsSent = watches.stream().mapToInt(w -> w.calls.get()).sum();
         assertEquals(0, overflowsSent, "overflows while publishing; readers at " + readers.stream().map(r -> r.count.get()).toList());
-        awaitReaders(total, deadline);
-        System.out.printf("SlowConsumerIT: %d long-polling publishers sent %d messages, %d readers got all of them in %d ms%n",
-                publishers, total, READERS, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+    }
+
+    /** Every reader counted {@code total} messages, numbered 0 to {@code total - 1}, each once. */
+    private void assertEveryReaderGotEachOnce(int total) {
         for (Reader reader : readers) {
             assertEquals(total, reader.count.get(), "messages received by " + reader.clientId);
             assertEquals((long) total * (total - 1) / 2, reader.sum.get(), "each message exactly once at " + reader.clientId);

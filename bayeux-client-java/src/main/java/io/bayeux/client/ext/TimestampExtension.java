@@ -3,12 +3,10 @@ package io.bayeux.client.ext;
 import io.bayeux.api.Message;
 import io.bayeux.api.client.ClientSession;
 
+import io.bayeux.common.TimestampFormat;
+
 import java.time.Clock;
-import java.time.DateTimeException;
-import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeFormatterBuilder;
-import java.util.Objects;
 
 /**
  * Stamps every message the client sends (meta messages included) with the top-level field
@@ -23,10 +21,9 @@ import java.util.Objects;
  */
 public final class TimestampExtension implements ClientSession.Extension {
     /** {@code yyyy-MM-ddTHH:mm:ss.SSSZ} in UTC, always with three fraction digits. */
-    public static final DateTimeFormatter DEFAULT_FORMATTER = new DateTimeFormatterBuilder().appendInstant(3).toFormatter();
+    public static final DateTimeFormatter DEFAULT_FORMATTER = TimestampFormat.ISO_MILLIS;
 
-    private final DateTimeFormatter formatter;
-    private final Clock clock;
+    private final TimestampFormat format;
 
     /** ISO-8601 UTC instants with milliseconds, from the system clock. */
     public TimestampExtension() {
@@ -39,18 +36,12 @@ public final class TimestampExtension implements ClientSession.Extension {
      * @throws IllegalArgumentException when {@code formatter} cannot format such a time
      */
     public TimestampExtension(DateTimeFormatter formatter, Clock clock) {
-        this.formatter = Objects.requireNonNull(formatter, "formatter");
-        this.clock = Objects.requireNonNull(clock, "clock");
-        try {
-            formatter.format(ZonedDateTime.now(clock));
-        } catch (DateTimeException x) {
-            throw new IllegalArgumentException("Formatter cannot format the time of " + clock + ": " + formatter, x);
-        }
+        this.format = new TimestampFormat(formatter, clock);
     }
 
     @Override
     public boolean send(ClientSession session, Message.Mutable message) {
-        message.put(Message.TIMESTAMP_FIELD, formatter.format(ZonedDateTime.now(clock)));
+        message.put(Message.TIMESTAMP_FIELD, format.now());
         return true;
     }
 
@@ -61,6 +52,6 @@ public final class TimestampExtension implements ClientSession.Extension {
 
     @Override
     public String toString() {
-        return "TimestampExtension[" + formatter + "]";
+        return "TimestampExtension[" + format.formatter() + "]";
     }
 }

@@ -5,12 +5,10 @@ import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 
+import io.bayeux.common.TimestampFormat;
+
 import java.time.Clock;
-import java.time.DateTimeException;
-import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeFormatterBuilder;
-import java.util.Objects;
 
 /**
  * Stamps every outgoing message (published messages, once per publish before they fan out,
@@ -30,10 +28,9 @@ import java.util.Objects;
  */
 public final class TimestampExtension implements BayeuxServer.Extension {
     /** {@code yyyy-MM-ddTHH:mm:ss.SSSZ} in UTC, always with three fraction digits. */
-    public static final DateTimeFormatter DEFAULT_FORMATTER = new DateTimeFormatterBuilder().appendInstant(3).toFormatter();
+    public static final DateTimeFormatter DEFAULT_FORMATTER = TimestampFormat.ISO_MILLIS;
 
-    private final DateTimeFormatter formatter;
-    private final Clock clock;
+    private final TimestampFormat format;
 
     /** ISO-8601 UTC instants with milliseconds, from the system clock. */
     public TimestampExtension() {
@@ -51,18 +48,12 @@ public final class TimestampExtension implements BayeuxServer.Extension {
      * @throws IllegalArgumentException when {@code formatter} cannot format such a time
      */
     public TimestampExtension(DateTimeFormatter formatter, Clock clock) {
-        this.formatter = Objects.requireNonNull(formatter, "formatter");
-        this.clock = Objects.requireNonNull(clock, "clock");
-        try {
-            formatter.format(ZonedDateTime.now(clock));
-        } catch (DateTimeException x) {
-            throw new IllegalArgumentException("Formatter cannot format the time of " + clock + ": " + formatter, x);
-        }
+        this.format = new TimestampFormat(formatter, clock);
     }
 
     /** The stamp for the current time. */
     public String now() {
-        return formatter.format(ZonedDateTime.now(clock));
+        return format.now();
     }
 
     @Override
@@ -85,6 +76,6 @@ public final class TimestampExtension implements BayeuxServer.Extension {
 
     @Override
     public String toString() {
-        return "TimestampExtension[" + formatter + ", " + clock + "]";
+        return "TimestampExtension[" + format + "]";
     }
 }

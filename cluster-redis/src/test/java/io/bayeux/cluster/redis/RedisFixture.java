@@ -5,6 +5,7 @@ import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -75,6 +76,15 @@ final class RedisFixture implements BeforeEachCallback, AfterEachCallback {
     <T extends AutoCloseable> T closing(T resource) {
         closing.add(resource);
         return resource;
+    }
+
+    /** A started Seti on {@code node} whose presence lives {@code presenceTtl} without a heartbeat; stopped after the test. */
+    RedisSeti seti(RedisTesting.Node node, Duration presenceTtl) {
+        RedisSeti seti = new RedisSeti(node.cluster());
+        seti.setPresenceTtl(presenceTtl);
+        seti.start();
+        closing.add(seti::stop);
+        return seti;
     }
 
     /** A client connected to {@code url} over {@code transport}, disconnected after the test. */

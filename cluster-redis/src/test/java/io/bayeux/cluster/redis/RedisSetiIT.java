@@ -1,7 +1,5 @@
 package io.bayeux.cluster.redis;
 
-import io.bayeux.api.server.ServerSession;
-import io.bayeux.client.BayeuxClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -13,7 +11,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import static io.bayeux.cluster.redis.RedisTesting.await;
 import static io.bayeux.cluster.redis.RedisTesting.node;
-import static io.bayeux.cluster.redis.RedisTesting.subscribe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -22,22 +19,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RedisSetiIT {
     @RegisterExtension
     final RedisFixture fixture = RedisFixture.withRedis();
-
-    private RedisSeti seti(RedisTesting.Node node) {
-        RedisSeti seti = new RedisSeti(node.cluster());
-        seti.setPresenceTtl(Duration.ofSeconds(2));
-        seti.start();
-        fixture.closing(node);
-        fixture.closing(seti::stop);
-        return seti;
-    }
+    private static final Duration TTL = Duration.ofSeconds(2);
 
     @Test
     void presenceAndMessagesAcrossNodesOverBothTransports() throws Exception {
-        RedisTesting.Node a = node(fixture.redis());
-        RedisTesting.Node b = node(fixture.redis());
-        RedisSeti setiA = seti(a);
-        RedisSeti setiB = seti(b);
+        RedisTesting.Node a = fixture.closing(node(fixture.redis()));
+        RedisTesting.Node b = fixture.closing(node(fixture.redis()));
+        RedisSeti setiA = fixture.seti(a, TTL);
+        RedisSeti setiB = fixture.seti(b, TTL);
         List<String> eventsOnB = new CopyOnWriteArrayList<>();
         setiB.addPresenceListener(new RedisSeti.PresenceListener() {
             @Override
@@ -51,19 +40,10 @@ class RedisSetiIT {
             }
         });
 
-        BayeuxClient alice = fixture.connected(a.url(), "websocket");
-        BayeuxClient bob = fixture.connected(b.url(), "long-polling");
-        List<Object> toAlice = new CopyOnWriteArrayList<>();
-        List<Object> toBob = new CopyOnWriteArrayList<>();
-        assertTrue(subscribe(alice, "/private", (ch, m) -> toAlice.add(m.getDataAsMap().get("text"))).isSuccessful());
-        assertTrue(subscribe(bob, "/private", (ch, m) -> toBob.add(m.getDataAsMap().get("text"))).isSuccessful());
-        ServerSession aliceSession = a.server().bayeux().getSession(alice.getId());
-        ServerSession bobSession = b.server().bayeux().getSession(bob.getId());
-        assertTrue(setiA.associate("alice", aliceSession));
-        assertTrue(setiB.associate("bob", bobSession));
+        AliceAndBob users = AliceAndBob.associate(fixture, a, setiA, b, setiB);
+        List<Object> toAlice = users.toAlice();
+        List<Object> toBob = users.toBob();
 
-        await("alice known on B", () -> setiB.isPresent("alice"));
-        await("bob known on A", () -> setiA.isPresent("bob"));
         assertEquals(Set.of("alice", "bob"), setiA.getUserIds());
         assertEquals(Set.of("alice", "bob"), setiB.getUserIds());
         assertEquals(Set.of(setiA.getId()), setiB.getNodeIds("alice"));
@@ -86,7 +66,7 @@ class RedisSetiIT {
         assertEquals(List.of("hi both"), toBob);
 
         // The session ends: alice leaves everywhere.
-        alice.disconnect();
+        users.alice().disconnect();
         await("alice gone from B", () -> !setiB.isPresent("alice"));
         assertEquals(Set.of("bob"), setiA.getUserIds());
         await("the removal event", () -> eventsOnB.contains("-alice@" + setiA.getId()));
@@ -94,8 +74,8 @@ class RedisSetiIT {
 
     @Test
     void aSilentNodesUsersExpireWithItsHeartbeat() throws Exception {
-        RedisTesting.Node b = node(fixture.redis());
-        RedisSeti setiB = seti(b);
+        RedisTesting.Node b = fixture.closing(node(fixture.redis()));
+        RedisSeti setiB = fixture.seti(b, TTL);
         List<String> removed = new CopyOnWriteArrayList<>();
         setiB.addPresenceListener(new RedisSeti.PresenceListener() {
             @Override

@@ -1,6 +1,5 @@
 package io.bayeux.cluster.redis;
 
-import io.bayeux.api.server.ServerSession;
 import io.bayeux.client.BayeuxClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -77,8 +76,8 @@ class ValkeyIT {
     void presenceAcrossTwoNodes() throws Exception {
         RedisTesting.Node a = fixture.closing(node(fixture.redis()));
         RedisTesting.Node b = fixture.closing(node(fixture.redis()));
-        RedisSeti setiA = seti(a);
-        RedisSeti setiB = seti(b);
+        RedisSeti setiA = fixture.seti(a, Duration.ofSeconds(3));
+        RedisSeti setiB = fixture.seti(b, Duration.ofSeconds(3));
         List<String> eventsOnB = new CopyOnWriteArrayList<>();
         setiB.addPresenceListener(new RedisSeti.PresenceListener() {
             @Override
@@ -91,19 +90,10 @@ class ValkeyIT {
                 eventsOnB.add("-" + event.userId() + "@" + event.node());
             }
         });
-        BayeuxClient alice = fixture.connected(a.url(), "websocket");
-        BayeuxClient bob = fixture.connected(b.url(), "long-polling");
-        List<Object> toAlice = new CopyOnWriteArrayList<>();
-        List<Object> toBob = new CopyOnWriteArrayList<>();
-        assertTrue(subscribe(alice, "/private", (ch, m) -> toAlice.add(m.getDataAsMap().get("text"))).isSuccessful());
-        assertTrue(subscribe(bob, "/private", (ch, m) -> toBob.add(m.getDataAsMap().get("text"))).isSuccessful());
-        ServerSession aliceSession = a.server().bayeux().getSession(alice.getId());
-        ServerSession bobSession = b.server().bayeux().getSession(bob.getId());
-        assertTrue(setiA.associate("alice", aliceSession));
-        assertTrue(setiB.associate("bob", bobSession));
+        AliceAndBob users = AliceAndBob.associate(fixture, a, setiA, b, setiB);
+        List<Object> toAlice = users.toAlice();
+        List<Object> toBob = users.toBob();
 
-        await("alice known on B", () -> setiB.isPresent("alice"));
-        await("bob known on A", () -> setiA.isPresent("bob"));
         assertEquals(Set.of("alice", "bob"), setiA.getUserIds());
         assertEquals(Set.of(setiA.getNode()), setiB.getNodes("alice"));
         assertEquals(Set.of("+bob@" + setiB.getNode(), "+alice@" + setiA.getNode()), Set.copyOf(eventsOnB));
@@ -115,19 +105,11 @@ class ValkeyIT {
         await("alice's message", () -> toAlice.contains("hi alice"));
         await("bob's message", () -> toBob.contains("hi bob"));
 
-        alice.disconnect();
+        users.alice().disconnect();
         await("alice gone from B", () -> !setiB.isPresent("alice"));
         await("the removal event", () -> eventsOnB.contains("-alice@" + setiA.getNode()));
         assertEquals(Set.of("bob"), setiB.getUserIds());
         assertEquals(List.of("hi alice"), toAlice);
         assertEquals(List.of("hi bob"), toBob);
-    }
-
-    private RedisSeti seti(RedisTesting.Node node) {
-        RedisSeti seti = new RedisSeti(node.cluster());
-        seti.setPresenceTtl(Duration.ofSeconds(3));
-        seti.start();
-        fixture.closing(seti::stop);
-        return seti;
     }
 }
