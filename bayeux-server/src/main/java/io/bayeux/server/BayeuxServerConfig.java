@@ -36,8 +36,8 @@ public final class BayeuxServerConfig {
     public static final int DEFAULT_MAX_BATCH_BYTES = 64 * 1024;
     /** The bound of a stalled reader's queue: 1,000 messages (see {@link #maxStalledQueue()}). */
     public static final int DEFAULT_MAX_STALLED_QUEUE = 1000;
-    /** The shortest time between two connect replies that carry a session's messages: 50 ms (see {@link #connectGather()}). */
-    public static final Duration DEFAULT_CONNECT_GATHER = Duration.ofMillis(50);
+    /** The shortest time between two connect replies that carry a session's messages: 100 ms (see {@link #connectGather()}). */
+    public static final Duration DEFAULT_CONNECT_GATHER = Duration.ofMillis(100);
 
     private final Duration timeout;
     private final Duration interval;
