@@ -87,6 +87,8 @@ public final class ServerSessionImpl implements ServerSession {
     private long expireAt;
     /** When (scheduler time) a connect reply last went out or a held connect was dropped; under the lock. */
     private long connectEndedAt = Long.MIN_VALUE / 2;
+    /** Whether the last reply that carried the queue left messages in it (maxBatchBytes): they go without gathering. */
+    private boolean replyLeftMessages;
 
     private volatile State state = State.NEW;
     private volatile String userAgent;
@@ -853,7 +855,9 @@ public final class ServerSessionImpl implements ServerSession {
     List<ServerMessage> takeQueue(List<ServerMessage.Mutable> replies) {
         lock.lock();
         try {
-            return takeBatch(replies);
+            List<ServerMessage> batch = takeBatch(replies);
+            replyLeftMessages = !queue.isEmpty();
+            return batch;
         } finally {
             lock.unlock();
         }
@@ -1018,10 +1022,11 @@ public final class ServerSessionImpl implements ServerSession {
     /**
      * Under the lock: how long a held connect that should carry queued messages waits still, so
      * that replies are at least {@link BayeuxServerConfig#connectGather()} apart; 0 or less: none.
+     * What the last reply could not carry (it was full) goes at once.
      */
     private long gatherWait() {
         long gather = server.connectGatherMillis();
-        return gather == 0 ? 0 : connectEndedAt + gather - server.scheduler().now();
+        return gather == 0 || replyLeftMessages ? 0 : connectEndedAt + gather - server.scheduler().now();
     }
 
     /** A connect reply went out, or a held connect was dropped: expiry starts counting. */

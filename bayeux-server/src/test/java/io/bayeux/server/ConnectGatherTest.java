@@ -84,6 +84,33 @@ class ConnectGatherTest {
     }
 
     @Test
+    void whatAFullReplyCouldNotCarryGoesInTheNextRepliesAtOnce() {
+        server = new BayeuxServerImpl(scheduler.config().connectGather(Duration.ofMillis(GATHER)).maxBatchBytes(1024)
+                .executor(Runnable::run).build()).start();
+        TestClient client = new TestClient(server, false).connected();
+        client.subscribe("/news");
+        CompletableFuture<List<Map<String, Object>>> held = client.connect();
+        scheduler.advance(500);
+        var session = server.getSession(client.clientId());
+        String text = "x".repeat(600);
+        session.batch(() -> {
+            for (int i = 0; i < 3; i++) {
+                session.deliver(null, "/news", text + i, io.bayeux.api.Promise.noop());
+            }
+        });
+        assertTrue(held.isDone());
+        List<Object> received = new java.util.ArrayList<>(TestClient.deliveries(held.join(), "/news").stream().map(m -> m.get("data")).toList());
+        assertEquals(1, received.size(), "one 600-byte message fits in 1 KiB");
+        for (int i = 0; i < 2; i++) {
+            CompletableFuture<List<Map<String, Object>>> next = client.connect();
+            assertTrue(next.isDone(), "a message left by a full reply waits for no gathering");
+            received.addAll(TestClient.deliveries(next.join(), "/news").stream().map(m -> m.get("data")).toList());
+        }
+        assertEquals(List.of(text + 0, text + 1, text + 2), received);
+        assertFalse(client.connect().isDone(), "nothing left: held");
+    }
+
+    @Test
     void theHoldsTimeoutStillEndsAHoldWithNothingQueued() {
         TestClient client = subscriber(false, GATHER);
         CompletableFuture<List<Map<String, Object>>> held = client.connect();
