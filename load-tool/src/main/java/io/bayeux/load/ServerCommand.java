@@ -31,6 +31,9 @@ final class ServerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (connectGatherMillis < 0) {
+            throw new IllegalArgumentException("--connect-gather must be 0 or more (ms): " + connectGatherMillis);
+        }
         NettyBayeuxServer server = BenchmarkServer.builder(host, port, maxQueue, ioThreads, Duration.ofMillis(connectGatherMillis), null).build().start();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
