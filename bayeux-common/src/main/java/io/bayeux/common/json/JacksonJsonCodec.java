@@ -13,7 +13,13 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.bayeux.api.Message;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.math.BigInteger;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -28,9 +34,11 @@ import java.util.function.Supplier;
 public final class JacksonJsonCodec implements JsonCodec {
     /** The default maximum nesting depth of a JSON document. */
     public static final int DEFAULT_MAX_NESTING_DEPTH = 64;
+    /** Eight bytes of a byte[] as one long, for the ASCII fast path of the UTF-8 check. */
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long HIGH_BITS = 0x8080808080808080L;
 
     private final ObjectMapper mapper;
-    private final ObjectReader mapReader;
     private final ObjectReader anyReader;
     private final ObjectWriter writer;
 
@@ -48,28 +56,36 @@ public final class JacksonJsonCodec implements JsonCodec {
         this.mapper = new ObjectMapper(factory)
                 .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
                 .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-        this.mapReader = mapper.readerFor(Map.class).without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
         this.anyReader = mapper.readerFor(Object.class);
         this.writer = mapper.writer();
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Each message's fields go straight from the streaming parser into the message made by
+     * {@code factory} ({@link Message.Mutable#put}); nested values become {@link LinkedHashMap}s,
+     * {@link ArrayList}s, {@link String}s, {@link Integer}s, {@link Long}s or {@link BigInteger}s
+     * (the smallest that holds the integer), {@link Double}s, {@link Boolean}s and nulls, as
+     * Jackson's databind makes them ({@link #parse}); when a name appears twice in one object,
+     * the last value wins.
+     */
     @Override
-    @SuppressWarnings("unchecked")
     public <M extends Message.Mutable> List<M> decode(byte[] json, Supplier<M> factory) throws JsonException {
         requireUtf8(json);
-        try (JsonParser parser = mapper.getFactory().createParser(json)) {
+        try (JsonParser parser = factory().createParser(json)) {
             JsonToken token = parser.nextToken();
             List<M> result;
             if (token == JsonToken.START_OBJECT) {
                 result = new ArrayList<>(1);
-                result.add(fill(factory.get(), mapReader.readValue(parser)));
+                result.add(readMessage(parser, factory.get()));
             } else if (token == JsonToken.START_ARRAY) {
                 result = new ArrayList<>();
                 while ((token = parser.nextToken()) != JsonToken.END_ARRAY) {
                     if (token != JsonToken.START_OBJECT) {
                         throw new JsonException("Expected a JSON object for message " + result.size() + " but found " + token);
                     }
-                    result.add(fill(factory.get(), mapReader.readValue(parser)));
+                    result.add(readMessage(parser, factory.get()));
                 }
             } else {
                 throw new JsonException("Expected a JSON array of messages or an object, but found " + (token == null ? "nothing" : token));
@@ -85,16 +101,107 @@ public final class JacksonJsonCodec implements JsonCodec {
         }
     }
 
-    private static <M extends Message.Mutable> M fill(M message, Map<String, Object> fields) {
-        message.putAll(fields);
+    private JsonFactory factory() {
+        return mapper.getFactory();
+    }
+
+    /** The parser is at the message's START_OBJECT; leaves it at its END_OBJECT. */
+    private static <M extends Message.Mutable> M readMessage(JsonParser parser, M message) throws IOException, JsonException {
+        String name;
+        while ((name = parser.nextFieldName()) != null) {
+            JsonToken token = parser.nextToken();
+            message.put(name, token.isStructStart() ? readStructure(parser, token) : readScalar(parser, token));
+        }
         return message;
     }
 
+    private static Object readScalar(JsonParser parser, JsonToken token) throws IOException, JsonException {
+        if (token == null) {
+            throw new JsonException("Invalid JSON: unexpected end of input at " + parser.currentLocation().getByteOffset());
+        }
+        return switch (token) {
+            case VALUE_STRING -> parser.getText();
+            // Integer, Long or BigInteger: the smallest that holds it, as databind gives.
+            case VALUE_NUMBER_INT -> parser.getNumberValue();
+            case VALUE_NUMBER_FLOAT -> parser.getDoubleValue();
+            case VALUE_TRUE -> Boolean.TRUE;
+            case VALUE_FALSE -> Boolean.FALSE;
+            case VALUE_NULL -> null;
+            default -> throw new JsonException("Invalid JSON: unexpected " + token + " at " + parser.currentLocation().getByteOffset());
+        };
+    }
+
+    /**
+     * Reads the object or array that starts at {@code start} into a {@link LinkedHashMap} or
+     * {@link ArrayList}, and what it holds likewise. Without recursion: the parser's nesting
+     * limit bounds the depth, whatever the limit, not the thread's stack.
+     */
+    private static Object readStructure(JsonParser parser, JsonToken start) throws IOException, JsonException {
+        // The enclosing containers, and for each that is an object the name its open child goes under;
+        // made at the first nested container (a chat message's data holds none).
+        Object[] parents = null;
+        String[] names = null;
+        int depth = 0;
+        Object container = start == JsonToken.START_OBJECT ? new LinkedHashMap<String, Object>() : new ArrayList<>();
+        while (true) {
+            String name = null;
+            JsonToken token;
+            if (container instanceof LinkedHashMap<?, ?>) {
+                name = parser.nextFieldName();
+                token = name == null ? parser.currentToken() : parser.nextToken();
+            } else {
+                token = parser.nextToken();
+            }
+            Object value;
+            if (token == JsonToken.START_OBJECT || token == JsonToken.START_ARRAY) {
+                if (parents == null) {
+                    parents = new Object[4];
+                    names = new String[4];
+                } else if (depth == parents.length) {
+                    parents = Arrays.copyOf(parents, depth * 2);
+                    names = Arrays.copyOf(names, depth * 2);
+                }
+                parents[depth] = container;
+                names[depth] = name;
+                depth++;
+                container = token == JsonToken.START_OBJECT ? new LinkedHashMap<String, Object>() : new ArrayList<>();
+                continue;
+            } else if (token == JsonToken.END_OBJECT || token == JsonToken.END_ARRAY) {
+                if (depth == 0) {
+                    return container;
+                }
+                depth--;
+                value = container;
+                container = parents[depth];
+                name = names[depth];
+                parents[depth] = null;
+            } else {
+                value = readScalar(parser, token);
+            }
+            add(container, name, value);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void add(Object container, String name, Object value) {
+        if (container instanceof LinkedHashMap<?, ?> map) {
+            ((Map<String, Object>) map).put(name, value);
+        } else {
+            ((List<Object>) container).add(value);
+        }
+    }
+
     /** Fails unless {@code bytes} are well-formed UTF-8 as RFC 3629 defines it. */
-    private static void requireUtf8(byte[] bytes) throws JsonException {
+    static void requireUtf8(byte[] bytes) throws JsonException {
         int i = 0;
         int length = bytes.length;
+        int words = length - Long.BYTES;
         while (i < length) {
+            // ASCII eight bytes at a time, until a byte with its high bit set.
+            if (i <= words && ((long) LONGS.get(bytes, i) & HIGH_BITS) == 0) {
+                i += Long.BYTES;
+                continue;
+            }
             int b = bytes[i];
             if (b >= 0) {
                 i++;
