@@ -18,7 +18,6 @@ import java.lang.invoke.VarHandle;
 import java.math.BigInteger;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,6 +39,8 @@ public final class JacksonJsonCodec implements JsonCodec {
 
     private final ObjectMapper mapper;
     private final ObjectReader anyReader;
+    /** {@link #anyReader} for a value inside a document: what follows it is the caller's. */
+    private final ObjectReader nestedReader;
     private final ObjectWriter writer;
 
     public JacksonJsonCodec() {
@@ -57,6 +58,7 @@ public final class JacksonJsonCodec implements JsonCodec {
                 .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
                 .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
         this.anyReader = mapper.readerFor(Object.class);
+        this.nestedReader = anyReader.without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
         this.writer = mapper.writer();
     }
 
@@ -64,11 +66,11 @@ public final class JacksonJsonCodec implements JsonCodec {
      * {@inheritDoc}
      *
      * <p>Each message's fields go straight from the streaming parser into the message made by
-     * {@code factory} ({@link Message.Mutable#put}); nested values become {@link LinkedHashMap}s,
-     * {@link ArrayList}s, {@link String}s, {@link Integer}s, {@link Long}s or {@link BigInteger}s
-     * (the smallest that holds the integer), {@link Double}s, {@link Boolean}s and nulls, as
-     * Jackson's databind makes them ({@link #parse}); when a name appears twice in one object,
-     * the last value wins.
+     * {@code factory} ({@link Message.Mutable#put}), without a map in between; nested values are
+     * read by databind, as {@link #parse} reads them: {@link LinkedHashMap}s, {@link ArrayList}s,
+     * {@link String}s, {@link Integer}s, {@link Long}s or {@link BigInteger}s (the smallest that
+     * holds the integer), {@link Double}s, {@link Boolean}s and nulls; a message's own scalar
+     * fields take the same types. When a name appears twice in one object, the last value wins.
      */
     @Override
     public <M extends Message.Mutable> List<M> decode(byte[] json, Supplier<M> factory) throws JsonException {
@@ -106,11 +108,12 @@ public final class JacksonJsonCodec implements JsonCodec {
     }
 
     /** The parser is at the message's START_OBJECT; leaves it at its END_OBJECT. */
-    private static <M extends Message.Mutable> M readMessage(JsonParser parser, M message) throws IOException, JsonException {
+    private <M extends Message.Mutable> M readMessage(JsonParser parser, M message) throws IOException, JsonException {
         String name;
         while ((name = parser.nextFieldName()) != null) {
             JsonToken token = parser.nextToken();
-            message.put(name, token.isStructStart() ? readStructure(parser, token) : readScalar(parser, token));
+            // An object or array (data, ext, advice) as databind makes it; a scalar as databind would.
+            message.put(name, token.isStructStart() ? nestedReader.readValue(parser) : readScalar(parser, token));
         }
         return message;
     }
@@ -123,72 +126,13 @@ public final class JacksonJsonCodec implements JsonCodec {
             case VALUE_STRING -> parser.getText();
             // Integer, Long or BigInteger: the smallest that holds it, as databind gives.
             case VALUE_NUMBER_INT -> parser.getNumberValue();
+            // A Double, as databind gives for a JSON number with a fraction or exponent.
             case VALUE_NUMBER_FLOAT -> parser.getDoubleValue();
             case VALUE_TRUE -> Boolean.TRUE;
             case VALUE_FALSE -> Boolean.FALSE;
             case VALUE_NULL -> null;
             default -> throw new JsonException("Invalid JSON: unexpected " + token + " at " + parser.currentLocation().getByteOffset());
         };
-    }
-
-    /**
-     * Reads the object or array that starts at {@code start} into a {@link LinkedHashMap} or
-     * {@link ArrayList}, and what it holds likewise. Without recursion: the parser's nesting
-     * limit bounds the depth, whatever the limit, not the thread's stack.
-     */
-    private static Object readStructure(JsonParser parser, JsonToken start) throws IOException, JsonException {
-        // The enclosing containers, and for each that is an object the name its open child goes under;
-        // made at the first nested container (a chat message's data holds none).
-        Object[] parents = null;
-        String[] names = null;
-        int depth = 0;
-        Object container = start == JsonToken.START_OBJECT ? new LinkedHashMap<String, Object>() : new ArrayList<>();
-        while (true) {
-            String name = null;
-            JsonToken token;
-            if (container instanceof LinkedHashMap<?, ?>) {
-                name = parser.nextFieldName();
-                token = name == null ? parser.currentToken() : parser.nextToken();
-            } else {
-                token = parser.nextToken();
-            }
-            Object value;
-            if (token == JsonToken.START_OBJECT || token == JsonToken.START_ARRAY) {
-                if (parents == null) {
-                    parents = new Object[4];
-                    names = new String[4];
-                } else if (depth == parents.length) {
-                    parents = Arrays.copyOf(parents, depth * 2);
-                    names = Arrays.copyOf(names, depth * 2);
-                }
-                parents[depth] = container;
-                names[depth] = name;
-                depth++;
-                container = token == JsonToken.START_OBJECT ? new LinkedHashMap<String, Object>() : new ArrayList<>();
-                continue;
-            } else if (token == JsonToken.END_OBJECT || token == JsonToken.END_ARRAY) {
-                if (depth == 0) {
-                    return container;
-                }
-                depth--;
-                value = container;
-                container = parents[depth];
-                name = names[depth];
-                parents[depth] = null;
-            } else {
-                value = readScalar(parser, token);
-            }
-            add(container, name, value);
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static void add(Object container, String name, Object value) {
-        if (container instanceof LinkedHashMap<?, ?> map) {
-            ((Map<String, Object>) map).put(name, value);
-        } else {
-            ((List<Object>) container).add(value);
-        }
     }
 
     /** Fails unless {@code bytes} are well-formed UTF-8 as RFC 3629 defines it. */
