@@ -75,7 +75,7 @@ public final class JacksonJsonCodec implements JsonCodec {
     @Override
     public <M extends Message.Mutable> List<M> decode(byte[] json, Supplier<M> factory) throws JsonException {
         requireUtf8(json);
-        try (JsonParser parser = factory().createParser(json)) {
+        try (JsonParser parser = mapper.getFactory().createParser(json)) {
             JsonToken token = parser.nextToken();
             List<M> result;
             if (token == JsonToken.START_OBJECT) {
@@ -101,10 +101,6 @@ public final class JacksonJsonCodec implements JsonCodec {
         } catch (IOException x) {
             throw new JsonException("Invalid JSON: " + x.getMessage(), x);
         }
-    }
-
-    private JsonFactory factory() {
-        return mapper.getFactory();
     }
 
     /** The parser is at the message's START_OBJECT; leaves it at its END_OBJECT. */
@@ -136,7 +132,7 @@ public final class JacksonJsonCodec implements JsonCodec {
     }
 
     /** Fails unless {@code bytes} are well-formed UTF-8 as RFC 3629 defines it. */
-    static void requireUtf8(byte[] bytes) throws JsonException {
+    private static void requireUtf8(byte[] bytes) throws JsonException {
         int i = 0;
         int length = bytes.length;
         int words = length - Long.BYTES;
