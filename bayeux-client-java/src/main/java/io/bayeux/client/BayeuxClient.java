@@ -94,8 +94,12 @@ public final class BayeuxClient extends AbstractClientSession {
     private ScheduledFuture<?> connectTimer;
     private List<Message.Mutable> pending = new ArrayList<>();
     private boolean resubscribe;
-    /** What {@link #terminate} left for {@link #finishTermination}: the messages never sent, or null. */
-    private List<Message.Mutable> terminated;
+    /**
+     * What {@link #terminate} left for {@link #finishTermination}: the messages never sent, or null.
+     * Written under the lock; volatile so that {@link #finishTermination}, after every message
+     * received, takes the lock only when there is something to finish.
+     */
+    private volatile List<Message.Mutable> terminated;
 
     /** A client with the default config, WebSocket then long-polling. */
     public BayeuxClient(String url) {
@@ -534,6 +538,9 @@ public final class BayeuxClient extends AbstractClientSession {
      * callback still waiting for a reply that none will come. Does nothing the second time.
      */
     private void finishTermination() {
+        if (terminated == null) {
+            return;
+        }
         List<Message.Mutable> dropped;
         synchronized (this) {
             dropped = terminated;

@@ -33,6 +33,11 @@ public abstract class AbstractClientSession implements ClientSession {
     private final Map<String, SessionChannel> channels = new ConcurrentHashMap<>();
     private final Map<String, MessageListener> callbacks = new ConcurrentHashMap<>();
     private final Map<String, MessageListener> remoteCalls = new ConcurrentHashMap<>();
+    /**
+     * Set before the first wildcard channel of this session is made, never cleared: until then a
+     * message has no wildcard channel to notify, and {@link #receive} looks none up.
+     */
+    private volatile boolean wildChannels;
     /** Guarded by {@code this}. */
     private int batchDepth;
     /** Guarded by {@code this}. */
@@ -89,6 +94,9 @@ public abstract class AbstractClientSession implements ClientSession {
         SessionChannel channel = channels.get(channelName);
         if (channel == null) {
             ChannelId id = ChannelId.of(channelName);
+            if (id.isWild()) {
+                wildChannels = true;
+            }
             channel = channels.computeIfAbsent(channelName, name -> new SessionChannel(id));
         }
         return channel;
@@ -256,8 +264,7 @@ public abstract class AbstractClientSession implements ClientSession {
         }
         boolean reply = message.isMeta() || message.isPublishReply();
         if (reply) {
-            String id = message.getId();
-            MessageListener callback = id == null ? null : callbacks.remove(id);
+            MessageListener callback = messageId == null ? null : callbacks.remove(messageId);
             if (callback != null) {
                 notify(callback, message);
             }
@@ -268,6 +275,9 @@ public abstract class AbstractClientSession implements ClientSession {
         }
         if (channel != null) {
             channel.notifyListeners(message, !reply);
+        }
+        if (!wildChannels) {
+            return;
         }
         // The listeners of matching wildcard channels see replies too (a /meta/* listener sees
         // every meta reply); subscribers only see broadcasts.

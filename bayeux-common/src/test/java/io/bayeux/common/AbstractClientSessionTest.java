@@ -84,6 +84,22 @@ class AbstractClientSessionTest {
     }
 
     @Test
+    void aWildcardChannelMadeAfterMessagesFlowedIsNotifiedFromThenOn() {
+        Session session = new Session();
+        List<String> seen = new ArrayList<>();
+        session.getChannel("/chat/room/17").subscribe((c, m) -> seen.add("room " + m.getData()));
+        session.receive(message("/chat/room/17", "1", null));
+        session.receive(message("/chat/room/18", "2", null));
+
+        session.getChannel("/chat/**").subscribe((c, m) -> seen.add("chat/** " + m.getData()));
+        session.getChannel("/chat/room/*").addListener((ClientSessionChannel.MessageListener) (c, m) -> seen.add("room/* " + m.getData()));
+        session.receive(message("/chat/room/17", "3", null));
+        session.receive(message("/chat/room/18", "4", null));
+
+        assertEquals(List.of("room 1", "room 3", "room/* 3", "chat/** 3", "room/* 4", "chat/** 4"), seen);
+    }
+
+    @Test
     void aChannelWithAListenerOrASubscriberIsNotReleased() {
         Session session = new Session();
         ClientSessionChannel channel = session.getChannel("/chat");

@@ -44,8 +44,12 @@ final class SeqSet {
         bits.set(i);
         if (i == 0 || bits.length() > COMPACT_AT) {
             int firstClear = bits.nextClearBit(0);
-            if (firstClear >= COMPACT_AT || firstClear == bits.length()) {
-                bits = bits.get(firstClear, Math.max(firstClear, bits.length()));
+            if (firstClear == bits.length()) {
+                // Every number of the window was seen (the usual case: in order): the window empties, kept for reuse.
+                bits.clear();
+                offset += firstClear;
+            } else if (firstClear >= COMPACT_AT) {
+                bits = bits.get(firstClear, bits.length());
                 offset += firstClear;
             }
         }

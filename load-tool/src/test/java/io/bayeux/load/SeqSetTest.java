@@ -48,4 +48,19 @@ class SeqSetTest {
         assertFalse(set.add(0));
         assertEquals(1, set.distinct());
     }
+
+    @Test
+    void agreesWithASetOnNumbersArrivingSlightlyOutOfOrder() {
+        SeqSet set = new SeqSet();
+        java.util.Set<Long> reference = new java.util.HashSet<>();
+        java.util.Random random = new java.util.Random(7);
+        for (long base = 0; base < 50_000; base += 8) {
+            for (int k = 0; k < 12; k++) {
+                // Mostly the next few numbers, sometimes one already seen, now and then one far ahead.
+                long seq = random.nextInt(10) == 0 ? base + random.nextInt(6_000) : Math.max(0, base - 4 + random.nextInt(16));
+                assertEquals(reference.add(seq), set.add(seq), "seq " + seq);
+            }
+        }
+        assertEquals(reference.size(), set.distinct());
+    }
 }

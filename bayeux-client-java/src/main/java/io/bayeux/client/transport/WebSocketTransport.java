@@ -268,6 +268,9 @@ public final class WebSocketTransport implements ClientTransport {
     }
 
     private final class FrameHandler extends SimpleChannelInboundHandler<WebSocketFrame> {
+        /** Whether {@link #WORKED} was set on this handler's connection. Its event loop only. */
+        private boolean worked;
+
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, WebSocketFrame frame) {
             if (frame instanceof TextWebSocketFrame) {
@@ -279,7 +282,10 @@ public final class WebSocketTransport implements ClientTransport {
                     listener.onFailure(x, List.of());
                     return;
                 }
-                ctx.channel().attr(WORKED).set(Boolean.TRUE);
+                if (!worked) {
+                    worked = true;
+                    ctx.channel().attr(WORKED).set(Boolean.TRUE);
+                }
                 Map<String, Message.Mutable> inFlight = ctx.channel().attr(IN_FLIGHT).get();
                 for (Message.Mutable message : messages) {
                     if (message.getId() != null && message.containsKey(Message.SUCCESSFUL_FIELD)) {

@@ -13,7 +13,12 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.bayeux.api.Message;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.math.BigInteger;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -28,10 +33,14 @@ import java.util.function.Supplier;
 public final class JacksonJsonCodec implements JsonCodec {
     /** The default maximum nesting depth of a JSON document. */
     public static final int DEFAULT_MAX_NESTING_DEPTH = 64;
+    /** Eight bytes of a byte[] as one long, for the ASCII fast path of the UTF-8 check. */
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long HIGH_BITS = 0x8080808080808080L;
 
     private final ObjectMapper mapper;
-    private final ObjectReader mapReader;
     private final ObjectReader anyReader;
+    /** {@link #anyReader} for a value inside a document: what follows it is the caller's. */
+    private final ObjectReader nestedReader;
     private final ObjectWriter writer;
 
     public JacksonJsonCodec() {
@@ -48,13 +57,22 @@ public final class JacksonJsonCodec implements JsonCodec {
         this.mapper = new ObjectMapper(factory)
                 .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
                 .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-        this.mapReader = mapper.readerFor(Map.class).without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
         this.anyReader = mapper.readerFor(Object.class);
+        this.nestedReader = anyReader.without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
         this.writer = mapper.writer();
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Each message's fields go straight from the streaming parser into the message made by
+     * {@code factory} ({@link Message.Mutable#put}), without a map in between; nested values are
+     * read by databind, as {@link #parse} reads them: {@link LinkedHashMap}s, {@link ArrayList}s,
+     * {@link String}s, {@link Integer}s, {@link Long}s or {@link BigInteger}s (the smallest that
+     * holds the integer), {@link Double}s, {@link Boolean}s and nulls; a message's own scalar
+     * fields take the same types. When a name appears twice in one object, the last value wins.
+     */
     @Override
-    @SuppressWarnings("unchecked")
     public <M extends Message.Mutable> List<M> decode(byte[] json, Supplier<M> factory) throws JsonException {
         requireUtf8(json);
         try (JsonParser parser = mapper.getFactory().createParser(json)) {
@@ -62,14 +80,14 @@ public final class JacksonJsonCodec implements JsonCodec {
             List<M> result;
             if (token == JsonToken.START_OBJECT) {
                 result = new ArrayList<>(1);
-                result.add(fill(factory.get(), mapReader.readValue(parser)));
+                result.add(readMessage(parser, factory.get()));
             } else if (token == JsonToken.START_ARRAY) {
                 result = new ArrayList<>();
                 while ((token = parser.nextToken()) != JsonToken.END_ARRAY) {
                     if (token != JsonToken.START_OBJECT) {
                         throw new JsonException("Expected a JSON object for message " + result.size() + " but found " + token);
                     }
-                    result.add(fill(factory.get(), mapReader.readValue(parser)));
+                    result.add(readMessage(parser, factory.get()));
                 }
             } else {
                 throw new JsonException("Expected a JSON array of messages or an object, but found " + (token == null ? "nothing" : token));
@@ -85,16 +103,45 @@ public final class JacksonJsonCodec implements JsonCodec {
         }
     }
 
-    private static <M extends Message.Mutable> M fill(M message, Map<String, Object> fields) {
-        message.putAll(fields);
+    /** The parser is at the message's START_OBJECT; leaves it at its END_OBJECT. */
+    private <M extends Message.Mutable> M readMessage(JsonParser parser, M message) throws IOException, JsonException {
+        String name;
+        while ((name = parser.nextFieldName()) != null) {
+            JsonToken token = parser.nextToken();
+            // An object or array (data, ext, advice) as databind makes it; a scalar as databind would.
+            message.put(name, token.isStructStart() ? nestedReader.readValue(parser) : readScalar(parser, token));
+        }
         return message;
+    }
+
+    private static Object readScalar(JsonParser parser, JsonToken token) throws IOException, JsonException {
+        if (token == null) {
+            throw new JsonException("Invalid JSON: unexpected end of input at " + parser.currentLocation().getByteOffset());
+        }
+        return switch (token) {
+            case VALUE_STRING -> parser.getText();
+            // Integer, Long or BigInteger: the smallest that holds it, as databind gives.
+            case VALUE_NUMBER_INT -> parser.getNumberValue();
+            // A Double, as databind gives for a JSON number with a fraction or exponent.
+            case VALUE_NUMBER_FLOAT -> parser.getDoubleValue();
+            case VALUE_TRUE -> Boolean.TRUE;
+            case VALUE_FALSE -> Boolean.FALSE;
+            case VALUE_NULL -> null;
+            default -> throw new JsonException("Invalid JSON: unexpected " + token + " at " + parser.currentLocation().getByteOffset());
+        };
     }
 
     /** Fails unless {@code bytes} are well-formed UTF-8 as RFC 3629 defines it. */
     private static void requireUtf8(byte[] bytes) throws JsonException {
         int i = 0;
         int length = bytes.length;
+        int words = length - Long.BYTES;
         while (i < length) {
+            // ASCII eight bytes at a time, until a byte with its high bit set.
+            if (i <= words && ((long) LONGS.get(bytes, i) & HIGH_BITS) == 0) {
+                i += Long.BYTES;
+                continue;
+            }
             int b = bytes[i];
             if (b >= 0) {
                 i++;

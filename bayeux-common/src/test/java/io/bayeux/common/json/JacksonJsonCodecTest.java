@@ -1,5 +1,7 @@
 package io.bayeux.common.json;
 
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.bayeux.common.HashMapMessage;
 import io.bayeux.common.json.JsonCodec.JsonException;
 import org.junit.jupiter.api.Test;
@@ -8,6 +10,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -173,6 +176,146 @@ class JacksonJsonCodecTest {
     @Test
     void decodesMultiByteUtf8() throws JsonException {
         assertEquals("été 😀", decode("{\"data\":\"été 😀\"}").get(0).getData());
+    }
+
+    // --- decoding straight into messages: the same values as databind gives
+
+    /** What databind makes of {@code json} (a message object or an array of them): the reference. */
+    private static List<Map<String, Object>> databind(String json) throws Exception {
+        ObjectMapper mapper = new ObjectMapper();
+        if (json.startsWith("[")) {
+            return mapper.readValue(json, new TypeReference<List<Map<String, Object>>>() { });
+        }
+        return List.of(mapper.readValue(json, new TypeReference<Map<String, Object>>() { }));
+    }
+
+    /** Equal, and every value of the same class, at every depth. */
+    private static void assertSameValues(Object expected, Object actual, String where) {
+        if (expected == null) {
+            assertEquals(null, actual, where);
+            return;
+        }
+        assertEquals(expected.getClass() == HashMapMessage.class ? HashMapMessage.class : expected.getClass(),
+                actual == null ? null : actual.getClass(), where);
+        if (expected instanceof Map<?, ?> map) {
+            Map<?, ?> other = (Map<?, ?>) actual;
+            assertEquals(map.keySet(), other.keySet(), where);
+            if (map instanceof LinkedHashMap<?, ?>) {
+                assertEquals(List.copyOf(map.keySet()), List.copyOf(other.keySet()), where + ": order of the names");
+            }
+            map.forEach((k, v) -> assertSameValues(v, other.get(k), where + "." + k));
+        } else if (expected instanceof List<?> list) {
+            List<?> other = (List<?>) actual;
+            assertEquals(list.size(), other.size(), where);
+            for (int i = 0; i < list.size(); i++) {
+                assertSameValues(list.get(i), other.get(i), where + "[" + i + "]");
+            }
+        } else {
+            assertEquals(expected, actual, where);
+        }
+    }
+
+    private void assertDecodesAsDatabind(String json) throws Exception {
+        List<Map<String, Object>> expected = databind(json);
+        List<HashMapMessage> actual = decode(json);
+        assertEquals(expected.size(), actual.size(), json);
+        for (int i = 0; i < expected.size(); i++) {
+            assertEquals(expected.get(i), actual.get(i), json);
+            for (Map.Entry<String, Object> field : expected.get(i).entrySet()) {
+                assertTrue(actual.get(i).containsKey(field.getKey()), json + ": " + field.getKey());
+                assertSameValues(field.getValue(), actual.get(i).get(field.getKey()), "message " + i + "." + field.getKey());
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "[{\"channel\":\"/chat/room/17\",\"id\":\"12\",\"data\":{\"r\":17,\"t\":1234567890123,\"c\":\"hello\"}}]",
+            "[{\"data\":{\"c\":\"first\"},\"channel\":\"/a\"},{\"channel\":\"/b\",\"data\":{\"c\":\"last\"}}]",
+            "{\"ext\":{\"ack\":3},\"channel\":\"/meta/connect\",\"successful\":true,\"advice\":{\"reconnect\":\"retry\",\"interval\":0,\"timeout\":20000}}",
+            "[{\"channel\":\"/a\",\"data\":[1,[2,[3,[4,[5,[6,{\"deep\":[[],{}]}]]]]]]}]",
+            "[{\"channel\":\"/a\",\"data\":{\"a\":{\"b\":{\"c\":{\"d\":{\"e\":{\"f\":[{\"g\":null}]}}}}}},\"after\":1}]",
+            "[{\"data\":[],\"ext\":{},\"advice\":{\"x\":[{},[],\"\",0]}}]",
+            "[{\"data\":[0,-1,2147483647,2147483648,-2147483648,-2147483649,9223372036854775807,9223372036854775808,-9223372036854775809]}]",
+            "[{\"data\":[0.0,-0.0,1.5,-2.25e3,1E-7,1e400,123456789012345678901234567890.5,3.0]}]",
+            "[{\"data\":{\"t\":true,\"f\":false,\"n\":null,\"s\":\"\\u00e9\\n\\\"\\ud83d\\ude00\"},\"id\":7,\"successful\":false}]",
+            "[{\"channel\":\"/a\",\"channel\":\"/b\",\"data\":{\"k\":1,\"other\":2,\"k\":{\"n\":[1]}},\"data\":{\"k\":2,\"k\":3}}]",
+            "[{\"data\":{\"k\":null,\"k\":1}},{\"data\":{\"k\":1,\"k\":null},\"id\":null}]",
+            "[{}, {\"id\":\"1\"}, {}]",
+            "[]",
+            "{}"})
+    void decodesEveryValueAsDatabindDoes(String json) throws Exception {
+        assertDecodesAsDatabind(json);
+    }
+
+    @Test
+    void theLastOfDuplicateNamesWins() throws JsonException {
+        HashMapMessage message = decode("[{\"channel\":\"/a\",\"data\":{\"k\":1,\"k\":{\"n\":2}},\"channel\":\"/b\"}]").get(0);
+        assertEquals("/b", message.getChannel());
+        assertEquals(Map.of("k", Map.of("n", 2)), message.getData());
+        assertEquals(2, message.size());
+    }
+
+    @Test
+    void integersTakeTheSmallestTypeThatHoldsThem() throws JsonException {
+        List<?> data = (List<?>) decode("{\"data\":[1,4294967296,18446744073709551616,2.5,1e2]}").get(0).getData();
+        assertEquals(List.of(Integer.class, Long.class, java.math.BigInteger.class, Double.class, Double.class),
+                data.stream().map(Object::getClass).toList());
+    }
+
+    @Test
+    void nestedValuesAreLinkedHashMapsAndArrayListsInTheirOrder() throws JsonException {
+        HashMapMessage message = decode("[{\"data\":{\"z\":[3,{\"y\":1,\"b\":2}],\"a\":1}}]").get(0);
+        Object data = message.getData();
+        assertEquals(LinkedHashMap.class, data.getClass());
+        assertEquals(List.of("z", "a"), List.copyOf(((Map<?, ?>) data).keySet()));
+        Object list = ((Map<?, ?>) data).get("z");
+        assertEquals(ArrayList.class, list.getClass());
+        assertEquals(List.of("y", "b"), List.copyOf(((Map<?, ?>) ((List<?>) list).get(1)).keySet()));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"[{\"data\":{\"a\":[1,2}}]", "[{\"data\":[1,2,]}]", "[{\"data\":{\"a\" 1}}]", "[{\"data\":{\"a\":1",
+            "[{\"data\":[", "[{\"data\":tru}]", "[{\"data\":01}]", "[{\"data\":NaN}]", "[{\"data\":{1:2}}]", "[{\"data\":\"a\\x\"}]",
+            "[{\"data\":{\"a\":1}]", "[{\"data\"}]", "[{\"id\":1 \"data\":2}]"})
+    void rejectsMalformedNestedValues(String json) {
+        JsonException x = decodeFails(json);
+        assertTrue(x.getMessage().startsWith("Invalid JSON"), x.getMessage());
+    }
+
+    @Test
+    void checksUtf8AtEveryAlignmentOfTheWordScan() throws JsonException {
+        for (int pad = 0; pad <= 17; pad++) {
+            String ascii = "a".repeat(pad);
+            for (String hex : List.of("c3a9", "e282ac", "f09f9880", "7f")) {
+                byte[] good = HexFormat.of().parseHex(hex);
+                byte[] text = concat(utf8(ascii), good, utf8(ascii));
+                assertEquals(ascii + new String(good, StandardCharsets.UTF_8) + ascii,
+                        codec.decode(withBytesInAString(text), HashMapMessage::new).get(0).getData());
+            }
+            for (String hex : List.of("ff", "80", "c0af", "eda080", "f4908080", "c328")) {
+                byte[] json = withBytesInAString(concat(utf8(ascii), HexFormat.of().parseHex(hex), utf8(ascii)));
+                JsonException x = decodeFails(codec, json);
+                assertTrue(x.getMessage().contains("UTF-8"), pad + " " + hex + ": " + x.getMessage());
+            }
+            // A sequence cut by the end of the input, after an ASCII run of every length.
+            byte[] truncated = concat(utf8("{\"data\":1}" + " ".repeat(pad)), new byte[] {(byte) 0xE2, (byte) 0x82});
+            assertTrue(decodeFails(codec, truncated).getMessage().contains("UTF-8"));
+        }
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        int length = 0;
+        for (byte[] part : parts) {
+            length += part.length;
+        }
+        byte[] result = new byte[length];
+        int at = 0;
+        for (byte[] part : parts) {
+            System.arraycopy(part, 0, result, at, part.length);
+            at += part.length;
+        }
+        return result;
     }
 
     // --- nesting limits
