@@ -86,6 +86,8 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     private boolean encodes;
     /** The pipeline's gzip handler, or null: a reply it would compress goes as a full response. */
     private GzipResponses gzip;
+    /** The timer of this connection's held connects, made on its first long-poll; written on the event loop. */
+    private volatile HoldTimer holds;
     /** The held request of this connection, cancelled if the connection closes first. */
     private volatile Scheduler.Cancellable inFlight;
     private volatile boolean busy;
@@ -213,6 +215,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             return;
         }
         RequestContext context = new RequestContext(ctx.channel(), request, config.path(), LONG_POLLING, secure);
+        holdTimer(ctx);
         // A request with an Origin gets its CORS headers from the CORS handler, on a full response.
         boolean encoded = encodes && !request.headers().contains(HttpHeaderNames.ORIGIN);
         dispatch(ctx, request, new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie.read(request.headers()),
@@ -228,8 +231,19 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         }
         byte[] body = uri.parameters().get("message").get(0).getBytes(StandardCharsets.UTF_8);
         RequestContext context = new RequestContext(ctx.channel(), request, config.path(), CALLBACK_POLLING, secure);
+        holdTimer(ctx);
         dispatch(ctx, request, new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie.read(request.headers()),
                 request.headers().get(HttpHeaderNames.USER_AGENT), callback, body, context, false, false));
+    }
+
+    /** On the event loop: the connection's hold timer, made on first use. */
+    private HoldTimer holdTimer(ChannelHandlerContext ctx) {
+        HoldTimer timer = holds;
+        if (timer == null) {
+            timer = new HoldTimer(ctx.executor());
+            holds = timer;
+        }
+        return timer;
     }
 
     /** A JavaScript name for the JSONP callback: {@code [A-Za-z_$][A-Za-z0-9_$.]{0,63}}. */
@@ -349,7 +363,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             // A session made by a request without the cookie belongs to the cookie this response sets.
             String sessionBrowser = browserId != null ? browserId : newBrowserId;
             Connection connection = bayeux.newConnection(new HttpEndpoint(context.getTransportName(), browserId, sessionBrowser,
-                    userAgent, remote, context, ctx.channel().eventLoop()));
+                    userAgent, remote, context, holds));
             Scheduler.Cancellable cancellable = connection.handle(batch, this);
             if (!done) {
                 inFlight = cancellable;
