@@ -107,7 +107,7 @@ public final class GzipResponses extends ChannelDuplexHandler {
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
         if (msg instanceof EncodedResponse) {
-            // Made only when it needs no gzip (see wouldCompress): it answers its request all the same.
+            // Made only when it needs no gzip (see minBytes): it answers its request all the same.
             nextAccepted();
             ctx.write(msg, promise);
             return;
@@ -156,12 +156,9 @@ public final class GzipResponses extends ChannelDuplexHandler {
         return lastAccepted;
     }
 
-    /**
-     * Whether a 200 response of {@code length} bytes of body to a request that accepted gzip
-     * ({@code accepts}, as {@link #acceptsGzip} tells) would be gzipped here. Any thread.
-     */
-    public boolean wouldCompress(boolean accepts, int length) {
-        return accepts && length >= minBytes;
+    /** The body length from which a 200 response to a request that accepted gzip is gzipped here. */
+    public int minBytes() {
+        return minBytes;
     }
 
     /** {@code response} with its body gzipped (its own released), Content-Encoding and Content-Length set. */

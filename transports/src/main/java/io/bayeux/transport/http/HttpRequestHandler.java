@@ -84,7 +84,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
      * no WebSocket extension handler waits to see every response. Set when the handler joins the pipeline.
      */
     private boolean encodes;
-    /** The pipeline's gzip handler, or null: a reply it would compress goes as a full response. */
+    /** The pipeline's gzip handler, or null: a reply it would compress goes as a full response. Loop-confined. */
     private GzipResponses gzip;
     /** The timer of this connection's held connects, made on its first long-poll; written on the event loop. */
     private volatile HoldTimer holds;
@@ -220,7 +220,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         boolean encoded = encodes && !request.headers().contains(HttpHeaderNames.ORIGIN);
         dispatch(ctx, request, new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie.read(request.headers()),
                 request.headers().get(HttpHeaderNames.USER_AGENT), null, body, context,
-                encoded, encoded && gzip != null && gzip.lastAccepted()));
+                encoded, gzip != null && gzip.lastAccepted() ? gzip.minBytes() : Integer.MAX_VALUE));
     }
 
     private void callbackPoll(ChannelHandlerContext ctx, FullHttpRequest request, QueryStringDecoder uri) {
@@ -233,7 +233,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         RequestContext context = new RequestContext(ctx.channel(), request, config.path(), CALLBACK_POLLING, secure);
         holdTimer(ctx);
         dispatch(ctx, request, new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie.read(request.headers()),
-                request.headers().get(HttpHeaderNames.USER_AGENT), callback, body, context, false, false));
+                request.headers().get(HttpHeaderNames.USER_AGENT), callback, body, context, false, Integer.MAX_VALUE));
     }
 
     /** On the event loop: the connection's hold timer, made on first use. */
@@ -302,12 +302,12 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         private final RequestContext context;
         /** Whether the reply may go as an {@link EncodedResponse} (unless gzip takes it). */
         private final boolean encoded;
-        /** Whether the request accepted gzip, when {@link #encoded}. */
-        private final boolean acceptsGzip;
+        /** The body length from which the gzip handler compresses the reply ({@link Integer#MAX_VALUE}: never). */
+        private final int gzipFrom;
         volatile boolean done;
 
         Exchange(ChannelHandlerContext ctx, boolean keepAlive, String browserId, String userAgent, String jsonpCallback,
-                 byte[] body, RequestContext context, boolean encoded, boolean acceptsGzip) {
+                 byte[] body, RequestContext context, boolean encoded, int gzipFrom) {
             this.ctx = ctx;
             this.keepAlive = keepAlive;
             this.browserId = browserId;
@@ -317,7 +317,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             this.body = body;
             this.context = context;
             this.encoded = encoded;
-            this.acceptsGzip = acceptsGzip;
+            this.gzipFrom = gzipFrom;
         }
 
         /** On the executor: parse, hand the batch to the core, answer when it replies. */
@@ -387,7 +387,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
                     for (ServerMessage message : messages) {
                         arrays.add(bayeux.encodeArray(message));
                     }
-                    if (gzip == null || !gzip.wouldCompress(acceptsGzip, EncodedResponse.bodyLength(arrays))) {
+                    if (EncodedResponse.bodyLength(arrays) < gzipFrom) {
                         writeEncoded(arrays);
                         return;
                     }
@@ -431,7 +431,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             String setCookie = newBrowserId == null ? null : browserCookie.setCookie(newBrowserId, secure);
             LoopOutbox outbox = outboxes.of(ctx.channel());
             if (keepAlive) {
-                outbox.write(ctx.channel(), () -> ctx.write(EncodedResponse.encode(ctx.alloc(), arrays, setCookie, true), ctx.voidPromise()));
+                outbox.write(ctx.channel(), () -> ctx.write(EncodedResponse.encode(ctx.alloc(), arrays, setCookie, true)));
             } else {
                 outbox.write(ctx.channel(), () -> ctx.write(EncodedResponse.encode(ctx.alloc(), arrays, setCookie, false))
                         .addListener(ChannelFutureListener.CLOSE));
