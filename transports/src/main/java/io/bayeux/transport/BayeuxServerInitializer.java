@@ -3,6 +3,7 @@ package io.bayeux.transport;
 import io.bayeux.transport.http.BodyAggregator;
 import io.bayeux.transport.http.BrowserCookie;
 import io.bayeux.transport.http.GzipResponses;
+import io.bayeux.transport.http.HttpCodec;
 import io.bayeux.transport.http.HttpRequestHandler;
 import io.bayeux.transport.http.RequestTimeoutHandler;
 import io.bayeux.transport.http.StaticResources;
@@ -11,7 +12,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.cors.CorsConfig;
 import io.netty.handler.codec.http.cors.CorsConfigBuilder;
 import io.netty.handler.codec.http.cors.CorsHandler;
@@ -29,6 +30,9 @@ import java.util.concurrent.TimeUnit;
 final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
     /** Responses smaller than this go uncompressed, whatever the client accepts. */
     static final int GZIP_MIN_BYTES = 1024;
+    /** Request line, headers and content chunks: at most 4 KiB, 8 KiB and 8 KiB (read by the decoders when made, never changed). */
+    private final HttpDecoderConfig decoderConfig = new HttpDecoderConfig()
+            .setMaxInitialLineLength(4096).setMaxHeaderSize(8192).setMaxChunkSize(8192);
     private final NettyBayeuxServer server;
     /** The event loops' outboxes: responses written from the executor, one wake-up per loop and burst. */
     private final LoopOutbox.Registry outboxes = new LoopOutbox.Registry();
@@ -77,7 +81,7 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
         pipeline.addLast(ReadBackpressure.NAME, ReadBackpressure.INSTANCE);
         RequestTimeoutHandler requestTimeout = new RequestTimeoutHandler(config.requestTimeout().toMillis());
         pipeline.addLast(RequestTimeoutHandler.STARTER_NAME, requestTimeout.starter());
-        pipeline.addLast("http", new HttpServerCodec(4096, 8192, 8192));
+        HttpCodec.addLast(pipeline, decoderConfig);
         pipeline.addLast(RequestTimeoutHandler.NAME, requestTimeout);
         // Small responses (most Bayeux replies) gain nothing from gzip but its CPU: only 1 KiB and more.
         if (gzip != null) {

@@ -42,6 +42,8 @@ public final class GzipResponses extends ChannelDuplexHandler {
     /** What each request accepted, in order: {@link Boolean#TRUE} for gzip; the first without a queue. */
     private Boolean first;
     private ArrayDeque<Boolean> more;
+    /** What the last request read accepted (see {@link #lastAccepted()}). */
+    private boolean lastAccepted;
     private final int minBytes;
     /** One deflater (and checksum) per event loop thread, for every connection on it and at this level. */
     private final FastThreadLocal<Compressor> compressors;
@@ -89,6 +91,7 @@ public final class GzipResponses extends ChannelDuplexHandler {
         if (msg instanceof HttpRequest request) {
             Boolean accepts = !request.method().equals(HttpMethod.HEAD) && acceptsGzip(request.headers().get(HttpHeaderNames.ACCEPT_ENCODING))
                     ? Boolean.TRUE : Boolean.FALSE;
+            lastAccepted = accepts;
             if (first == null) {
                 first = accepts;
             } else {
@@ -103,6 +106,12 @@ public final class GzipResponses extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+        if (msg instanceof EncodedResponse) {
+            // Made only when it needs no gzip (see minBytes): it answers its request all the same.
+            nextAccepted();
+            ctx.write(msg, promise);
+            return;
+        }
         if (!(msg instanceof HttpResponse response)) {
             ctx.write(msg, promise);
             return;
@@ -118,12 +127,7 @@ public final class GzipResponses extends ChannelDuplexHandler {
             ctx.write(msg, promise);
             return;
         }
-        Boolean accepted = first;
-        if (more != null && !more.isEmpty()) {
-            first = more.poll();
-        } else {
-            first = null;
-        }
+        Boolean accepted = nextAccepted();
         if (accepted == Boolean.TRUE && code != 204 && code != 304 && response.protocolVersion() != HttpVersion.HTTP_1_0
                 && response instanceof FullHttpResponse full && full.content().readableBytes() >= minBytes
                 && !full.headers().contains(HttpHeaderNames.CONTENT_ENCODING)) {
@@ -131,6 +135,30 @@ public final class GzipResponses extends ChannelDuplexHandler {
         } else {
             ctx.write(msg, promise);
         }
+    }
+
+    /** What the oldest request not answered yet accepted, now answered. */
+    private Boolean nextAccepted() {
+        Boolean accepted = first;
+        if (more != null && !more.isEmpty()) {
+            first = more.poll();
+        } else {
+            first = null;
+        }
+        return accepted;
+    }
+
+    /**
+     * Whether the request read last accepted gzip (and is not a {@code HEAD}): what the handlers
+     * after this one read of the request they are given. On the event loop.
+     */
+    public boolean lastAccepted() {
+        return lastAccepted;
+    }
+
+    /** The body length from which a 200 response to a request that accepted gzip is gzipped here. */
+    public int minBytes() {
+        return minBytes;
     }
 
     /** {@code response} with its body gzipped (its own released), Content-Encoding and Content-Length set. */

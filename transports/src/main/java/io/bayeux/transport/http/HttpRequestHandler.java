@@ -13,6 +13,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
@@ -28,6 +29,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.codec.http.websocketx.extensions.WebSocketServerExtensionHandler;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.AsciiString;
@@ -36,6 +38,7 @@ import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Executor;
@@ -76,6 +79,15 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     private final String endpointPrefix;
     /** Whether this connection is TLS: set when the handler joins the pipeline, after the TLS handler. */
     private boolean secure;
+    /**
+     * Whether replies may go as {@link EncodedResponse}s: the pipeline's encoder writes them, and
+     * no WebSocket extension handler waits to see every response. Set when the handler joins the pipeline.
+     */
+    private boolean encodes;
+    /** The pipeline's gzip handler, or null: a reply it would compress goes as a full response. Loop-confined. */
+    private GzipResponses gzip;
+    /** The timer of this connection's held connects, made on its first long-poll; written on the event loop. */
+    private volatile HoldTimer holds;
     /** The held request of this connection, cancelled if the connection closes first. */
     private volatile Scheduler.Cancellable inFlight;
     private volatile boolean busy;
@@ -112,6 +124,9 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         secure = isSecure(ctx);
+        ChannelPipeline pipeline = ctx.pipeline();
+        encodes = pipeline.get(HttpCodec.ResponseEncoder.class) != null && pipeline.get(WebSocketServerExtensionHandler.class) == null;
+        gzip = pipeline.get(GzipResponses.class);
     }
 
     @Override
@@ -200,8 +215,12 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             return;
         }
         RequestContext context = new RequestContext(ctx.channel(), request, config.path(), LONG_POLLING, secure);
+        holdTimer(ctx);
+        // A request with an Origin gets its CORS headers from the CORS handler, on a full response.
+        boolean encoded = encodes && !request.headers().contains(HttpHeaderNames.ORIGIN);
         dispatch(ctx, request, new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie.read(request.headers()),
-                request.headers().get(HttpHeaderNames.USER_AGENT), null, body, context));
+                request.headers().get(HttpHeaderNames.USER_AGENT), null, body, context,
+                encoded, gzip != null && gzip.lastAccepted() ? gzip.minBytes() : Integer.MAX_VALUE));
     }
 
     private void callbackPoll(ChannelHandlerContext ctx, FullHttpRequest request, QueryStringDecoder uri) {
@@ -212,8 +231,19 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         }
         byte[] body = uri.parameters().get("message").get(0).getBytes(StandardCharsets.UTF_8);
         RequestContext context = new RequestContext(ctx.channel(), request, config.path(), CALLBACK_POLLING, secure);
+        holdTimer(ctx);
         dispatch(ctx, request, new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie.read(request.headers()),
-                request.headers().get(HttpHeaderNames.USER_AGENT), callback, body, context));
+                request.headers().get(HttpHeaderNames.USER_AGENT), callback, body, context, false, Integer.MAX_VALUE));
+    }
+
+    /** On the event loop: the connection's hold timer, made on first use. */
+    private HoldTimer holdTimer(ChannelHandlerContext ctx) {
+        HoldTimer timer = holds;
+        if (timer == null) {
+            timer = new HoldTimer(ctx.executor());
+            holds = timer;
+        }
+        return timer;
     }
 
     /** A JavaScript name for the JSONP callback: {@code [A-Za-z_$][A-Za-z0-9_$.]{0,63}}. */
@@ -270,10 +300,14 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         /** The request's JSON; dropped once parsed. */
         private byte[] body;
         private final RequestContext context;
+        /** Whether the reply may go as an {@link EncodedResponse} (unless gzip takes it). */
+        private final boolean encoded;
+        /** The body length from which the gzip handler compresses the reply ({@link Integer#MAX_VALUE}: never). */
+        private final int gzipFrom;
         volatile boolean done;
 
         Exchange(ChannelHandlerContext ctx, boolean keepAlive, String browserId, String userAgent, String jsonpCallback,
-                 byte[] body, RequestContext context) {
+                 byte[] body, RequestContext context, boolean encoded, int gzipFrom) {
             this.ctx = ctx;
             this.keepAlive = keepAlive;
             this.browserId = browserId;
@@ -282,6 +316,8 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             this.jsonpCallback = jsonpCallback;
             this.body = body;
             this.context = context;
+            this.encoded = encoded;
+            this.gzipFrom = gzipFrom;
         }
 
         /** On the executor: parse, hand the batch to the core, answer when it replies. */
@@ -327,7 +363,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             // A session made by a request without the cookie belongs to the cookie this response sets.
             String sessionBrowser = browserId != null ? browserId : newBrowserId;
             Connection connection = bayeux.newConnection(new HttpEndpoint(context.getTransportName(), browserId, sessionBrowser,
-                    userAgent, remote, context, ctx.channel().eventLoop()));
+                    userAgent, remote, context, holds));
             Scheduler.Cancellable cancellable = connection.handle(batch, this);
             if (!done) {
                 inFlight = cancellable;
@@ -346,7 +382,19 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         void reply(List<ServerMessage> messages) {
             byte[] json;
             try {
-                json = bayeux.encode(messages);
+                if (encoded) {
+                    List<byte[]> arrays = new ArrayList<>(messages.size());
+                    for (ServerMessage message : messages) {
+                        arrays.add(bayeux.encodeArray(message));
+                    }
+                    if (EncodedResponse.bodyLength(arrays) < gzipFrom) {
+                        writeEncoded(arrays);
+                        return;
+                    }
+                    json = join(arrays);
+                } else {
+                    json = bayeux.encode(messages);
+                }
             } catch (JsonCodec.JsonException x) {
                 LOG.warn("Cannot encode replies {}", messages, x);
                 fail(HttpResponseStatus.INTERNAL_SERVER_ERROR, "Cannot encode the reply");
@@ -374,10 +422,30 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             write(HttpErrors.response(status, message));
         }
 
-        private void write(FullHttpResponse response) {
+        /**
+         * Writes the reply as one buffer, made on the event loop (where it cannot be left
+         * unreleased by a write that never happens): no response object, no second buffer.
+         */
+        private void writeEncoded(List<byte[]> arrays) {
+            answered();
+            String setCookie = newBrowserId == null ? null : browserCookie.setCookie(newBrowserId, secure);
+            LoopOutbox outbox = outboxes.of(ctx.channel());
+            if (keepAlive) {
+                outbox.write(ctx.channel(), () -> ctx.write(EncodedResponse.encode(ctx.alloc(), arrays, setCookie, true)));
+            } else {
+                outbox.write(ctx.channel(), () -> ctx.write(EncodedResponse.encode(ctx.alloc(), arrays, setCookie, false))
+                        .addListener(ChannelFutureListener.CLOSE));
+            }
+        }
+
+        private void answered() {
             done = true;
             inFlight = null;
             busy = false;
+        }
+
+        private void write(FullHttpResponse response) {
+            answered();
             if (newBrowserId != null) {
                 response.headers().add(HttpHeaderNames.SET_COOKIE, browserCookie.setCookie(newBrowserId, secure));
             }
@@ -391,6 +459,26 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
                 outbox.write(ctx.channel(), () -> ctx.write(response).addListener(ChannelFutureListener.CLOSE));
             }
         }
+    }
+
+    /** JSON arrays of one element each, joined into one array of their elements (as {@link BayeuxServerImpl#encode} joins them). */
+    static byte[] join(List<byte[]> arrays) {
+        if (arrays.size() == 1) {
+            return arrays.get(0);
+        }
+        byte[] out = new byte[EncodedResponse.bodyLength(arrays)];
+        out[0] = '[';
+        int at = 1;
+        for (int i = 0; i < arrays.size(); i++) {
+            byte[] array = arrays.get(i);
+            if (i > 0) {
+                out[at++] = ',';
+            }
+            System.arraycopy(array, 1, out, at, array.length - 2);
+            at += array.length - 2;
+        }
+        out[at] = ']';
+        return out;
     }
 
     /** The outbox of {@code channel}'s event loop: writes from other threads, in rounds. */

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Random;
 import java.util.zip.GZIPInputStream;
 
@@ -99,6 +100,40 @@ class GzipResponsesTest {
         out = channel.readOutbound();
         assertEquals("gzip", out.headers().get(HttpHeaderNames.CONTENT_ENCODING));
         assertArrayEquals(large, gunzip(ByteBufUtil.getBytes(out.content())));
+        out.release();
+        assertFalse(channel.finish());
+    }
+
+    @Test
+    void anEncodedResponseAnswersItsRequestAndTheNextResponseTheNextRequest() throws IOException {
+        GzipResponses gzip = new GzipResponses(MIN, compressors);
+        EmbeddedChannel channel = new EmbeddedChannel(gzip);
+        channel.writeInbound(request(HttpMethod.POST, null));
+        assertFalse(gzip.lastAccepted());
+        channel.writeInbound(request(HttpMethod.POST, "gzip"));
+        assertTrue(gzip.lastAccepted());
+        channel.writeInbound(request(HttpMethod.HEAD, "gzip"));
+        assertFalse(gzip.lastAccepted(), "a HEAD's response is never gzipped");
+        for (int i = 0; i < 3; i++) {
+            channel.<FullHttpRequest>readInbound().release();
+        }
+        assertEquals(MIN, gzip.minBytes());
+        // The first request (no gzip) gets an encoded response, which passes as it is.
+        EncodedResponse encoded = EncodedResponse.encode(channel.alloc(), List.of("[{}]".getBytes(StandardCharsets.UTF_8)), null, true);
+        channel.writeOutbound(encoded);
+        assertSame(encoded, channel.readOutbound());
+        encoded.release();
+        // The second request accepted gzip: its full response is gzipped.
+        byte[] large = body(new Random(5), 5000);
+        channel.writeOutbound(response(HttpResponseStatus.OK, large));
+        FullHttpResponse out = channel.readOutbound();
+        assertEquals("gzip", out.headers().get(HttpHeaderNames.CONTENT_ENCODING));
+        assertArrayEquals(large, gunzip(ByteBufUtil.getBytes(out.content())));
+        out.release();
+        // The HEAD's is not.
+        channel.writeOutbound(response(HttpResponseStatus.OK, large));
+        out = channel.readOutbound();
+        assertNull(out.headers().get(HttpHeaderNames.CONTENT_ENCODING));
         out.release();
         assertFalse(channel.finish());
     }
