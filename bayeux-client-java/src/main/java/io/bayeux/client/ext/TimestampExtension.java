@@ -2,7 +2,6 @@ package io.bayeux.client.ext;
 
 import io.bayeux.api.Message;
 import io.bayeux.api.client.ClientSession;
-
 import io.bayeux.common.TimestampFormat;
 
 import java.time.Clock;

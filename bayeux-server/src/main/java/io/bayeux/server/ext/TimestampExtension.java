@@ -4,7 +4,6 @@ import io.bayeux.api.Message;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
-
 import io.bayeux.common.TimestampFormat;
 
 import java.time.Clock;
