@@ -377,13 +377,15 @@ final class ConnectionImpl implements Connection {
         for (int i = first; i < exchanges.size(); i++) {
             addReply(out, replies.get(i));
         }
+        // Before the write: the client may read the reply and connect again before this thread
+        // goes on, and that connect's gather time counts from this reply.
+        if (connect && session != null) {
+            session.connectEnded();
+        }
         try {
             responder.accept(out);
         } catch (RuntimeException x) {
             LOG.warn("Transport {} failed to take the replies of a batch", endpoint, x);
-        }
-        if (connect && session != null) {
-            session.connectEnded();
         }
     }
 

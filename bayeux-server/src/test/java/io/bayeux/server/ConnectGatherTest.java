@@ -84,6 +84,25 @@ class ConnectGatherTest {
     }
 
     @Test
+    void aConnectArrivingWhileThePreviousReplyIsStillBeingWrittenWaitsAsWell() {
+        TestClient client = subscriber(false, GATHER);
+        CompletableFuture<List<Map<String, Object>>> first = client.connect();
+        scheduler.advance(500);
+        // The client reads the reply and connects again before the writing thread goes on:
+        // here, from inside the write (the responder), as a fast client on another core would.
+        CompletableFuture<CompletableFuture<List<Map<String, Object>>>> second = first.thenApply(reply -> {
+            server.getChannel("/news").publish(null, "two");
+            return client.connect();
+        });
+        server.getChannel("/news").publish(null, "one");
+        assertTrue(first.isDone());
+        assertFalse(second.join().isDone(), "the reply that just went out counts: the gather time is ahead");
+        scheduler.advance(GATHER);
+        assertTrue(second.join().isDone());
+        assertEquals(List.of("two"), TestClient.deliveries(second.join().join(), "/news").stream().map(m -> m.get("data")).toList());
+    }
+
+    @Test
     void whatAFullReplyCouldNotCarryGoesInTheNextRepliesAtOnce() {
         server = new BayeuxServerImpl(scheduler.config().connectGather(Duration.ofMillis(GATHER)).maxBatchBytes(1024)
                 .executor(Runnable::run).build()).start();
