@@ -112,6 +112,8 @@ class ObjectsPartitionIT {
         b.proxy().cut();
         await("A to drop B's parts", () -> a.map().getInfo(b.url()) == null && a.counter().sum() == 5);
         await("B to drop A's parts", () -> b.map().getInfo(a.url()) == null && b.counter().sum() == 7);
+        // The listener runs after the part left the object (outside its lock), possibly on another thread.
+        await("A's listener told", () -> !removedOnA.isEmpty());
         assertEquals(List.of(b.url()), removedOnA, "A's listener told once");
         await("A's entry listener told", () -> entriesOnA.contains("removed kitchen"));
         assertEquals(List.of("put kitchen", "removed kitchen"), entriesOnA);

@@ -216,6 +216,8 @@ class OortObjectsIT {
         await("B to drop C's part", () -> listB.getInfo(c.url()) == null);
         assertFalse(listA.isPresent("carol"));
         assertTrue(listA.isPresent("bob"));
+        // The listener runs after the part left the list (outside its lock), on the thread that noticed C leave.
+        await("A's listener told", () -> !removedOnA.isEmpty());
         assertEquals(List.of(c.url() + "=[carol]"), removedOnA);
         await("A told C's elements removed", () -> toldOnA.get(c.url()).isEmpty());
         assertEquals(List.of("bob"), toldOnA.get(b.url()));
