@@ -110,7 +110,11 @@ class PresenceOnMeshAndRedisIT {
         assertEquals(1, a.presence().getAssociationCount("alice"));
         assertEquals(Set.of(nodeA), b.presence().getNodes("alice"));
         assertEquals(Set.of(nodeB), a.presence().getNodes("bob"));
-        // One event per user and node; the two logins race each other, so in either order.
+        // One event per user and node; the two logins race each other, so in either order. A remote
+        // user's event fires after the user is in the node's view (outside its lock, on the thread
+        // that read the news): wait for both before comparing.
+        await("A's application told of bob", () -> a.app().log().contains("+bob@" + nodeB));
+        await("B's application told of alice", () -> b.app().log().contains("+alice@" + nodeA));
         assertEquals(Set.of("+alice@local", "+bob@" + nodeB), Set.copyOf(a.app().log()));
         assertEquals(Set.of("+bob@local", "+alice@" + nodeA), Set.copyOf(b.app().log()));
         assertEquals(2, a.app().log().size(), a.app().log()::toString);
