@@ -23,6 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * otherwise like long-polling.
  */
 public final class TestClient {
+    /** How long a test waits (joins) at most for the replies to a batch: generous, it only turns a hang into a failure. */
+    static final long REPLY_TIMEOUT_SECONDS = 30;
     private final BayeuxServerImpl server;
     private final boolean push;
     private final Connection connection;
@@ -81,7 +83,8 @@ public final class TestClient {
             return result;
         }
         connection.handle(batch, replies -> result.complete(roundTrip(replies)));
-        return result;
+        // Tests join() these futures: a reply that never comes fails the test instead of hanging the run.
+        return result.orTimeout(REPLY_TIMEOUT_SECONDS, TimeUnit.SECONDS);
     }
 
     /** Sends messages (ids are added when missing, clientId when known). */
