@@ -105,9 +105,11 @@ class ErrorsIT {
         BayeuxClient client = client("websocket");
         client.handshake();
         long start = System.nanoTime();
-        assertTrue(client.waitFor(Duration.ofSeconds(30), BayeuxClient.State.CONNECTED));
+        assertTrue(client.waitFor(Duration.ofSeconds(60), BayeuxClient.State.CONNECTED));
         long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        assertTrue(waited < 5000, () -> "waited " + waited + " ms for a local handshake");
+        // Well before the 60 s deadline; not a speed bound (a first handshake on a busy machine,
+        // with its classes to load, may take seconds).
+        assertTrue(waited < 20_000, () -> "waited " + waited + " ms for a local handshake");
         assertNotNull(client.getId());
     }
 
