@@ -116,11 +116,18 @@ for (const transport of TRANSPORTS) {
       await connect(page1);
       const before = recorder('before reload');
       await subscribe(page1, channel, before);
+      const marks = recorder('mark');
+      await subscribe(page1, `${channel}-mark`, marks);
       const bob = client();
       await connect(bob);
       await callback((done) => bob.publish(channel, 'before', done));
       assert.equal((await before.next()).data, 'before');
-      await sleep(100); // the next connect acknowledges it
+      // The server forgets 'before' once a connect acknowledges its batch: page1's next connect,
+      // sent when the reply came. A mark published now can only come in the reply to that connect
+      // or a later one, so once it is here the acknowledgement arrived (a fixed sleep was not
+      // always enough). page2 does not listen on the mark's channel.
+      await callback((done) => bob.publish(`${channel}-mark`, 'mark', done));
+      assert.equal((await marks.next()).data, 'mark');
       assert.equal(page1.reload(), true);
       const clientId = page1.getClientId();
       page1.abort(); // the page goes away without a word
