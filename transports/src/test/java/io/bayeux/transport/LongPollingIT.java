@@ -93,9 +93,10 @@ class LongPollingIT {
         String second = handshake(BROWSER_A);
         connect(second, BROWSER_A);
         long start = System.nanoTime();
-        Map<String, Object> reply = reply(postAsync(connectJson(second), BROWSER_A).get(2, TimeUnit.SECONDS), "/meta/connect");
+        Map<String, Object> reply = reply(postAsync(connectJson(second), BROWSER_A).get(10, TimeUnit.SECONDS), "/meta/connect");
         long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
-        assertTrue(elapsedMillis < 1_000, "answered after " + elapsedMillis + " ms");
+        // At once, not after the 20 s hold: the bound leaves a busy machine its seconds.
+        assertTrue(elapsedMillis < 5_000, "answered after " + elapsedMillis + " ms");
         assertEquals(true, reply.get("successful"), reply.toString());
         @SuppressWarnings("unchecked")
         Map<String, Object> advice = (Map<String, Object>) reply.get("advice");
