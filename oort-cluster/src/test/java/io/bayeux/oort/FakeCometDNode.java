@@ -158,7 +158,8 @@ final class FakeCometDNode implements AutoCloseable {
      */
     void sendRaw(String json) {
         synchronized (sendLock) {
-            webSocket.sendText(json, true).toCompletableFuture().join();
+            // Bounded: a send that never completes fails the test instead of hanging the run.
+            webSocket.sendText(json, true).toCompletableFuture().orTimeout(30, TimeUnit.SECONDS).join();
         }
     }
 

@@ -109,6 +109,8 @@ class SetiIT {
         await("alice gone from A, seen from C", () -> c.seti().getOortURLs("alice").equals(Set.of(b.url())));
         assertTrue(c.seti().isPresent("alice"));
         assertFalse(a.seti().isAssociated("alice"));
+        // A hears of her session on B from B, on the B-to-A link: nothing above waited for that link.
+        await("alice, on B, seen from A", () -> a.seti().getOortURLs("alice").equals(Set.of(b.url())));
         assertTrue(a.seti().isPresent("alice"));
 
         // Node B stops: its users are removed everywhere.
