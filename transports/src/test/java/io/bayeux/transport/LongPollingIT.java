@@ -87,7 +87,21 @@ class LongPollingIT {
         start(false);
         String first = handshake(BROWSER_A);
         connect(first, BROWSER_A);
+        // The first tab's next connect must be the held one: the second tab's is answered only if it
+        // comes later. Half a second without a reply was no proof that it had reached the server on a
+        // loaded machine; the server's extensions seeing it is (it is held on that thread right after).
+        java.util.concurrent.CountDownLatch firstArrived = new java.util.concurrent.CountDownLatch(1);
+        server.bayeux().addExtension(new io.bayeux.api.server.BayeuxServer.Extension() {
+            @Override
+            public boolean rcvMeta(io.bayeux.api.server.ServerSession from, io.bayeux.api.server.ServerMessage.Mutable message) {
+                if (from != null && first.equals(from.getId()) && "/meta/connect".equals(message.getChannel())) {
+                    firstArrived.countDown();
+                }
+                return true;
+            }
+        });
         CompletableFuture<List<Map<String, Object>>> held = postAsync(connectJson(first), BROWSER_A);
+        assertTrue(firstArrived.await(10, TimeUnit.SECONDS), "the first tab's connect reached the server");
         assertThrows(TimeoutException.class, () -> held.get(500, TimeUnit.MILLISECONDS), "the first tab's connect is held");
 
         String second = handshake(BROWSER_A);
