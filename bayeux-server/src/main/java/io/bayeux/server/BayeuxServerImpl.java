@@ -149,6 +149,18 @@ public final class BayeuxServerImpl implements BayeuxServer {
         }
     }
 
+    /**
+     * On an endpoint's event loop, a held connect's timer fired: the reply is made there when no
+     * application code takes part in it (see {@link NonBlocking}), on the executor otherwise.
+     */
+    void completeFromLoop(ServerSessionImpl session, Runnable completion) {
+        if (extensions.isNonBlocking() && session.repliesWithoutApplicationCode()) {
+            completion.run();
+        } else {
+            runTimerWork(completion);
+        }
+    }
+
     /** Schedules {@code work} to run on the executor after {@code delayMillis}. */
     Scheduler.Cancellable scheduleWork(Runnable work, long delayMillis) {
         return scheduler.schedule(() -> runTimerWork(work), delayMillis);

@@ -16,6 +16,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 final class ExtensionChain {
     private final BayeuxServerImpl server;
     private final List<Extension> extensions = new CopyOnWriteArrayList<>();
+    /** Whether every extension is {@link NonBlocking}: kept as they are added and removed. */
+    private volatile boolean nonBlocking = true;
 
     ExtensionChain(BayeuxServerImpl server) {
         this.server = server;
@@ -23,10 +25,26 @@ final class ExtensionChain {
 
     void add(Extension extension) {
         extensions.add(Objects.requireNonNull(extension, "extension"));
+        nonBlocking = allNonBlocking(extensions);
     }
 
     void remove(Extension extension) {
         extensions.remove(extension);
+        nonBlocking = allNonBlocking(extensions);
+    }
+
+    /** Whether every server extension is {@link NonBlocking} (may run on an event loop). */
+    boolean isNonBlocking() {
+        return nonBlocking;
+    }
+
+    static boolean allNonBlocking(List<?> extensions) {
+        for (Object extension : extensions) {
+            if (!(extension instanceof NonBlocking)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     List<Extension> list() {

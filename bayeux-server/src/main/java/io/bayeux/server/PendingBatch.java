@@ -149,12 +149,13 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
     }
 
     /**
-     * The hold's timer on the endpoint's event loop fired: the batch completes on the executor.
-     * (The batch is its own timer task: a held connect makes no object more for it.)
+     * The hold's timer on the endpoint's event loop fired: the batch completes there, or on the
+     * executor when application code takes part (see {@link NonBlocking}). (The batch is its own
+     * timer task: a held connect makes no object more for it.)
      */
     @Override
     public void run() {
-        connection.server().runTimerWork(this::timedOut);
+        connection.server().completeFromLoop(session, this::timedOut);
     }
 
     /** The hold expired: completes the batch. */
@@ -183,8 +184,8 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
         if (done || !GATHERING.compareAndSet(this, false, true)) {
             return;
         }
-        // The loop's timer only hands the reply to the executor, as the hold's timer does.
-        Future<?> onLoop = connection.endpoint().schedule(() -> connection.server().runTimerWork(this::resume), delayMillis);
+        // On the loop, as the hold's timer: the reply is made there, or handed to the executor.
+        Future<?> onLoop = connection.endpoint().schedule(() -> connection.server().completeFromLoop(session, this::resume), delayMillis);
         if (onLoop == null) {
             connection.server().scheduleWork(this::resume, delayMillis);
         }

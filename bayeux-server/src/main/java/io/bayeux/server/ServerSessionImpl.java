@@ -319,6 +319,15 @@ public final class ServerSessionImpl implements ServerSession {
         return listeners.added;
     }
 
+    /**
+     * Whether no application code of this session takes part in a connect reply: its extensions
+     * are all {@link NonBlocking}, and no HeartBeatListener or DeQueueListener listens.
+     */
+    boolean repliesWithoutApplicationCode() {
+        Listeners l = listeners;
+        return l.heartBeat.isEmpty() && !queue.hasDeQueueListeners() && ExtensionChain.allNonBlocking(l.extensions);
+    }
+
     /** Whether a {@link HeartBeatListener} listens: then a held connect keeps its request as it came. */
     boolean hasHeartBeatListeners() {
         return !listeners.heartBeat.isEmpty();

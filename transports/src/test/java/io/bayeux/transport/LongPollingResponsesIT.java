@@ -1,7 +1,12 @@
 package io.bayeux.transport;
 
+import io.bayeux.api.Channel;
+import io.bayeux.api.server.BayeuxServer;
+import io.bayeux.api.server.ServerMessage;
+import io.bayeux.api.server.ServerSession;
 import io.bayeux.common.json.JacksonJsonCodec;
 import io.bayeux.server.BayeuxServerConfig;
+import io.bayeux.server.NonBlocking;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -11,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.zip.GZIPInputStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -148,6 +154,51 @@ class LongPollingResponsesIT {
             // Less 1 ms: the server's clock counts whole milliseconds.
             assertTrue(waited >= gather - 1, "answered " + waited + " ms after the previous connect was sent");
         }
+    }
+
+    /** A server extension that notes the thread making each /meta/connect reply. */
+    private static class ConnectReplyThreads implements BayeuxServer.Extension {
+        final List<String> threads = new CopyOnWriteArrayList<>();
+
+        @Override
+        public boolean sendMeta(ServerSession to, ServerMessage.Mutable message) {
+            if (Channel.META_CONNECT.equals(message.getChannel())) {
+                threads.add(Thread.currentThread().getName());
+            }
+            return true;
+        }
+    }
+
+    private static final class NonBlockingConnectReplyThreads extends ConnectReplyThreads implements NonBlocking {
+    }
+
+    /** Connects, publishes at once (the gather time of the first reply is running), and returns the thread that made the held connect's reply. */
+    private String heldReplyThread(ConnectReplyThreads extension) throws Exception {
+        server.server().bayeux().addExtension(extension);
+        try (RawHttp http = RawHttp.connect(server.port())) {
+            String[] session = connectedSubscriber(http, "/ticks");
+            http.write(RawHttp.request("POST", PATH, List.of("Cookie: " + session[0], "Content-Type: application/json;charset=UTF-8"),
+                    ("[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"clientId\":\"" + session[1] + "\"}]")
+                            .getBytes(StandardCharsets.UTF_8)));
+            server.server().bayeux().createChannelIfAbsent("/ticks").getReference().publish(null, "tick");
+            RawHttp.Response reply = http.readResponse();
+            List<Map<String, Object>> messages = messages(reply.body());
+            assertEquals("tick", messages.get(0).get("data"), reply.text());
+            assertEquals(2, extension.threads.size(), "the first connect's reply and the held one's: " + extension.threads);
+            return extension.threads.get(1);
+        }
+    }
+
+    @Test
+    void aHeldConnectsReplyIsMadeOnTheConnectionsEventLoopWhenNoApplicationCodeTakesPart() throws Exception {
+        String thread = heldReplyThread(new NonBlockingConnectReplyThreads());
+        assertTrue(thread.startsWith("bayeux-io"), "made on the event loop whose timer fired: " + thread);
+    }
+
+    @Test
+    void aHeldConnectsReplyIsMadeOnTheExecutorWhenAnExtensionMayBlock() throws Exception {
+        String thread = heldReplyThread(new ConnectReplyThreads());
+        assertTrue(thread.startsWith("bayeux-app"), "application code runs on the executor: " + thread);
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.bayeux.api.Channel;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
+import io.bayeux.server.NonBlocking;
 
 import java.util.Map;
 
@@ -21,7 +22,7 @@ import java.util.Map;
  * <p>Stateless and thread-safe; one instance may serve the whole server:
  * {@code server.addExtension(new AcknowledgedMessagesExtension())}.
  */
-public final class AcknowledgedMessagesExtension implements BayeuxServer.Extension {
+public final class AcknowledgedMessagesExtension implements BayeuxServer.Extension, NonBlocking {
     /** The {@code ext} field of the protocol. */
     public static final String ACK_FIELD = "ack";
 

@@ -5,6 +5,7 @@ import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.common.TimestampFormat;
+import io.bayeux.server.NonBlocking;
 
 import java.time.Clock;
 import java.time.format.DateTimeFormatter;
@@ -25,7 +26,7 @@ import java.time.format.DateTimeFormatter;
  * <p>A message that is already frozen (re-delivered by server code) is left as it is.
  * Thread-safe.
  */
-public final class TimestampExtension implements BayeuxServer.Extension {
+public final class TimestampExtension implements BayeuxServer.Extension, NonBlocking {
     /** {@code yyyy-MM-ddTHH:mm:ss.SSSZ} in UTC, always with three fraction digits. */
     public static final DateTimeFormatter DEFAULT_FORMATTER = TimestampFormat.ISO_MILLIS;
 

@@ -3,6 +3,7 @@ package io.bayeux.server.ext;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
+import io.bayeux.server.NonBlocking;
 
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -27,7 +28,7 @@ import java.util.function.LongSupplier;
  *
  * <p>Time is wall-clock milliseconds since the epoch, read from the injected clock. Thread-safe.
  */
-public final class TimesyncExtension implements BayeuxServer.Extension {
+public final class TimesyncExtension implements BayeuxServer.Extension, NonBlocking {
     /** The {@code ext} field of the protocol. */
     public static final String TIMESYNC_FIELD = "timesync";
     /** The session attribute holding the last lag (ms, a Number) the client reported. */
