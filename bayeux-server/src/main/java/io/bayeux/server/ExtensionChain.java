@@ -23,12 +23,13 @@ final class ExtensionChain {
         this.server = server;
     }
 
-    void add(Extension extension) {
+    // Synchronized: each computes nonBlocking from the list it leaves, and the last to leave it writes last.
+    synchronized void add(Extension extension) {
         extensions.add(Objects.requireNonNull(extension, "extension"));
         nonBlocking = allNonBlocking(extensions);
     }
 
-    void remove(Extension extension) {
+    synchronized void remove(Extension extension) {
         extensions.remove(extension);
         nonBlocking = allNonBlocking(extensions);
     }
