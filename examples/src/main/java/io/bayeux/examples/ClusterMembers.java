@@ -89,8 +89,12 @@ public final class ClusterMembers implements BayeuxServer.Extension, Presence.Pr
         int slash = userId.indexOf('/');
         if (slash > 0) {
             String room = userId.substring(0, slash);
-            // The data is filled in by send(), with the names of the whole cluster.
-            bayeux.createChannelIfAbsent("/members/" + room).getReference().publish(null, List.of());
+            // The data is filled in by send(), with the names of the whole cluster; one list at a
+            // time (see MembersService#membersChannel), so that the last a member gets is the latest.
+            ServerChannel channel = bayeux.createChannelIfAbsent("/members/" + room).getReference();
+            synchronized (channel) {
+                channel.publish(null, List.of());
+            }
         }
     }
 }

@@ -7,6 +7,7 @@ import io.bayeux.api.ChannelId;
 import io.bayeux.api.Promise;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ConfigurableServerChannel;
+import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import jakarta.inject.Inject;
@@ -57,7 +58,11 @@ public final class MembersService {
             if (first) {
                 from.addListener((ServerSession.RemoveListener) (session, m, timeout) -> leave(room, session.getId()));
             }
-            from.deliver(null, "/members/" + room, names(room), Promise.noop());
+            // Lists of a room go out one at a time (see ClusterMembers): the last a member gets is the latest.
+            ServerChannel channel = membersChannel(room);
+            synchronized (channel) {
+                from.deliver(null, channel.getId(), names(room), Promise.noop());
+            }
             broadcast(room);
         }
         return true;
@@ -88,6 +93,18 @@ public final class MembersService {
     }
 
     private void broadcast(String room) {
-        bayeux.createChannelIfAbsent("/members/" + room).getReference().publish(null, names(room));
+        ServerChannel channel = membersChannel(room);
+        synchronized (channel) {
+            channel.publish(null, names(room));
+        }
+    }
+
+    /**
+     * The channel of a room's member lists (persistent: the same object while the server runs).
+     * Whoever sends a list holds its monitor from making the list to queueing it, so that lists
+     * made on different threads reach each member in the order they were made.
+     */
+    ServerChannel membersChannel(String room) {
+        return bayeux.createChannelIfAbsent("/members/" + room).getReference();
     }
 }
