@@ -9,11 +9,13 @@ import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.oort.CometListener;
 import io.bayeux.oort.Oort;
+import io.bayeux.oort.object.Timers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -21,6 +23,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Where users are in an Oort cloud, speaking CometD's Seti protocol: a user is associated
@@ -36,7 +40,10 @@ import java.util.TreeSet;
  * when a node joins, each side sends the other its snapshot (without {@code "alive"}); a
  * Seti that stops says so on {@code /seti/all} with an empty snapshot and {@code "alive":
  * false}. When a node leaves (it stopped, died, or its link broke), every presence it had is
- * removed.
+ * removed. A presence from a node not joined is kept (a joining node sends its snapshot before
+ * it counts as joined here), but, as {@code OortObject} does with parts, the users of a node
+ * that has not been joined for a failure timeout are removed and the listeners told: so a
+ * presence handled after its node left (queued while the node was removed) does not stay.
  *
  * <p>Applications use it through {@link Presence}, which cluster-redis' {@code RedisSeti}
  * implements too; a node's name there ({@link #getNode()}, {@link PresenceListener.Event#node()})
@@ -75,6 +82,9 @@ public class Seti implements Presence {
     /** Guarded by this (but for its listeners): the users here and on each other node, by its URL. */
     private final PresenceTable table = new PresenceTable();
     private volatile LocalSession session;
+    /** Guarded by this: since when (System.nanoTime()) each other node with users here has been seen not joined. */
+    private final Map<String, Long> unknownSince = new HashMap<>();
+    private volatile ScheduledFuture<?> sweep;
     /** Another node subscribing to /seti/all here is sent this node's users, asking for its own back. */
     private final ServerChannel.SubscriptionListener initialState = new ServerChannel.SubscriptionListener() {
         @Override
@@ -141,6 +151,8 @@ public class Seti implements Presence {
         oort.observeChannel(SETI_ALL_CHANNEL);
         oort.observeChannel(setiChannel(oort.getURL()));
         oort.addCometListener(cometListener);
+        long period = Math.max(100, oort.getFailureTimeout().toMillis() / 4);
+        sweep = Timers.scheduler().scheduleWithFixedDelay(this::sweep, period, period, TimeUnit.MILLISECONDS);
     }
 
     public void stop() {
@@ -151,6 +163,10 @@ public class Seti implements Presence {
         }
         if (s == null) {
             return;
+        }
+        ScheduledFuture<?> task = sweep;
+        if (task != null) {
+            task.cancel(false);
         }
         // As CometD: an empty snapshot, so that the other nodes drop this node's users now.
         Map<String, Object> gone = new LinkedHashMap<>();
@@ -179,6 +195,7 @@ public class Seti implements Presence {
                 }
             }
             remote.clear();
+            unknownSince.clear();
         }
         s.disconnect();
         events.forEach(Runnable::run);
@@ -465,9 +482,43 @@ public class Seti implements Presence {
         Set<String> users;
         synchronized (this) {
             users = table.remote().remove(url);
+            unknownSince.remove(url);
         }
         if (users != null) {
             users.forEach(userId -> fire(false, userId, url, false));
+        }
+    }
+
+    /** Removes the users of the nodes that have not been joined for a failure timeout (as {@code OortObject}'s sweep). */
+    private void sweep() {
+        try {
+            Set<String> known = oort.getKnownComets();
+            long now = System.nanoTime();
+            long limit = oort.getFailureTimeout().toNanos();
+            List<String> stale = new ArrayList<>();
+            synchronized (this) {
+                Set<String> nodes = table.remote().keySet();
+                unknownSince.keySet().retainAll(nodes);
+                for (String url : nodes) {
+                    if (known.contains(url)) {
+                        unknownSince.remove(url);
+                    } else {
+                        Long since = unknownSince.putIfAbsent(url, now);
+                        if (since != null && now - since > limit) {
+                            stale.add(url);
+                        }
+                    }
+                }
+            }
+            for (String url : stale) {
+                // Joined since the snapshot of the known nodes above: its users stay.
+                if (!oort.getKnownComets().contains(url)) {
+                    LOG.debug("{}: removing the users of {}, not joined for {}", this, url, oort.getFailureTimeout());
+                    removeNode(url);
+                }
+            }
+        } catch (RuntimeException x) {
+            LOG.warn("{}: sweep failed", this, x);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.bayeux.oort.seti;
 
+import io.bayeux.api.server.LocalSession;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.client.BayeuxClient;
 import io.bayeux.oort.Closing;
@@ -7,7 +8,9 @@ import io.bayeux.oort.OortTesting;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -35,7 +38,10 @@ class SetiIT {
     }
 
     private SetiNode setiNode() {
-        OortTesting.Node node = OortTesting.node();
+        return setiNode(OortTesting.node());
+    }
+
+    private SetiNode setiNode(OortTesting.Node node) {
         closing.add(node);
         Seti seti = new Seti(node.oort());
         List<String> events = new CopyOnWriteArrayList<>();
@@ -143,5 +149,43 @@ class SetiIT {
         assertEquals(Set.of("alice", "dave"), d.seti().getUserIds());
         d.seti().sendMessage("nobody", "/private", "lost");
         assertFalse(a.seti().isPresent("nobody"));
+    }
+
+    /**
+     * A presence of a node that already left (queued on A's thread while A removed the node)
+     * must not stay forever: it is removed, and the listeners told, once the node has not
+     * joined again within the failure timeout, as OortObject sweeps the parts of such nodes.
+     */
+    @Test
+    void aPresenceOfANodeThatLeftIsSwept() throws Exception {
+        Duration failureTimeout = Duration.ofSeconds(1);
+        SetiNode a = setiNode(OortTesting.node(OortTesting.SECRET, failureTimeout));
+        SetiNode b = setiNode(OortTesting.node(OortTesting.SECRET, failureTimeout));
+        b.node().oort().observeComet(a.url());
+        awaitMesh(a, b);
+        user(b, "dave");
+        await("dave seen on A", () -> a.seti().isPresent("dave"));
+
+        closeNode(b);
+        await("B left A", () -> a.node().oort().getKnownComets().isEmpty());
+        await("dave absent from A", () -> !a.seti().isPresent("dave"));
+
+        // B's presence message handled after A removed B (the interleaving): it is put back...
+        LocalSession late = a.node().server().bayeux().newLocalSession("late-presence");
+        late.handshake();
+        closing.add(late::disconnect);
+        Map<String, Object> presence = new LinkedHashMap<>();
+        presence.put(Seti.USER_IDS_FIELD, List.of("ghost"));
+        presence.put(Seti.OORT_URL_FIELD, b.url());
+        presence.put(Seti.PRESENCE_FIELD, true);
+        presence.put(Seti.REPLACE_FIELD, false);
+        late.getChannel(Seti.SETI_ALL_CHANNEL).publish(presence);
+        await("ghost put back on A", () -> a.events().contains("+ghost@" + b.url()));
+
+        // ...and swept, since B does not come back: removed, and A's listeners told.
+        await("ghost swept from A", () -> !a.seti().isPresent("ghost"));
+        await("A's removal event", () -> a.events().contains("-ghost@" + b.url()));
+        assertEquals(Set.of(), a.seti().getUserIds());
+        assertEquals(Set.of(), a.seti().getOortURLs("ghost"));
     }
 }
