@@ -161,6 +161,35 @@ public final class BayeuxServerImpl implements BayeuxServer {
         }
     }
 
+    /**
+     * Whether a transport may handle {@code batch} on an event loop, its replies too: it holds
+     * {@code /meta/connect}s only, of known sessions whose replies involve no application code
+     * (see {@link NonBlocking}), and no listener listens on {@code /meta/connect}. The answer
+     * holds for the moment it is given: an extension or listener added meanwhile takes part
+     * from the next batch on.
+     */
+    public boolean handlesOnLoop(List<ServerMessage.Mutable> batch) {
+        if (!extensions.isNonBlocking()) {
+            return false;
+        }
+        ServerChannelImpl connects = channels.get(Channel.META_CONNECT);
+        if (connects != null && !connects.messageListeners().isEmpty()) {
+            return false;
+        }
+        for (int i = 0, n = batch.size(); i < n; i++) {
+            ServerMessage.Mutable message = batch.get(i);
+            if (!Channel.META_CONNECT.equals(message.get(Message.CHANNEL_FIELD))
+                    || !(message.get(Message.CLIENT_ID_FIELD) instanceof String clientId)) {
+                return false;
+            }
+            ServerSessionImpl session = sessions.get(clientId);
+            if (session == null || !session.repliesWithoutApplicationCode()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Schedules {@code work} to run on the executor after {@code delayMillis}. */
     Scheduler.Cancellable scheduleWork(Runnable work, long delayMillis) {
         return scheduler.schedule(() -> runTimerWork(work), delayMillis);

@@ -2,6 +2,7 @@ package io.bayeux.transport;
 
 import io.bayeux.api.Channel;
 import io.bayeux.api.server.BayeuxServer;
+import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.common.json.JacksonJsonCodec;
@@ -199,6 +200,78 @@ class LongPollingResponsesIT {
     void aHeldConnectsReplyIsMadeOnTheExecutorWhenAnExtensionMayBlock() throws Exception {
         String thread = heldReplyThread(new ConnectReplyThreads());
         assertTrue(thread.startsWith("bayeux-app"), "application code runs on the executor: " + thread);
+    }
+
+    /** Records the thread that handles each incoming {@code /meta/connect}. */
+    private static class ConnectThreads implements BayeuxServer.Extension {
+        final List<String> threads = new CopyOnWriteArrayList<>();
+
+        @Override
+        public boolean rcvMeta(ServerSession from, ServerMessage.Mutable message) {
+            if (Channel.META_CONNECT.equals(message.getChannel())) {
+                threads.add(Thread.currentThread().getName());
+            }
+            return true;
+        }
+    }
+
+    private static final class NonBlockingConnectThreads extends ConnectThreads implements NonBlocking {
+    }
+
+    /**
+     * Handshakes, subscribes, connects (answered at once), then connects again (held, answered
+     * by a publish), and returns the threads that handled the two connects.
+     */
+    private List<String> connectThreads(ConnectThreads extension) throws Exception {
+        server.server().bayeux().addExtension(extension);
+        try (RawHttp http = RawHttp.connect(server.port())) {
+            String[] session = connectedSubscriber(http, "/ticks");
+            http.write(RawHttp.request("POST", PATH, List.of("Cookie: " + session[0], "Content-Type: application/json;charset=UTF-8"),
+                    ("[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"clientId\":\"" + session[1] + "\"}]")
+                            .getBytes(StandardCharsets.UTF_8)));
+            // Published once the second connect was handled (whether held yet or not, the reply carries the tick).
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (extension.threads.size() < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            server.server().bayeux().createChannelIfAbsent("/ticks").getReference().publish(null, "tick");
+            RawHttp.Response reply = http.readResponse();
+            assertEquals("tick", messages(reply.body()).get(0).get("data"), reply.text());
+            return extension.threads;
+        } finally {
+            server.server().bayeux().removeExtension(extension);
+        }
+    }
+
+    @Test
+    void aConnectIsHandledOnItsConnectionsEventLoopWhenNoApplicationCodeTakesPart() throws Exception {
+        List<String> threads = connectThreads(new NonBlockingConnectThreads());
+        assertEquals(2, threads.size(), threads.toString());
+        for (String thread : threads) {
+            assertTrue(thread.startsWith("bayeux-io"), "handled on the event loop that read it: " + threads);
+        }
+    }
+
+    @Test
+    void aConnectIsHandledOnTheExecutorWhenApplicationCodeTakesPart() throws Exception {
+        List<String> threads = connectThreads(new ConnectThreads());
+        assertEquals(2, threads.size(), threads.toString());
+        for (String thread : threads) {
+            assertTrue(thread.startsWith("bayeux-app"), "an extension that may block: " + threads);
+        }
+
+        ServerChannel connects = server.server().bayeux().createChannelIfAbsent(Channel.META_CONNECT).getReference();
+        ServerChannel.MessageListener listener = (from, channel, message) -> true;
+        connects.addListener(listener);
+        try {
+            threads = connectThreads(new NonBlockingConnectThreads());
+        } finally {
+            connects.removeListener(listener);
+        }
+        assertEquals(2, threads.size(), threads.toString());
+        for (String thread : threads) {
+            assertTrue(thread.startsWith("bayeux-app"), "a listener on /meta/connect: " + threads);
+        }
     }
 
     @Test

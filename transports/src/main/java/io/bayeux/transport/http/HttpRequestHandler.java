@@ -47,8 +47,10 @@ import java.util.function.Consumer;
 
 /**
  * Routes each HTTP request: WebSocket upgrades and Bayeux long-polling on the endpoint path
- * (and below it), static files elsewhere. Runs on the event loop and only does I/O there:
- * parsing, Bayeux handling and file reads go to the application executor. One instance per
+ * (and below it), static files elsewhere. Runs on the event loop and mostly does I/O there:
+ * Bayeux handling and file reads go to the application executor, except small bodies, parsed
+ * on the loop, and connects that no application code takes part in, handled there whole (see
+ * {@link #handleOnLoopOrDispatch}). One instance per
  * connection; its fields are confined to the event loop except {@link #inFlight}.
  */
 public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
@@ -67,6 +69,8 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
      */
     private static final HttpHeadersFactory RESPONSE_HEADERS = DefaultHttpHeadersFactory.headersFactory().withValidation(false);
     private static final HttpHeadersFactory RESPONSE_TRAILERS = DefaultHttpHeadersFactory.trailersFactory().withValidation(false);
+    /** Bodies up to this length are parsed on the event loop (see {@link #handleOnLoopOrDispatch}). */
+    static final int ON_LOOP_MAX_BYTES = 1024;
 
     private final BayeuxServerImpl bayeux;
     private final NettyBayeuxServer.Builder config;
@@ -218,9 +222,37 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         holdTimer(ctx);
         // A request with an Origin gets its CORS headers from the CORS handler, on a full response.
         boolean encoded = encodes && !request.headers().contains(HttpHeaderNames.ORIGIN);
-        dispatch(ctx, request, new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie.read(request.headers()),
+        Exchange exchange = new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie.read(request.headers()),
                 request.headers().get(HttpHeaderNames.USER_AGENT), null, body, context,
-                encoded, gzip != null && gzip.lastAccepted() ? gzip.minBytes() : Integer.MAX_VALUE));
+                encoded, gzip != null && gzip.lastAccepted() ? gzip.minBytes() : Integer.MAX_VALUE);
+        if (body.length <= ON_LOOP_MAX_BYTES) {
+            handleOnLoopOrDispatch(ctx, request, exchange);
+        } else {
+            dispatch(ctx, request, exchange);
+        }
+    }
+
+    /**
+     * On the event loop, a request whose body is small (a connect is about 100 bytes): parsed
+     * here, then handled here too when it is connects only that no application code takes part
+     * in (see {@link BayeuxServerImpl#handlesOnLoop}); anything else goes to the executor, parsed.
+     * A long-polling client's every cycle is such a connect: it costs no hand-off to another thread.
+     */
+    private void handleOnLoopOrDispatch(ChannelHandlerContext ctx, FullHttpRequest request, Exchange exchange) {
+        busy = true;
+        List<ServerMessage.Mutable> batch = exchange.parse();
+        if (batch == null) {
+            return;
+        }
+        if (bayeux.handlesOnLoop(batch)) {
+            exchange.handle(batch);
+            return;
+        }
+        try {
+            executor.execute(() -> exchange.handleWhenCaughtUp(batch));
+        } catch (RejectedExecutionException x) {
+            exchange.fail(HttpResponseStatus.SERVICE_UNAVAILABLE, "Server overloaded, retry later");
+        }
     }
 
     private void callbackPoll(ChannelHandlerContext ctx, FullHttpRequest request, QueryStringDecoder uri) {
@@ -323,20 +355,28 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         /** On the executor: parse, hand the batch to the core, answer when it replies. */
         @Override
         public void run() {
+            List<ServerMessage.Mutable> batch = parse();
+            if (batch != null) {
+                handleWhenCaughtUp(batch);
+            }
+        }
+
+        /** The request's batch, or null when it is not one (the request is answered so). */
+        List<ServerMessage.Mutable> parse() {
             List<ServerMessage.Mutable> batch;
             try {
                 batch = bayeux.decode(body);
             } catch (JsonCodec.JsonException x) {
                 fail(HttpResponseStatus.BAD_REQUEST, x.getMessage());
-                return;
+                return null;
             } finally {
                 body = null;
             }
             if (batch.isEmpty()) {
                 fail(HttpResponseStatus.BAD_REQUEST, "Empty batch: POST a JSON array of Bayeux messages");
-                return;
+                return null;
             }
-            handleWhenCaughtUp(batch);
+            return batch;
         }
 
         /**
@@ -344,7 +384,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
          * up: its client, waiting for the answer, sends nothing more meanwhile (the publisher is
          * slowed down, not the readers' messages dropped).
          */
-        private void handleWhenCaughtUp(List<ServerMessage.Mutable> batch) {
+        void handleWhenCaughtUp(List<ServerMessage.Mutable> batch) {
             if (bayeux.isBehind() && publishes(batch)) {
                 bayeux.whenCaughtUp(() -> {
                     try {
@@ -358,7 +398,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             handle(batch);
         }
 
-        private void handle(List<ServerMessage.Mutable> batch) {
+        void handle(List<ServerMessage.Mutable> batch) {
             InetSocketAddress remote = context.getRemoteAddress();
             // A session made by a request without the cookie belongs to the cookie this response sets.
             String sessionBrowser = browserId != null ? browserId : newBrowserId;
