@@ -28,8 +28,6 @@ import java.util.concurrent.TimeUnit;
  * WebSocket when asked.
  */
 final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
-    /** Responses smaller than this go uncompressed, whatever the client accepts. */
-    static final int GZIP_MIN_BYTES = 1024;
     /** Request line, headers and content chunks: at most 4 KiB, 8 KiB and 8 KiB (read by the decoders when made, never changed). */
     private final HttpDecoderConfig decoderConfig = new HttpDecoderConfig()
             .setMaxInitialLineLength(4096).setMaxHeaderSize(8192).setMaxChunkSize(8192);
@@ -83,9 +81,9 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
         pipeline.addLast(RequestTimeoutHandler.STARTER_NAME, requestTimeout.starter());
         HttpCodec.addLast(pipeline, decoderConfig);
         pipeline.addLast(RequestTimeoutHandler.NAME, requestTimeout);
-        // Small responses (most Bayeux replies) gain nothing from gzip but its CPU: only 1 KiB and more.
+        // Small responses (most Bayeux replies) gain nothing from gzip but its CPU: only gzipMinBytes and more.
         if (gzip != null) {
-            pipeline.addLast(GzipResponses.NAME, new GzipResponses(GZIP_MIN_BYTES, gzip));
+            pipeline.addLast(GzipResponses.NAME, new GzipResponses(config.gzipMinBytes(), gzip));
         }
         if (config.websocketCompression()) {
             pipeline.addLast("wsDeflate", new WebSocketServerCompressionHandler(0));

@@ -94,6 +94,12 @@ public final class NettyBayeuxServer {
     public static final int DEFAULT_EXECUTOR_QUEUE = 100_000;
     /** gzip level of large HTTP responses: the fastest (see {@link Builder#gzipLevel}). */
     public static final int DEFAULT_GZIP_LEVEL = 1;
+    /**
+     * The least body gzipped (see {@link Builder#gzipMinBytes}): a response with a smaller body
+     * fits one TCP segment with its headers (at the usual 1,460-byte MSS), so gzip would cost CPU
+     * and save no packet.
+     */
+    public static final int DEFAULT_GZIP_MIN_BYTES = 1280;
 
     private final Builder config;
     private final BayeuxServerImpl bayeux;
@@ -381,6 +387,7 @@ public final class NettyBayeuxServer {
         private boolean handshakePerConnection;
         private boolean websocketCompression;
         private int gzipLevel = DEFAULT_GZIP_LEVEL;
+        private int gzipMinBytes = DEFAULT_GZIP_MIN_BYTES;
         private boolean websocket = true;
         private String browserCookieName = BrowserCookie.DEFAULT_NAME;
         private SameSite browserCookieSameSite = SameSite.LAX;
@@ -549,15 +556,28 @@ public final class NettyBayeuxServer {
         }
 
         /**
-         * The gzip level of HTTP responses of 1 KiB and more to clients that accept gzip: 1
-         * (the default: fastest, and within a few percent of 9's size on JSON) to 9 (smallest);
-         * 0 sends every response as it is.
+         * The gzip level of HTTP responses of {@link #gzipMinBytes} and more to clients that
+         * accept gzip: 1 (the default: fastest, and within a few percent of 9's size on JSON) to
+         * 9 (smallest); 0 sends every response as it is.
          */
         public Builder gzipLevel(int gzipLevel) {
             if (gzipLevel < 0 || gzipLevel > 9) {
                 throw new IllegalArgumentException("gzipLevel must be 0 (off) to 9: " + gzipLevel);
             }
             this.gzipLevel = gzipLevel;
+            return this;
+        }
+
+        /**
+         * The least body length, in bytes, of an HTTP response gzipped for a client that accepts
+         * gzip; {@value #DEFAULT_GZIP_MIN_BYTES} by default (a smaller one fits one TCP segment with
+         * its headers). Lower it where bytes cost more than CPU.
+         */
+        public Builder gzipMinBytes(int gzipMinBytes) {
+            if (gzipMinBytes < 0) {
+                throw new IllegalArgumentException("gzipMinBytes must not be negative: " + gzipMinBytes);
+            }
+            this.gzipMinBytes = gzipMinBytes;
             return this;
         }
 
@@ -660,6 +680,10 @@ public final class NettyBayeuxServer {
 
         public int gzipLevel() {
             return gzipLevel;
+        }
+
+        public int gzipMinBytes() {
+            return gzipMinBytes;
         }
 
         public boolean websocket() {

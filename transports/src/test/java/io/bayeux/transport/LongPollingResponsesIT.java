@@ -23,6 +23,7 @@ import java.util.zip.GZIPInputStream;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -200,6 +201,38 @@ class LongPollingResponsesIT {
     void aHeldConnectsReplyIsMadeOnTheExecutorWhenAnExtensionMayBlock() throws Exception {
         String thread = heldReplyThread(new ConnectReplyThreads());
         assertTrue(thread.startsWith("bayeux-app"), "application code runs on the executor: " + thread);
+    }
+
+    /** The Content-Encoding of the reply to a publish of {@code data} that the publisher itself receives, and its messages. */
+    private static String replyEncoding(int port, String data) throws Exception {
+        try (RawHttp http = RawHttp.connect(port)) {
+            String[] session = connectedSubscriber(http, "/sized");
+            RawHttp.Response reply = post(http, List.of("Cookie: " + session[0], "Accept-Encoding: gzip"),
+                    "[{\"channel\":\"/sized\",\"data\":\"" + data + "\",\"clientId\":\"" + session[1] + "\"}]");
+            assertBayeuxHeaders(reply);
+            byte[] json = reply.body();
+            String encoding = reply.header("Content-Encoding");
+            if ("gzip".equals(encoding)) {
+                try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(json))) {
+                    json = in.readAllBytes();
+                }
+            }
+            assertEquals(data, messages(json).get(0).get("data"), new String(json, StandardCharsets.UTF_8));
+            return encoding;
+        }
+    }
+
+    @Test
+    void repliesAreGzippedFromGzipMinBytes() throws Exception {
+        String data = "x".repeat(1_100);
+        assertNull(replyEncoding(server.port(), data), "a body under 1,280 bytes fits one segment with its headers: not gzipped by default");
+        NettyBayeuxServer lower = NettyBayeuxServer.builder().port(0).gzipMinBytes(1_000).build().start();
+        try {
+            assertEquals("gzip", replyEncoding(lower.port(), data));
+        } finally {
+            lower.stop();
+        }
+        assertThrows(IllegalArgumentException.class, () -> NettyBayeuxServer.builder().gzipMinBytes(-1));
     }
 
     /** Records the thread that handles each incoming {@code /meta/connect}. */

@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Static files next to the Bayeux endpoint: content types, caching, compression, and no way out of the root. */
 class StaticFilesIT {
     private static final String INDEX = "<!doctype html><title>Bayeux</title><script src=app.js></script>";
-    /** Large enough to be gzipped (responses under 1 KiB are not). */
+    /** Large enough to be gzipped (bodies under 1,280 bytes are not, by default). */
     private static final String SCRIPT = "console.log('bayeux');\n".repeat(100);
     private static final String STYLE = "body { margin: 0; }\n";
     private static final String SECRET = "the secret outside the root";

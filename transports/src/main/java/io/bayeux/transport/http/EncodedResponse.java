@@ -21,6 +21,7 @@ public final class EncodedResponse extends DefaultByteBufHolder {
     private static final byte[] HEAD = ascii("HTTP/1.1 200 OK\r\n"
             + "content-type: application/json;charset=UTF-8\r\n"
             + "cache-control: no-cache, no-store\r\n");
+    private static final byte[] CONTENT_ENCODING_GZIP = ascii("content-encoding: gzip\r\n");
     private static final byte[] SET_COOKIE = ascii("set-cookie: ");
     private static final byte[] CONTENT_LENGTH = ascii("content-length: ");
     private static final byte[] KEEP_ALIVE = ascii("\r\nconnection: keep-alive\r\n\r\n");
@@ -74,6 +75,68 @@ public final class EncodedResponse extends DefaultByteBufHolder {
             throw x;
         }
         return new EncodedResponse(out);
+    }
+
+    /**
+     * As {@link #encode}, with the body gzipped by {@code gzip}'s deflater ({@code content-encoding: gzip}
+     * after {@code cache-control}): on the event loop of a connection whose pipeline holds {@code gzip}.
+     * The body is deflated into the response's own buffer, after room left for the headers, which
+     * are written in front of it once its length is known: still one buffer, and no response object.
+     */
+    public static EncodedResponse encodeGzipped(ByteBufAllocator alloc, List<byte[]> arrays, String setCookie, boolean keepAlive,
+                                                GzipResponses gzip) {
+        byte[] body = join(arrays);
+        byte[] end = keepAlive ? KEEP_ALIVE : CLOSE;
+        int cookie = setCookie == null ? 0 : SET_COOKIE.length + setCookie.length() + CRLF.length;
+        // The longest headers: a content-length of ten digits.
+        int room = HEAD.length + CONTENT_ENCODING_GZIP.length + cookie + CONTENT_LENGTH.length + 10 + end.length;
+        ByteBuf out = alloc.directBuffer(room + GzipResponses.maxGzippedLength(body.length));
+        try {
+            out.writerIndex(room);
+            gzip.gzip(body, out);
+            String length = Integer.toString(out.writerIndex() - room);
+            int at = room - (HEAD.length + CONTENT_ENCODING_GZIP.length + cookie + CONTENT_LENGTH.length + length.length() + end.length);
+            out.readerIndex(at);
+            out.setBytes(at, HEAD);
+            at += HEAD.length;
+            out.setBytes(at, CONTENT_ENCODING_GZIP);
+            at += CONTENT_ENCODING_GZIP.length;
+            if (setCookie != null) {
+                out.setBytes(at, SET_COOKIE);
+                at += SET_COOKIE.length;
+                at += out.setCharSequence(at, setCookie, StandardCharsets.US_ASCII);
+                out.setBytes(at, CRLF);
+                at += CRLF.length;
+            }
+            out.setBytes(at, CONTENT_LENGTH);
+            at += CONTENT_LENGTH.length;
+            at += out.setCharSequence(at, length, StandardCharsets.US_ASCII);
+            out.setBytes(at, end);
+        } catch (RuntimeException | Error x) {
+            out.release();
+            throw x;
+        }
+        return new EncodedResponse(out);
+    }
+
+    /** JSON arrays of one element each, joined into one array of their elements (the body {@link #encode} writes). */
+    public static byte[] join(List<byte[]> arrays) {
+        if (arrays.size() == 1) {
+            return arrays.get(0);
+        }
+        byte[] out = new byte[bodyLength(arrays)];
+        out[0] = '[';
+        int at = 1;
+        for (int i = 0; i < arrays.size(); i++) {
+            byte[] array = arrays.get(i);
+            if (i > 0) {
+                out[at++] = ',';
+            }
+            System.arraycopy(array, 1, out, at, array.length - 2);
+            at += array.length - 2;
+        }
+        out[out.length - 1] = ']';
+        return out;
     }
 
     private static void writeBody(ByteBuf out, List<byte[]> arrays) {

@@ -28,7 +28,9 @@ import java.util.zip.Deflater;
  * becomes the new body. Smaller responses, and those of requests that did not accept gzip, pass
  * as they are at the cost of one header look-up per request; Netty's
  * {@code HttpContentCompressor} instead makes a compressor (a {@link Deflater} and its 256 KiB
- * of native memory) and an embedded channel per compressed response.
+ * of native memory) and an embedded channel per compressed response. Bayeux replies made whole
+ * on the loop ({@link EncodedResponse}) are gzipped as they are made, with the same deflater
+ * ({@link #gzip}), and pass here as they are.
  *
  * <p>Requests may come pipelined, so what each accepted waits in order until its response goes
  * out. Interim responses ({@code 100 Continue}) answer no request; the {@code 101} of a
@@ -107,7 +109,7 @@ public final class GzipResponses extends ChannelDuplexHandler {
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
         if (msg instanceof EncodedResponse) {
-            // Made only when it needs no gzip (see minBytes): it answers its request all the same.
+            // Made whole by the Bayeux handler, gzipped already when it had to be: it answers its request all the same.
             nextAccepted();
             ctx.write(msg, promise);
             return;
@@ -165,16 +167,44 @@ public final class GzipResponses extends ChannelDuplexHandler {
     private FullHttpResponse compress(ChannelHandlerContext ctx, FullHttpResponse response) {
         ByteBuf content = response.content();
         int length = content.readableBytes();
-        Compressor compressor = compressors.get();
+        ByteBuf out = ctx.alloc().directBuffer(maxGzippedLength(length));
+        try {
+            writeMember(compressors.get(), content.nioBuffer(), out);
+        } catch (RuntimeException | Error x) {
+            out.release();
+            throw x;
+        }
+        HttpHeaders headers = response.headers();
+        FullHttpResponse gzipped = new DefaultFullHttpResponse(response.protocolVersion(), response.status(), out, headers, response.trailingHeaders());
+        content.release();
+        headers.set(HttpHeaderNames.CONTENT_ENCODING, HttpHeaderValues.GZIP);
+        headers.setInt(HttpHeaderNames.CONTENT_LENGTH, out.readableBytes());
+        return gzipped;
+    }
+
+    /**
+     * Writes {@code body} gzipped into {@code out} (grown if it must be), with the event loop's
+     * deflater: on the loop of a connection of this handler's pipeline. For responses made
+     * whole on the loop ({@link EncodedResponse#encodeGzipped}).
+     */
+    void gzip(byte[] body, ByteBuf out) {
+        writeMember(compressors.get(), ByteBuffer.wrap(body), out);
+    }
+
+    /** Room enough for {@code length} bytes gzipped (deflate's worst case is a few bytes per 16 KiB block over the input). */
+    static int maxGzippedLength(int length) {
+        return HEADER.length + length + (length >> 12) + 64 + TRAILER;
+    }
+
+    /** One gzip member of {@code input}'s bytes (left as they are) at {@code out}'s writer index. */
+    private static void writeMember(Compressor compressor, ByteBuffer input, ByteBuf out) {
         Deflater deflater = compressor.deflater;
         CRC32 crc = compressor.crc;
-        // Deflate's worst case is a few bytes per 16 KiB block over the input.
-        ByteBuf out = ctx.alloc().directBuffer(HEADER.length + length + (length >> 12) + 64 + TRAILER);
+        int length = input.remaining();
         try {
             out.writeBytes(HEADER);
-            ByteBuffer input = content.nioBuffer();
             crc.update(input.duplicate());
-            deflater.setInput(input);
+            deflater.setInput(input.duplicate());
             deflater.finish();
             while (!deflater.finished()) {
                 if (!out.isWritable(64)) {
@@ -186,19 +216,10 @@ public final class GzipResponses extends ChannelDuplexHandler {
             }
             out.writeIntLE((int) crc.getValue());
             out.writeIntLE(length);
-        } catch (RuntimeException | Error x) {
-            out.release();
-            throw x;
         } finally {
             deflater.reset();
             crc.reset();
         }
-        HttpHeaders headers = response.headers();
-        FullHttpResponse gzipped = new DefaultFullHttpResponse(response.protocolVersion(), response.status(), out, headers, response.trailingHeaders());
-        content.release();
-        headers.set(HttpHeaderNames.CONTENT_ENCODING, HttpHeaderValues.GZIP);
-        headers.setInt(HttpHeaderNames.CONTENT_LENGTH, out.readableBytes());
-        return gzipped;
     }
 
     /**

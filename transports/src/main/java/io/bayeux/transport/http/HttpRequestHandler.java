@@ -332,10 +332,12 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         /** The request's JSON; dropped once parsed. */
         private byte[] body;
         private final RequestContext context;
-        /** Whether the reply may go as an {@link EncodedResponse} (unless gzip takes it). */
+        /** Whether the reply goes as an {@link EncodedResponse} (gzipped or not). */
         private final boolean encoded;
-        /** The body length from which the gzip handler compresses the reply ({@link Integer#MAX_VALUE}: never). */
+        /** The body length from which the reply is gzipped ({@link Integer#MAX_VALUE}: never). */
         private final int gzipFrom;
+        /** The pipeline's gzip handler when the request accepted gzip, or null: whose deflater gzips an encoded reply. */
+        private final GzipResponses gzipper;
         volatile boolean done;
 
         Exchange(ChannelHandlerContext ctx, boolean keepAlive, String browserId, String userAgent, String jsonpCallback,
@@ -350,6 +352,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             this.context = context;
             this.encoded = encoded;
             this.gzipFrom = gzipFrom;
+            this.gzipper = gzipFrom == Integer.MAX_VALUE ? null : gzip;
         }
 
         /** On the executor: parse, hand the batch to the core, answer when it replies. */
@@ -427,14 +430,10 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
                     for (ServerMessage message : messages) {
                         arrays.add(bayeux.encodeArray(message));
                     }
-                    if (EncodedResponse.bodyLength(arrays) < gzipFrom) {
-                        writeEncoded(arrays);
-                        return;
-                    }
-                    json = join(arrays);
-                } else {
-                    json = bayeux.encode(messages);
+                    writeEncoded(arrays, EncodedResponse.bodyLength(arrays) >= gzipFrom);
+                    return;
                 }
+                json = bayeux.encode(messages);
             } catch (JsonCodec.JsonException x) {
                 LOG.warn("Cannot encode replies {}", messages, x);
                 fail(HttpResponseStatus.INTERNAL_SERVER_ERROR, "Cannot encode the reply");
@@ -464,18 +463,24 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
 
         /**
          * Writes the reply as one buffer, made on the event loop (where it cannot be left
-         * unreleased by a write that never happens): no response object, no second buffer.
+         * unreleased by a write that never happens, and where the loop's deflater gzips it when
+         * {@code gzipped}): no response object, no second buffer.
          */
-        private void writeEncoded(List<byte[]> arrays) {
+        private void writeEncoded(List<byte[]> arrays, boolean gzipped) {
             answered();
             String setCookie = newBrowserId == null ? null : browserCookie.setCookie(newBrowserId, secure);
             LoopOutbox outbox = outboxes.of(ctx.channel());
-            if (keepAlive) {
-                outbox.write(ctx.channel(), () -> ctx.write(EncodedResponse.encode(ctx.alloc(), arrays, setCookie, true)));
-            } else {
-                outbox.write(ctx.channel(), () -> ctx.write(EncodedResponse.encode(ctx.alloc(), arrays, setCookie, false))
-                        .addListener(ChannelFutureListener.CLOSE));
-            }
+            GzipResponses gzip = gzipped ? gzipper : null;
+            Runnable write = () -> {
+                EncodedResponse response = gzip == null ? EncodedResponse.encode(ctx.alloc(), arrays, setCookie, keepAlive)
+                        : EncodedResponse.encodeGzipped(ctx.alloc(), arrays, setCookie, keepAlive, gzip);
+                if (keepAlive) {
+                    ctx.write(response);
+                } else {
+                    ctx.write(response).addListener(ChannelFutureListener.CLOSE);
+                }
+            };
+            outbox.write(ctx.channel(), write);
         }
 
         private void answered() {
@@ -499,26 +504,6 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
                 outbox.write(ctx.channel(), () -> ctx.write(response).addListener(ChannelFutureListener.CLOSE));
             }
         }
-    }
-
-    /** JSON arrays of one element each, joined into one array of their elements (as {@link BayeuxServerImpl#encode} joins them). */
-    static byte[] join(List<byte[]> arrays) {
-        if (arrays.size() == 1) {
-            return arrays.get(0);
-        }
-        byte[] out = new byte[EncodedResponse.bodyLength(arrays)];
-        out[0] = '[';
-        int at = 1;
-        for (int i = 0; i < arrays.size(); i++) {
-            byte[] array = arrays.get(i);
-            if (i > 0) {
-                out[at++] = ',';
-            }
-            System.arraycopy(array, 1, out, at, array.length - 2);
-            at += array.length - 2;
-        }
-        out[at] = ']';
-        return out;
     }
 
     /** The outbox of {@code channel}'s event loop: writes from other threads, in rounds. */

@@ -1,6 +1,7 @@
 package io.bayeux.transport.http;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -16,10 +17,14 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.zip.GZIPInputStream;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -52,12 +57,61 @@ class HttpCodecTest {
     }
 
     @Test
+    void aGzippedEncodedResponseCarriesTheJoinedBodyGzippedAfterItsHeaders() throws Exception {
+        GzipResponses gzip = new GzipResponses(0, new GzipResponses.Compressors(1));
+        String cookie = "BAYEUX_BROWSER=0123456789abcdef0123456789abcdef; Path=/; HttpOnly; SameSite=Lax";
+        byte[] big = ("[{\"channel\":\"/chat\",\"data\":\"" + "chat ".repeat(2_000) + "\"}]").getBytes(StandardCharsets.UTF_8);
+        List<List<byte[]>> bodies = List.of(List.of(), List.of(ONE), List.of(TWO, THREE, ONE), List.of(big, TWO, ONE));
+        for (List<byte[]> arrays : bodies) {
+            for (String setCookie : new String[] {null, cookie}) {
+                for (boolean keepAlive : new boolean[] {true, false}) {
+                    String what = arrays.size() + " messages, cookie " + (setCookie != null) + ", keep-alive " + keepAlive;
+                    EncodedResponse encoded = EncodedResponse.encodeGzipped(UnpooledByteBufAllocator.DEFAULT, arrays, setCookie, keepAlive, gzip);
+                    try {
+                        byte[] bytes = ByteBufUtil.getBytes(encoded.content());
+                        int headEnd = indexOf(bytes, "\r\n\r\n".getBytes(StandardCharsets.US_ASCII)) + 4;
+                        byte[] body = Arrays.copyOfRange(bytes, headEnd, bytes.length);
+                        String expectedHead = "HTTP/1.1 200 OK\r\n"
+                                + "content-type: application/json;charset=UTF-8\r\n"
+                                + "cache-control: no-cache, no-store\r\n"
+                                + "content-encoding: gzip\r\n"
+                                + (setCookie == null ? "" : "set-cookie: " + setCookie + "\r\n")
+                                + "content-length: " + body.length + "\r\n"
+                                + "connection: " + (keepAlive ? "keep-alive" : "close") + "\r\n\r\n";
+                        assertEquals(expectedHead, new String(bytes, 0, headEnd, StandardCharsets.US_ASCII), what);
+                        byte[] json;
+                        try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(body))) {
+                            json = in.readAllBytes();
+                        }
+                        assertArrayEquals(EncodedResponse.join(arrays), json, what);
+                    } finally {
+                        encoded.release();
+                    }
+                }
+            }
+        }
+    }
+
+    private static int indexOf(byte[] bytes, byte[] part) {
+        outer:
+        for (int i = 0; i + part.length <= bytes.length; i++) {
+            for (int j = 0; j < part.length; j++) {
+                if (bytes[i + j] != part[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+
+    @Test
     void theJoinedBodyIsOneArrayOfTheMessages() {
-        assertEquals("[]", new String(HttpRequestHandler.join(List.of()), StandardCharsets.UTF_8));
-        assertEquals(new String(ONE, StandardCharsets.UTF_8), new String(HttpRequestHandler.join(List.of(ONE)), StandardCharsets.UTF_8));
+        assertEquals("[]", new String(EncodedResponse.join(List.of()), StandardCharsets.UTF_8));
+        assertEquals(new String(ONE, StandardCharsets.UTF_8), new String(EncodedResponse.join(List.of(ONE)), StandardCharsets.UTF_8));
         assertEquals("[{\"channel\":\"/chat/room/7\",\"data\":{\"text\":\"hello\"}},{\"channel\":\"/meta/connect\",\"successful\":true}]",
-                new String(HttpRequestHandler.join(List.of(TWO, ONE)), StandardCharsets.UTF_8));
-        assertEquals(HttpRequestHandler.join(List.of(TWO, THREE, ONE)).length, EncodedResponse.bodyLength(List.of(TWO, THREE, ONE)));
+                new String(EncodedResponse.join(List.of(TWO, ONE)), StandardCharsets.UTF_8));
+        assertEquals(EncodedResponse.join(List.of(TWO, THREE, ONE)).length, EncodedResponse.bodyLength(List.of(TWO, THREE, ONE)));
     }
 
     @Test
@@ -107,7 +161,7 @@ class HttpCodecTest {
 
     /** What Netty's encoder writes for the full response HttpRequestHandler would otherwise make. */
     private static String nettyEncoded(List<byte[]> arrays, String setCookie, boolean keepAlive) {
-        byte[] body = HttpRequestHandler.join(arrays);
+        byte[] body = EncodedResponse.join(arrays);
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, Unpooled.wrappedBuffer(body));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json;charset=UTF-8");
         response.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-cache, no-store");
