@@ -158,24 +158,33 @@ class LongPollingResponsesIT {
         }
     }
 
-    /** A server extension that notes the thread making each /meta/connect reply. */
-    private static class ConnectReplyThreads implements BayeuxServer.Extension {
-        final List<String> threads = new CopyOnWriteArrayList<>();
+    /** A server extension that notes the threads handling each incoming /meta/connect and making each reply. */
+    private static class ConnectThreads implements BayeuxServer.Extension {
+        final List<String> handled = new CopyOnWriteArrayList<>();
+        final List<String> replied = new CopyOnWriteArrayList<>();
+
+        @Override
+        public boolean rcvMeta(ServerSession from, ServerMessage.Mutable message) {
+            if (Channel.META_CONNECT.equals(message.getChannel())) {
+                handled.add(Thread.currentThread().getName());
+            }
+            return true;
+        }
 
         @Override
         public boolean sendMeta(ServerSession to, ServerMessage.Mutable message) {
             if (Channel.META_CONNECT.equals(message.getChannel())) {
-                threads.add(Thread.currentThread().getName());
+                replied.add(Thread.currentThread().getName());
             }
             return true;
         }
     }
 
-    private static final class NonBlockingConnectReplyThreads extends ConnectReplyThreads implements NonBlocking {
+    private static final class NonBlockingConnectThreads extends ConnectThreads implements NonBlocking {
     }
 
     /** Connects, publishes at once (the gather time of the first reply is running), and returns the thread that made the held connect's reply. */
-    private String heldReplyThread(ConnectReplyThreads extension) throws Exception {
+    private String heldReplyThread(ConnectThreads extension) throws Exception {
         server.server().bayeux().addExtension(extension);
         try (RawHttp http = RawHttp.connect(server.port())) {
             String[] session = connectedSubscriber(http, "/ticks");
@@ -186,20 +195,20 @@ class LongPollingResponsesIT {
             RawHttp.Response reply = http.readResponse();
             List<Map<String, Object>> messages = messages(reply.body());
             assertEquals("tick", messages.get(0).get("data"), reply.text());
-            assertEquals(2, extension.threads.size(), "the first connect's reply and the held one's: " + extension.threads);
-            return extension.threads.get(1);
+            assertEquals(2, extension.replied.size(), "the first connect's reply and the held one's: " + extension.replied);
+            return extension.replied.get(1);
         }
     }
 
     @Test
     void aHeldConnectsReplyIsMadeOnTheConnectionsEventLoopWhenNoApplicationCodeTakesPart() throws Exception {
-        String thread = heldReplyThread(new NonBlockingConnectReplyThreads());
+        String thread = heldReplyThread(new NonBlockingConnectThreads());
         assertTrue(thread.startsWith("bayeux-io"), "made on the event loop whose timer fired: " + thread);
     }
 
     @Test
     void aHeldConnectsReplyIsMadeOnTheExecutorWhenAnExtensionMayBlock() throws Exception {
-        String thread = heldReplyThread(new ConnectReplyThreads());
+        String thread = heldReplyThread(new ConnectThreads());
         assertTrue(thread.startsWith("bayeux-app"), "application code runs on the executor: " + thread);
     }
 
@@ -235,22 +244,6 @@ class LongPollingResponsesIT {
         assertThrows(IllegalArgumentException.class, () -> NettyBayeuxServer.builder().gzipMinBytes(-1));
     }
 
-    /** Records the thread that handles each incoming {@code /meta/connect}. */
-    private static class ConnectThreads implements BayeuxServer.Extension {
-        final List<String> threads = new CopyOnWriteArrayList<>();
-
-        @Override
-        public boolean rcvMeta(ServerSession from, ServerMessage.Mutable message) {
-            if (Channel.META_CONNECT.equals(message.getChannel())) {
-                threads.add(Thread.currentThread().getName());
-            }
-            return true;
-        }
-    }
-
-    private static final class NonBlockingConnectThreads extends ConnectThreads implements NonBlocking {
-    }
-
     /**
      * Handshakes, subscribes, connects (answered at once), then connects again (held, answered
      * by a publish), and returns the threads that handled the two connects.
@@ -264,13 +257,13 @@ class LongPollingResponsesIT {
                             .getBytes(StandardCharsets.UTF_8)));
             // Published once the second connect was handled (whether held yet or not, the reply carries the tick).
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (extension.threads.size() < 2 && System.nanoTime() < deadline) {
+            while (extension.handled.size() < 2 && System.nanoTime() < deadline) {
                 Thread.sleep(5);
             }
             server.server().bayeux().createChannelIfAbsent("/ticks").getReference().publish(null, "tick");
             RawHttp.Response reply = http.readResponse();
             assertEquals("tick", messages(reply.body()).get(0).get("data"), reply.text());
-            return extension.threads;
+            return extension.handled;
         } finally {
             server.server().bayeux().removeExtension(extension);
         }
