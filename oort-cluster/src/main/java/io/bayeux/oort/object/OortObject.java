@@ -13,6 +13,7 @@ import io.bayeux.oort.OortComet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -53,7 +54,12 @@ import java.util.function.Function;
  * failure timeout, so that a message still in flight from a dead node cannot resurrect it.
  *
  * <p>Values are treated as immutable: a change replaces the value (containers copy it).
- * Thread-safe; listeners run after the lock is released, on the thread that applied the change.
+ * Thread-safe; listeners run after the lock is released, in the order the changes were
+ * applied: on the thread that applied the change, unless another thread is telling them of an
+ * earlier one (that thread then tells of this one too, right after). One thread at a time tells
+ * them, so a listener that keeps a tally (as {@code OortList}'s element listeners may) never
+ * sees a later change of a part before an earlier one. A change made with no other under way is
+ * told before the method that made it returns; one made by a listener, after that listener returns.
  *
  * @param <T> the type of the value
  */
@@ -120,6 +126,10 @@ public class OortObject<T> implements Iterable<Info<T>> {
     private final Map<String, Part<T>> parts = new HashMap<>();
     /** Guarded by this. */
     private boolean running;
+    /** Guarded by this: what tells the listeners of each change applied, in the order they were applied. */
+    private final ArrayDeque<Runnable> notifications = new ArrayDeque<>();
+    /** Guarded by this: whether a thread is running {@link #notifications} (see {@link #notifyListeners}). */
+    private boolean notifying;
     private volatile LocalSession sender;
     private volatile ScheduledFuture<?> sweep;
 
@@ -313,9 +323,14 @@ public class OortObject<T> implements Iterable<Info<T>> {
             message.put(Info.OBJECT_FIELD, serialize(change.object()));
             // Published under the lock: the versions go out in order.
             publish(message);
+            Info<T> before = oldInfo;
+            Info<T> after = newInfo;
+            notifications.add(() -> {
+                notifyUpdated(before, after);
+                onPartReplaced(before, after);
+            });
         }
-        notifyUpdated(oldInfo, newInfo);
-        onPartReplaced(oldInfo, newInfo);
+        notifyListeners();
         return change.result();
     }
 
@@ -342,9 +357,14 @@ public class OortObject<T> implements Iterable<Info<T>> {
             Map<String, Object> message = header(newInfo.getVersion());
             message.putAll(delta);
             publish(message);
+            Info<T> before = oldInfo;
+            Info<T> after = newInfo;
+            notifications.add(() -> {
+                notifyUpdated(before, after);
+                fire(events, after);
+            });
         }
-        notifyUpdated(oldInfo, newInfo);
-        fire(events, newInfo);
+        notifyListeners();
         return applied.result();
     }
 
@@ -361,13 +381,44 @@ public class OortObject<T> implements Iterable<Info<T>> {
      * Containers override this to tell their item listeners what a whole value changed: a node's
      * part arrived whole ({@code oldInfo} null: a join, a late start, a partition healed),
      * replaced whole (a snapshot after a gap, a restart, {@link #setAndShare}). Runs after the
-     * {@link Listener}s, outside the lock, on the thread that applied the change.
+     * {@link Listener}s, outside the lock, in the order of the changes (see the class comment).
      */
     protected void onPartReplaced(Info<T> oldInfo, Info<T> newInfo) {
     }
 
     /** As {@link #onPartReplaced}, for a node's part removed (the node left, died or is cut off). */
     protected void onPartRemoved(Info<T> info) {
+    }
+
+    /**
+     * Outside the lock: tells the listeners of the changes applied so far, in the order they were
+     * applied, unless another thread is doing so already (it then tells of these too, after those
+     * before them). Changes applied on several threads at once (a part pushed whole while its
+     * deltas arrive over the other link) are thus told in the order of the parts' versions, never
+     * a later change before an earlier one.
+     */
+    private void notifyListeners() {
+        synchronized (this) {
+            if (notifying) {
+                return;
+            }
+            notifying = true;
+        }
+        while (true) {
+            Runnable next;
+            synchronized (this) {
+                next = notifications.poll();
+                if (next == null) {
+                    notifying = false;
+                    return;
+                }
+            }
+            try {
+                next.run();
+            } catch (RuntimeException x) {
+                logger.warn("Telling the listeners of {} failed", this, x);
+            }
+        }
     }
 
     private void fire(List<Consumer<Info<T>>> events, Info<T> newInfo) {
@@ -501,15 +552,21 @@ public class OortObject<T> implements Iterable<Info<T>> {
                 newInfo = new Info<>(localURL, url, name, applied == null ? oldInfo.getObject() : applied.object(), version);
                 part.info = newInfo;
             }
-        }
-        if (newInfo != null) {
-            notifyUpdated(oldInfo, newInfo);
-            if (type == null) {
-                onPartReplaced(oldInfo, newInfo);
-            } else {
-                fire(events, newInfo);
+            if (newInfo != null) {
+                Info<T> before = oldInfo;
+                Info<T> after = newInfo;
+                boolean whole = type == null;
+                notifications.add(() -> {
+                    notifyUpdated(before, after);
+                    if (whole) {
+                        onPartReplaced(before, after);
+                    } else {
+                        fire(events, after);
+                    }
+                });
             }
         }
+        notifyListeners();
         if (reply) {
             push(url, url);
         }
@@ -527,12 +584,15 @@ public class OortObject<T> implements Iterable<Info<T>> {
             }
             Part<T> part = parts.remove(oortURL);
             removed = part == null ? null : part.info;
+            if (removed != null) {
+                notifications.add(() -> {
+                    logger.debug("Removed the part of {} ({}): {}", oortURL, why, removed);
+                    notifyRemoved(removed);
+                    onPartRemoved(removed);
+                });
+            }
         }
-        if (removed != null) {
-            logger.debug("Removed the part of {} ({}): {}", oortURL, why, removed);
-            notifyRemoved(removed);
-            onPartRemoved(removed);
-        }
+        notifyListeners();
     }
 
     /** Removes the parts of nodes that have not been joined for a failure timeout. */

@@ -1,5 +1,6 @@
 package io.bayeux.oort.object;
 
+import io.bayeux.api.server.LocalSession;
 import io.bayeux.api.server.ServerChannel;
 import io.bayeux.oort.Closing;
 import io.bayeux.oort.OortTesting;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static io.bayeux.oort.OortTesting.await;
 import static io.bayeux.oort.OortTesting.awaitMesh;
@@ -160,6 +162,74 @@ class OortObjectsIT {
         }
         assertEquals(99, ((Number) mapC.find("a99")).intValue(), "numbers travel as JSON numbers");
         assertEquals(mapA.getLocal().size() + mapB.getLocal().size() + 1, mapC.merged().size());
+    }
+
+    /** A node's part as the links bring it: whole ({@code action} null) or as a delta of the list. */
+    private static Map<String, Object> listMessage(String url, long version, String action, List<String> elements) {
+        Map<String, Object> message = new LinkedHashMap<>();
+        message.put(Info.OORT_URL_FIELD, url);
+        message.put(Info.NAME_FIELD, "names");
+        message.put(Info.VERSION_FIELD, version);
+        if (action != null) {
+            message.put(Info.TYPE_FIELD, OortList.TYPE_ELEMENT);
+            message.put(Info.ACTION_FIELD, action);
+        }
+        message.put(Info.OBJECT_FIELD, elements);
+        return message;
+    }
+
+    /**
+     * A node's part arrives whole over one link while its previous delta, arrived over the other,
+     * is still being told on another thread: the element listeners are told of the delta first,
+     * then of what the whole part changed, never the other way round (their tally would then keep
+     * an element the part no longer has).
+     */
+    @Test
+    void changesAppliedOnTwoThreadsAtOnceAreToldInTheOrderTheyWereApplied() throws Exception {
+        OortTesting.Node a = node();
+        OortList<String> list = started(new OortList<>(a.oort(), "names"));
+        String other = "http://127.0.0.1:1/cometd";
+        List<String> told = new CopyOnWriteArrayList<>();
+        CountDownLatch deltaBeingTold = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        list.addElementListener(new OortList.ElementListener<>() {
+            @Override
+            public void onAdded(Info<List<String>> info, List<String> elements) {
+                if (other.equals(info.getOortURL())) {
+                    deltaBeingTold.countDown();
+                    try {
+                        release.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException x) {
+                        Thread.currentThread().interrupt();
+                    }
+                    told.add("+" + elements);
+                }
+            }
+
+            @Override
+            public void onRemoved(Info<List<String>> info, List<String> elements) {
+                if (other.equals(info.getOortURL())) {
+                    told.add("-" + elements);
+                }
+            }
+        });
+        // Two senders, as the two links are: neither waits for the other.
+        LocalSession first = a.oort().getBayeuxServer().newLocalSession("first-link");
+        first.handshake();
+        LocalSession second = a.oort().getBayeuxServer().newLocalSession("second-link");
+        second.handshake();
+        first.getChannel(list.getChannelName()).publish(listMessage(other, 1, null, List.of()));
+        await("the part held", () -> list.getInfo(other) != null);
+        Thread delta = new Thread(() -> first.getChannel(list.getChannelName())
+                .publish(listMessage(other, 2, OortList.ACTION_ADD, List.of("carol", "chuck"))));
+        delta.start();
+        assertTrue(deltaBeingTold.await(10, TimeUnit.SECONDS), "the delta is being told");
+        second.getChannel(list.getChannelName()).publish(listMessage(other, 3, null, List.of("carol")));
+        await("the whole part applied", () -> list.getInfo(other).getVersion() == 3);
+        release.countDown();
+        delta.join(10_000);
+        await("both told", () -> told.size() >= 2);
+        assertEquals(List.of("+[carol, chuck]", "-[chuck]"), told.subList(0, 2));
     }
 
     @Test
