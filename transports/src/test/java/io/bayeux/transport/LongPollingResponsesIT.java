@@ -185,18 +185,34 @@ class LongPollingResponsesIT {
 
     /** Connects, publishes at once (the gather time of the first reply is running), and returns the thread that made the held connect's reply. */
     private String heldReplyThread(ConnectThreads extension) throws Exception {
+        connectTwiceAndPublish(extension, false);
+        assertEquals(2, extension.replied.size(), "the first connect's reply and the held one's: " + extension.replied);
+        return extension.replied.get(1);
+    }
+
+    /**
+     * With {@code extension} on the server: handshakes, subscribes, connects (answered at once),
+     * connects again and publishes, then reads the second connect's reply, which carries the
+     * message. Publishes at once, while the gather time of the first reply runs, or, when
+     * {@code afterHandled}, once the second connect was handled (held or about to be: the reply
+     * carries the message either way).
+     */
+    private void connectTwiceAndPublish(ConnectThreads extension, boolean afterHandled) throws Exception {
         server.server().bayeux().addExtension(extension);
         try (RawHttp http = RawHttp.connect(server.port())) {
             String[] session = connectedSubscriber(http, "/ticks");
             http.write(RawHttp.request("POST", PATH, List.of("Cookie: " + session[0], "Content-Type: application/json;charset=UTF-8"),
                     ("[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"clientId\":\"" + session[1] + "\"}]")
                             .getBytes(StandardCharsets.UTF_8)));
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (afterHandled && extension.handled.size() < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
             server.server().bayeux().createChannelIfAbsent("/ticks").getReference().publish(null, "tick");
             RawHttp.Response reply = http.readResponse();
-            List<Map<String, Object>> messages = messages(reply.body());
-            assertEquals("tick", messages.get(0).get("data"), reply.text());
-            assertEquals(2, extension.replied.size(), "the first connect's reply and the held one's: " + extension.replied);
-            return extension.replied.get(1);
+            assertEquals("tick", messages(reply.body()).get(0).get("data"), reply.text());
+        } finally {
+            server.server().bayeux().removeExtension(extension);
         }
     }
 
@@ -244,29 +260,10 @@ class LongPollingResponsesIT {
         assertThrows(IllegalArgumentException.class, () -> NettyBayeuxServer.builder().gzipMinBytes(-1));
     }
 
-    /**
-     * Handshakes, subscribes, connects (answered at once), then connects again (held, answered
-     * by a publish), and returns the threads that handled the two connects.
-     */
+    /** Connects twice (the second held, answered by a publish) and returns the threads that handled the two connects. */
     private List<String> connectThreads(ConnectThreads extension) throws Exception {
-        server.server().bayeux().addExtension(extension);
-        try (RawHttp http = RawHttp.connect(server.port())) {
-            String[] session = connectedSubscriber(http, "/ticks");
-            http.write(RawHttp.request("POST", PATH, List.of("Cookie: " + session[0], "Content-Type: application/json;charset=UTF-8"),
-                    ("[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"clientId\":\"" + session[1] + "\"}]")
-                            .getBytes(StandardCharsets.UTF_8)));
-            // Published once the second connect was handled (whether held yet or not, the reply carries the tick).
-            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (extension.handled.size() < 2 && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
-            server.server().bayeux().createChannelIfAbsent("/ticks").getReference().publish(null, "tick");
-            RawHttp.Response reply = http.readResponse();
-            assertEquals("tick", messages(reply.body()).get(0).get("data"), reply.text());
-            return extension.handled;
-        } finally {
-            server.server().bayeux().removeExtension(extension);
-        }
+        connectTwiceAndPublish(extension, true);
+        return extension.handled;
     }
 
     @Test
