@@ -323,12 +323,7 @@ public class OortObject<T> implements Iterable<Info<T>> {
             message.put(Info.OBJECT_FIELD, serialize(change.object()));
             // Published under the lock: the versions go out in order.
             publish(message);
-            Info<T> before = oldInfo;
-            Info<T> after = newInfo;
-            notifications.add(() -> {
-                notifyUpdated(before, after);
-                onPartReplaced(before, after);
-            });
+            queueUpdated(oldInfo, newInfo, null);
         }
         notifyListeners();
         return change.result();
@@ -357,12 +352,7 @@ public class OortObject<T> implements Iterable<Info<T>> {
             Map<String, Object> message = header(newInfo.getVersion());
             message.putAll(delta);
             publish(message);
-            Info<T> before = oldInfo;
-            Info<T> after = newInfo;
-            notifications.add(() -> {
-                notifyUpdated(before, after);
-                fire(events, after);
-            });
+            queueUpdated(oldInfo, newInfo, events);
         }
         notifyListeners();
         return applied.result();
@@ -388,6 +378,22 @@ public class OortObject<T> implements Iterable<Info<T>> {
 
     /** As {@link #onPartReplaced}, for a node's part removed (the node left, died or is cut off). */
     protected void onPartRemoved(Info<T> info) {
+    }
+
+    /**
+     * Under the lock: queues telling the listeners that a part changed, then the element or
+     * entry listeners of what changed: the delta's {@code events}, or, for a part replaced whole
+     * ({@code events} null), its difference ({@link #onPartReplaced}).
+     */
+    private void queueUpdated(Info<T> oldInfo, Info<T> newInfo, List<Consumer<Info<T>>> events) {
+        notifications.add(() -> {
+            notifyUpdated(oldInfo, newInfo);
+            if (events == null) {
+                onPartReplaced(oldInfo, newInfo);
+            } else {
+                fire(events, newInfo);
+            }
+        });
     }
 
     /**
@@ -553,17 +559,7 @@ public class OortObject<T> implements Iterable<Info<T>> {
                 part.info = newInfo;
             }
             if (newInfo != null) {
-                Info<T> before = oldInfo;
-                Info<T> after = newInfo;
-                boolean whole = type == null;
-                notifications.add(() -> {
-                    notifyUpdated(before, after);
-                    if (whole) {
-                        onPartReplaced(before, after);
-                    } else {
-                        fire(events, after);
-                    }
-                });
+                queueUpdated(oldInfo, newInfo, type == null ? null : events);
             }
         }
         notifyListeners();
