@@ -169,7 +169,12 @@ final class ConnectionImpl implements Connection {
                 return held;
             }
             removePending(held);
-            held.markDone();
+            if (!held.markDone()) {
+                // The connection closed meanwhile and its cancel finished the batch: it gave the
+                // browser's hold back and ended the session's connect, and left the queue for the
+                // session's next connect. A reply would go to the closed connection.
+                return DONE;
+            }
             if (replyDeferred) {
                 restoreReply(connectExchange, session);
             }

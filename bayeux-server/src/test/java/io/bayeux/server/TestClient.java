@@ -42,6 +42,8 @@ public final class TestClient {
     /** What the endpoint answers to {@code isStalled()}. */
     public volatile boolean stalled;
     private final java.util.concurrent.Executor eventLoop;
+    /** The browser cookie every request carries ({@link Endpoint#browserId()}), or null. */
+    private final String browserId;
     private volatile String clientId;
 
     public TestClient(BayeuxServerImpl server, boolean push) {
@@ -50,9 +52,22 @@ public final class TestClient {
 
     /** A pushing client whose endpoint has {@code eventLoop} (null: none), as a WebSocket's has. */
     public TestClient(BayeuxServerImpl server, boolean push, java.util.concurrent.Executor eventLoop) {
+        this(server, push, eventLoop, null);
+    }
+
+    /**
+     * A long-polling client in the browser {@code browserId} (its cookie): its session belongs to
+     * that browser, and its held connects count towards {@code maxSessionsPerBrowser}.
+     */
+    public TestClient(BayeuxServerImpl server, String browserId) {
+        this(server, false, null, java.util.Objects.requireNonNull(browserId, "browserId"));
+    }
+
+    private TestClient(BayeuxServerImpl server, boolean push, java.util.concurrent.Executor eventLoop, String browserId) {
         this.server = server;
         this.push = push;
         this.eventLoop = eventLoop;
+        this.browserId = browserId;
         this.connection = server.newConnection(new TestEndpoint());
     }
 
@@ -269,6 +284,11 @@ public final class TestClient {
         @Override
         public String userAgent() {
             return "TestClient";
+        }
+
+        @Override
+        public String browserId() {
+            return browserId;
         }
     }
 }
