@@ -54,7 +54,7 @@ public class RedisSeti implements Presence {
 
     private final RedisCluster cluster;
     /** Guarded by this (but for telling its listeners): the users here and on each other node, by its id. */
-    private final PresenceTable table = new PresenceTable();
+    private final PresenceTable table = new PresenceTable(this);
     private Duration ttl = Duration.ofSeconds(10);
     private ScheduledExecutorService scheduler;
     private long events;

@@ -34,7 +34,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * them on the calling thread unless another thread is telling them already (that thread then
  * tells of this change too, right after the earlier ones). A change with no other under way is
  * thus told before the owner's method that made it returns; one made by a listener, after that
- * listener returns.
+ * listener returns. {@link #notifyListeners} called with the owner's lock held tells nothing: the
+ * owner's method that holds the lock calls it again once it has released it.
  */
 public final class PresenceTable {
     private static final Logger LOG = LoggerFactory.getLogger(PresenceTable.class);
@@ -44,6 +45,8 @@ public final class PresenceTable {
     /** The users present on each other node, by the node's name. */
     private final Map<String, Set<String>> remote = new HashMap<>();
     private final List<Presence.PresenceListener> listeners = new CopyOnWriteArrayList<>();
+    /** The owner's lock: listeners are never told while the calling thread holds it. */
+    private final Object lock;
     /** Guarded by itself: the changes applied and not told yet, in the order they were applied. */
     private final ArrayDeque<Change> changes = new ArrayDeque<>();
     /** Guarded by {@link #changes}: whether a thread is telling the listeners (see {@link #notifyListeners}). */
@@ -51,6 +54,11 @@ public final class PresenceTable {
 
     /** A user's arrival on a node ({@code added}) or departure from it, as the listeners are told. */
     private record Change(boolean added, Presence.PresenceListener.Event event) {
+    }
+
+    /** A table for an owner that guards it with {@code lock}'s monitor. */
+    public PresenceTable(Object lock) {
+        this.lock = Objects.requireNonNull(lock, "lock");
     }
 
     /** The users present on each other node, by its name, for the owner's protocol to update. */
@@ -164,6 +172,7 @@ public final class PresenceTable {
      * after the changes queued before.
      */
     public void queue(Presence presence, boolean added, String userId, String node, boolean isLocal) {
+        assert Thread.holdsLock(lock) : "queued without the owner's lock: " + presence;
         Change change = new Change(added, new Presence.PresenceListener.Event(presence, userId, node, isLocal));
         synchronized (changes) {
             changes.add(change);
@@ -174,9 +183,15 @@ public final class PresenceTable {
      * Without the owner's lock, after each change queued: tells the listeners of the changes
      * queued so far, in order, each listener in turn (one that throws is logged and skipped),
      * unless another thread is doing so already (it then tells of these too, after those before
-     * them), or this thread is (a listener made the change: told once it returns).
+     * them), or this thread is (a listener made the change: told once it returns), or this thread
+     * holds the owner's lock (its method calls this again once it has released the lock: Seti,
+     * publishing its own presence under its lock, may be handed on that thread a presence message
+     * that another thread queued for Seti's session, and apply it there).
      */
     public void notifyListeners() {
+        if (Thread.holdsLock(lock)) {
+            return;
+        }
         synchronized (changes) {
             if (notifying) {
                 return;

@@ -86,7 +86,7 @@ public class Seti implements Presence {
         }
     };
     /** Guarded by this (but for telling its listeners): the users here and on each other node, by its URL. */
-    private final PresenceTable table = new PresenceTable();
+    private final PresenceTable table = new PresenceTable(this);
     private volatile LocalSession session;
     /** Guarded by this: since when (System.nanoTime()) each other node with users here has been seen not joined. */
     private final Map<String, Long> unknownSince = new HashMap<>();
@@ -220,9 +220,10 @@ public class Seti implements Presence {
             first = !table.isAssociated(userId);
             added = table.associate(userId, serverSession);
             if (first && added) {
+                // Queued before the publication, which may apply a message from another node here.
+                queue(true, userId, oort.getURL(), true);
                 // Sent in the order the users changed, and never before a snapshot that lacks it.
                 publish(SETI_ALL_CHANNEL, presence(List.of(userId), true));
-                queue(true, userId, oort.getURL(), true);
             }
         }
         if (added) {
@@ -245,8 +246,8 @@ public class Seti implements Presence {
             removed = table.disassociate(userId, serverSession);
             last = removed && !table.isAssociated(userId);
             if (last) {
-                publish(SETI_ALL_CHANNEL, presence(List.of(userId), false));
                 queue(false, userId, oort.getURL(), true);
+                publish(SETI_ALL_CHANNEL, presence(List.of(userId), false));
             }
         }
         table.notifyListeners();
@@ -260,8 +261,8 @@ public class Seti implements Presence {
         synchronized (this) {
             sessions = table.disassociate(userId);
             if (sessions != null) {
-                publish(SETI_ALL_CHANNEL, presence(List.of(userId), false));
                 queue(false, userId, oort.getURL(), true);
+                publish(SETI_ALL_CHANNEL, presence(List.of(userId), false));
             }
         }
         table.notifyListeners();
