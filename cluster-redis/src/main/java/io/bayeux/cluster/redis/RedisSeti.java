@@ -14,7 +14,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -40,14 +39,22 @@ import java.util.concurrent.TimeUnit;
  * so a node that died without a word ({@code kill -9}) loses its users everywhere within the
  * TTL plus one heartbeat. Messages for a user on another node go to that node's own Redis
  * channel {@code <prefix>seti:<nodeId>}.
+ * <p>
+ * Thread-safe: the state is guarded by {@code this}. Changes are applied on several threads
+ * (the application's associations, the presence channel's deliveries, the heartbeat), and the
+ * listeners are told after the lock is released, in the order the changes were applied, one
+ * thread at a time: the one that caused the change, unless another is telling them of an earlier
+ * one (that thread then tells of this one too, right after). A change made with no other under
+ * way is told before the method that made it returns; one made by a listener, after that
+ * listener returns (see {@link PresenceTable}).
  */
 public class RedisSeti implements Presence {
     private static final Logger LOGGER = LoggerFactory.getLogger(RedisSeti.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final RedisCluster cluster;
-    /** Guarded by this (but for its listeners): the users here and on each other node, by its id. */
-    private final PresenceTable table = new PresenceTable();
+    /** Guarded by this (but for telling its listeners): the users here and on each other node, by its id. */
+    private final PresenceTable table = new PresenceTable(this);
     private Duration ttl = Duration.ofSeconds(10);
     private ScheduledExecutorService scheduler;
     private long events;
@@ -146,14 +153,17 @@ public class RedisSeti implements Presence {
         synchronized (this) {
             first = !table.isAssociated(userId);
             added = table.associate(userId, serverSession);
+            if (first && added) {
+                queue(true, userId, getId(), true);
+            }
         }
         if (added) {
             serverSession.addListener(PresenceTable.disassociator(this, userId));
         }
         if (first && added) {
             announce(userId, true);
-            fire(true, userId, getId(), true);
         }
+        table.notifyListeners();
         return added;
     }
 
@@ -165,11 +175,14 @@ public class RedisSeti implements Presence {
         synchronized (this) {
             removed = table.disassociate(userId, serverSession);
             last = removed && !table.isAssociated(userId);
+            if (last) {
+                queue(false, userId, getId(), true);
+            }
         }
         if (last) {
             announce(userId, false);
-            fire(false, userId, getId(), true);
         }
+        table.notifyListeners();
         return removed;
     }
 
@@ -179,12 +192,15 @@ public class RedisSeti implements Presence {
         Set<ServerSession> sessions;
         synchronized (this) {
             sessions = table.disassociate(userId);
+            if (sessions != null) {
+                queue(false, userId, getId(), true);
+            }
         }
         if (sessions == null) {
             return Set.of();
         }
         announce(userId, false);
-        fire(false, userId, getId(), true);
+        table.notifyListeners();
         return sessions;
     }
 
@@ -358,10 +374,10 @@ public class RedisSeti implements Presence {
             return;
         }
         boolean present = Boolean.TRUE.equals(event.get("present"));
-        boolean changed;
         synchronized (this) {
             events++;
             Map<String, Set<String>> remote = table.remote();
+            boolean changed;
             if (present) {
                 changed = remote.computeIfAbsent(node, k -> new HashSet<>()).add(userId);
             } else {
@@ -371,10 +387,11 @@ public class RedisSeti implements Presence {
                     remote.remove(node);
                 }
             }
+            if (changed) {
+                queue(present, userId, node, false);
+            }
         }
-        if (changed) {
-            fire(present, userId, node, false);
-        }
+        table.notifyListeners();
     }
 
     private void messageArrived(String json) {
@@ -439,7 +456,6 @@ public class RedisSeti implements Presence {
                 }
                 cursor = page;
             } while (!cursor.isFinished() && ++rounds < 10_000);
-            List<Runnable> fired = new ArrayList<>();
             synchronized (this) {
                 if (events != before || !started) {
                     return; // news arrived meanwhile: the next heartbeat reads again
@@ -449,8 +465,7 @@ public class RedisSeti implements Presence {
                     Set<String> now = snapshot.getOrDefault(entry.getKey(), Set.of());
                     for (String userId : entry.getValue()) {
                         if (!now.contains(userId)) {
-                            String node = entry.getKey();
-                            fired.add(() -> fire(false, userId, node, false));
+                            queue(false, userId, entry.getKey(), false);
                         }
                     }
                 }
@@ -458,8 +473,7 @@ public class RedisSeti implements Presence {
                     Set<String> was = remote.getOrDefault(entry.getKey(), Set.of());
                     for (String userId : entry.getValue()) {
                         if (!was.contains(userId)) {
-                            String node = entry.getKey();
-                            fired.add(() -> fire(true, userId, node, false));
+                            queue(true, userId, entry.getKey(), false);
                         }
                     }
                 }
@@ -470,7 +484,7 @@ public class RedisSeti implements Presence {
                     }
                 });
             }
-            fired.forEach(Runnable::run);
+            table.notifyListeners();
         } catch (InterruptedException x) {
             Thread.currentThread().interrupt();
         } catch (Exception x) {
@@ -489,8 +503,9 @@ public class RedisSeti implements Presence {
         return b.toString();
     }
 
-    private void fire(boolean added, String userId, String node, boolean isLocal) {
-        table.fire(this, added, userId, node, isLocal);
+    /** Under the lock, with the change: see the class comment. */
+    private void queue(boolean added, String userId, String node, boolean isLocal) {
+        table.queue(this, added, userId, node, isLocal);
     }
 
     @Override

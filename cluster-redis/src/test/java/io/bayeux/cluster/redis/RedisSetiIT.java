@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static io.bayeux.cluster.redis.RedisTesting.await;
 import static io.bayeux.cluster.redis.RedisTesting.node;
@@ -95,5 +97,47 @@ class RedisSetiIT {
         await("the removal event", () -> !removed.isEmpty());
         assertEquals(List.of("carol@ghost"), removed);
         assertTrue(tookMs < 1500 + 2000 + 5000, "within the TTL and a heartbeat (with slack): " + tookMs + " ms");
+    }
+
+    /**
+     * A user of another node seen by a heartbeat, then announced gone on the presence channel
+     * while the heartbeat's thread is still telling the listeners of its arrival: they are told
+     * of the arrival, then of the removal, never the other way round (a tally of the users would
+     * keep one that is gone).
+     */
+    @Test
+    void aUserGoneWhileItsArrivalIsBeingToldIsToldAsRemovedAfterwards() throws Exception {
+        RedisTesting.Node b = fixture.closing(node(fixture.redis()));
+        RedisSeti setiB = fixture.seti(b, TTL);
+        List<String> told = new CopyOnWriteArrayList<>();
+        CountDownLatch arrivalBeingTold = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        setiB.addPresenceListener(new RedisSeti.PresenceListener() {
+            @Override
+            public void presenceAdded(Event event) {
+                arrivalBeingTold.countDown();
+                try {
+                    release.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException x) {
+                    Thread.currentThread().interrupt();
+                }
+                told.add("+" + event.userId() + "@" + event.node());
+            }
+
+            @Override
+            public void presenceRemoved(Event event) {
+                told.add("-" + event.userId() + "@" + event.node());
+            }
+        });
+        assertTrue(fixture.redis().command("SADD bayeux:presence:ghost carol").startsWith(":1"));
+        assertTrue(arrivalBeingTold.await(10, TimeUnit.SECONDS), "carol's arrival is being told");
+        // The other node's removal, as it announces it: its set, then the presence channel.
+        assertTrue(fixture.redis().command("SREM bayeux:presence:ghost carol").startsWith(":1"));
+        String published = fixture.redis().command("PUBLISH bayeux:presence '{\"node\":\"ghost\",\"userId\":\"carol\",\"present\":false}'");
+        assertTrue(published.startsWith(":") && !published.startsWith(":0"), "heard by B: " + published);
+        await("carol removed", () -> !setiB.isPresent("carol"));
+        release.countDown();
+        await("both told", () -> told.size() >= 2);
+        assertEquals(List.of("+carol@ghost", "-carol@ghost"), told);
     }
 }

@@ -84,9 +84,12 @@ public interface Presence {
 
     /**
      * Told when a user becomes present on a node, or absent from it: once per user and node (a
-     * user with two sessions on a node is one presence there). Called on the thread that caused
-     * the change (a local association, or the cluster's thread that received the news), without
-     * the presence's lock held; it must not block.
+     * user with two sessions on a node is one presence there). Told of one change at a time, in
+     * the order the changes were applied, even when they were applied on several threads at
+     * once: so a user's arrival on a node is always told before its departure from there. Called
+     * without the presence's lock held, on the thread that caused the change (a local
+     * association, or the cluster's thread that received the news), or on one telling of an
+     * earlier change when there was one; it must not block.
      */
     interface PresenceListener extends Bayeux.BayeuxListener {
         default void presenceAdded(Event event) {

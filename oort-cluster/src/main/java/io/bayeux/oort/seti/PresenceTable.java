@@ -4,6 +4,7 @@ import io.bayeux.api.server.ServerSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -21,9 +22,20 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * associated on this node, the users present on each other node, and the presence listeners.
  * For the implementations of {@link Presence}, not for applications.
  *
- * <p>Not thread-safe on its own: the owner guards every call with its lock, except the
- * listener methods ({@link #addListener}, {@link #removeListener}, {@link #fire}), which take
- * no lock and are called without the owner's, so that listeners never run under it.
+ * <p>Not thread-safe on its own: the owner guards every call with its lock, {@link #queue}
+ * included, except {@link #addListener}, {@link #removeListener} and {@link #notifyListeners},
+ * which are called without the owner's lock, so that listeners never run under it.
+ *
+ * <p>The listeners are told in the order the changes were applied, one change at a time, even
+ * when changes are applied on several threads at once (an association on one application thread
+ * and its end on another; a presence brought by one thread and swept, or read again from the
+ * cluster, on another): the owner queues the telling of a change under its lock, with the change
+ * ({@link #queue}), then calls {@link #notifyListeners} once the lock is released, which tells
+ * them on the calling thread unless another thread is telling them already (that thread then
+ * tells of this change too, right after the earlier ones). A change with no other under way is
+ * thus told before the owner's method that made it returns; one made by a listener, after that
+ * listener returns. {@link #notifyListeners} called with the owner's lock held tells nothing: the
+ * owner's method that holds the lock calls it again once it has released it.
  */
 public final class PresenceTable {
     private static final Logger LOG = LoggerFactory.getLogger(PresenceTable.class);
@@ -33,6 +45,21 @@ public final class PresenceTable {
     /** The users present on each other node, by the node's name. */
     private final Map<String, Set<String>> remote = new HashMap<>();
     private final List<Presence.PresenceListener> listeners = new CopyOnWriteArrayList<>();
+    /** The owner's lock: listeners are never told while the calling thread holds it. */
+    private final Object lock;
+    /** Guarded by itself: the changes applied and not told yet, in the order they were applied. */
+    private final ArrayDeque<Change> changes = new ArrayDeque<>();
+    /** Guarded by {@link #changes}: whether a thread is telling the listeners (see {@link #notifyListeners}). */
+    private boolean notifying;
+
+    /** A user's arrival on a node ({@code added}) or departure from it, as the listeners are told. */
+    private record Change(boolean added, Presence.PresenceListener.Event event) {
+    }
+
+    /** A table for an owner that guards it with {@code lock}'s monitor. */
+    public PresenceTable(Object lock) {
+        this.lock = Objects.requireNonNull(lock, "lock");
+    }
 
     /** The users present on each other node, by its name, for the owner's protocol to update. */
     public Map<String, Set<String>> remote() {
@@ -139,18 +166,72 @@ public final class PresenceTable {
         listeners.remove(listener);
     }
 
-    /** Tells every listener, in turn; one that throws is logged and skipped. Call it without the owner's lock. */
-    public void fire(Presence presence, boolean added, String userId, String node, boolean isLocal) {
-        Presence.PresenceListener.Event event = new Presence.PresenceListener.Event(presence, userId, node, isLocal);
+    /**
+     * Under the owner's lock, with the change: queues telling the listeners that {@code userId}
+     * arrived on {@code node} ({@code added}) or left it, to be told by {@link #notifyListeners}
+     * after the changes queued before.
+     */
+    public void queue(Presence presence, boolean added, String userId, String node, boolean isLocal) {
+        assert Thread.holdsLock(lock) : "queued without the owner's lock: " + presence;
+        Change change = new Change(added, new Presence.PresenceListener.Event(presence, userId, node, isLocal));
+        synchronized (changes) {
+            changes.add(change);
+        }
+    }
+
+    /**
+     * Without the owner's lock, after each change queued: tells the listeners of the changes
+     * queued so far, in order, each listener in turn (one that throws is logged and skipped),
+     * unless another thread is doing so already (it then tells of these too, after those before
+     * them), or this thread is (a listener made the change: told once it returns), or this thread
+     * holds the owner's lock (its method calls this again once it has released the lock: Seti,
+     * publishing its own presence under its lock, may be handed on that thread a presence message
+     * that another thread queued for Seti's session, and apply it there).
+     */
+    public void notifyListeners() {
+        if (Thread.holdsLock(lock)) {
+            return;
+        }
+        synchronized (changes) {
+            if (notifying) {
+                return;
+            }
+            notifying = true;
+        }
+        try {
+            for (Change change = next(); change != null; change = next()) {
+                tell(change);
+            }
+        } catch (Throwable x) {
+            // A listener's Error: the changes still queued are told by the next call.
+            synchronized (changes) {
+                notifying = false;
+            }
+            throw x;
+        }
+    }
+
+    /** The next change to tell, or null (and no thread telling any more) when none is left. */
+    private Change next() {
+        synchronized (changes) {
+            Change change = changes.poll();
+            if (change == null) {
+                notifying = false;
+            }
+            return change;
+        }
+    }
+
+    private void tell(Change change) {
         for (Presence.PresenceListener listener : listeners) {
             try {
-                if (added) {
-                    listener.presenceAdded(event);
+                if (change.added()) {
+                    listener.presenceAdded(change.event());
                 } else {
-                    listener.presenceRemoved(event);
+                    listener.presenceRemoved(change.event());
                 }
             } catch (RuntimeException x) {
-                LOG.warn("PresenceListener {} failed on {}", listener, event, x);
+                LOG.warn("PresenceListener {} failed on {}", listener, change.event(), x);
             }
         }
     }

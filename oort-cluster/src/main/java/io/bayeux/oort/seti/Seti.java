@@ -49,8 +49,14 @@ import java.util.concurrent.TimeUnit;
  * implements too; a node's name there ({@link #getNode()}, {@link PresenceListener.Event#node()})
  * is its Oort URL.
  *
- * <p>Thread-safe: the state is guarded by {@code this}; listeners are told after the lock is
- * released, on the thread that caused the change.
+ * <p>Thread-safe: the state is guarded by {@code this}. Listeners are told after the lock is
+ * released, in the order the changes were applied: on the thread that caused the change, unless
+ * another thread is telling them of an earlier one (that thread then tells of this one too, right
+ * after). Changes arrive on several threads (the links' presence messages, the sweep and the
+ * departures of nodes, the application's associations), yet one thread at a time tells them, so
+ * a listener that keeps a tally never sees a user leave a node before it arrived there. A change
+ * made with no other under way is told before the method that made it returns; one made by a
+ * listener, after that listener returns.
  */
 public class Seti implements Presence {
     public static final String SETI_ALL_CHANNEL = "/seti/all";
@@ -79,8 +85,8 @@ public class Seti implements Presence {
             removeNode(event.cometURL());
         }
     };
-    /** Guarded by this (but for its listeners): the users here and on each other node, by its URL. */
-    private final PresenceTable table = new PresenceTable();
+    /** Guarded by this (but for telling its listeners): the users here and on each other node, by its URL. */
+    private final PresenceTable table = new PresenceTable(this);
     private volatile LocalSession session;
     /** Guarded by this: since when (System.nanoTime()) each other node with users here has been seen not joined. */
     private final Map<String, Long> unknownSince = new HashMap<>();
@@ -183,22 +189,17 @@ public class Seti implements Presence {
         oort.removeCometListener(cometListener);
         oort.deobserveChannel(SETI_ALL_CHANNEL);
         oort.deobserveChannel(setiChannel(oort.getURL()));
-        List<Runnable> events = new ArrayList<>();
         synchronized (this) {
             for (String userId : table.disassociateAll()) {
-                events.add(() -> fire(false, userId, oort.getURL(), true));
+                queue(false, userId, oort.getURL(), true);
             }
             Map<String, Set<String>> remote = table.remote();
-            for (Map.Entry<String, Set<String>> entry : remote.entrySet()) {
-                for (String userId : entry.getValue()) {
-                    events.add(() -> fire(false, userId, entry.getKey(), false));
-                }
-            }
+            remote.forEach((url, users) -> users.forEach(userId -> queue(false, userId, url, false)));
             remote.clear();
             unknownSince.clear();
         }
         s.disconnect();
-        events.forEach(Runnable::run);
+        table.notifyListeners();
     }
 
     // --- associations
@@ -219,6 +220,8 @@ public class Seti implements Presence {
             first = !table.isAssociated(userId);
             added = table.associate(userId, serverSession);
             if (first && added) {
+                // Queued before the publication, which may apply a message from another node here.
+                queue(true, userId, oort.getURL(), true);
                 // Sent in the order the users changed, and never before a snapshot that lacks it.
                 publish(SETI_ALL_CHANNEL, presence(List.of(userId), true));
             }
@@ -226,9 +229,7 @@ public class Seti implements Presence {
         if (added) {
             serverSession.addListener(PresenceTable.disassociator(this, userId));
         }
-        if (first && added) {
-            fire(true, userId, oort.getURL(), true);
-        }
+        table.notifyListeners();
         return added;
     }
 
@@ -245,12 +246,11 @@ public class Seti implements Presence {
             removed = table.disassociate(userId, serverSession);
             last = removed && !table.isAssociated(userId);
             if (last) {
+                queue(false, userId, oort.getURL(), true);
                 publish(SETI_ALL_CHANNEL, presence(List.of(userId), false));
             }
         }
-        if (last) {
-            fire(false, userId, oort.getURL(), true);
-        }
+        table.notifyListeners();
         return removed;
     }
 
@@ -261,14 +261,12 @@ public class Seti implements Presence {
         synchronized (this) {
             sessions = table.disassociate(userId);
             if (sessions != null) {
+                queue(false, userId, oort.getURL(), true);
                 publish(SETI_ALL_CHANNEL, presence(List.of(userId), false));
             }
         }
-        if (sessions == null) {
-            return Set.of();
-        }
-        fire(false, userId, oort.getURL(), true);
-        return sessions;
+        table.notifyListeners();
+        return sessions == null ? Set.of() : sessions;
     }
 
     /** Whether {@code userId} is associated with a session on this node. */
@@ -432,8 +430,6 @@ public class Seti implements Presence {
         }
         boolean present = !Boolean.FALSE.equals(data.get(PRESENCE_FIELD));
         boolean replace = Boolean.TRUE.equals(data.get(REPLACE_FIELD));
-        List<String> added = new ArrayList<>();
-        List<String> removed = new ArrayList<>();
         synchronized (this) {
             Map<String, Set<String>> remote = table.remote();
             Set<String> users = remote.computeIfAbsent(url, k -> new LinkedHashSet<>());
@@ -441,21 +437,20 @@ public class Seti implements Presence {
                 for (String old : List.copyOf(users)) {
                     if (!userIds.contains(old)) {
                         users.remove(old);
-                        removed.add(old);
+                        queue(false, old, url, false);
                     }
                 }
             }
             for (String userId : userIds) {
                 if (present ? users.add(userId) : users.remove(userId)) {
-                    (present ? added : removed).add(userId);
+                    queue(present, userId, url, false);
                 }
             }
             if (users.isEmpty()) {
                 remote.remove(url);
             }
         }
-        removed.forEach(userId -> fire(false, userId, url, false));
-        added.forEach(userId -> fire(true, userId, url, false));
+        table.notifyListeners();
         if (Boolean.TRUE.equals(data.get(ALIVE_FIELD))) {
             sendSnapshot(url);
         }
@@ -479,14 +474,14 @@ public class Seti implements Presence {
     }
 
     private void removeNode(String url) {
-        Set<String> users;
         synchronized (this) {
-            users = table.remote().remove(url);
+            Set<String> users = table.remote().remove(url);
             unknownSince.remove(url);
+            if (users != null) {
+                users.forEach(userId -> queue(false, userId, url, false));
+            }
         }
-        if (users != null) {
-            users.forEach(userId -> fire(false, userId, url, false));
-        }
+        table.notifyListeners();
     }
 
     /** Removes the users of the nodes that have not been joined for a failure timeout (as {@code OortObject}'s sweep). */
@@ -522,8 +517,9 @@ public class Seti implements Presence {
         }
     }
 
-    private void fire(boolean added, String userId, String url, boolean isLocal) {
-        table.fire(this, added, userId, url, isLocal);
+    /** Under the lock, with the change: see the class comment. */
+    private void queue(boolean added, String userId, String url, boolean isLocal) {
+        table.queue(this, added, userId, url, isLocal);
     }
 
     @Override

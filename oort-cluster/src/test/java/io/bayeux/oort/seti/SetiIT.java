@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static io.bayeux.oort.OortTesting.await;
 import static io.bayeux.oort.OortTesting.subscribe;
@@ -187,5 +189,108 @@ class SetiIT {
         await("A's removal event", () -> a.events().contains("-ghost@" + b.url()));
         assertEquals(Set.of(), a.seti().getUserIds());
         assertEquals(Set.of(), a.seti().getOortURLs("ghost"));
+    }
+
+    /**
+     * Records what it is told of {@code userId} ("+user@node", "-user@node"), and holds the
+     * thread that tells it of the user's first arrival until released: the interleaving of two
+     * changes applied on two threads, made deterministic.
+     */
+    private static final class HoldingListener implements Seti.PresenceListener {
+        final List<String> told = new CopyOnWriteArrayList<>();
+        final CountDownLatch holding = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        private final String userId;
+
+        HoldingListener(String userId) {
+            this.userId = userId;
+        }
+
+        @Override
+        public void presenceAdded(Event event) {
+            if (userId.equals(event.userId())) {
+                if (holding.getCount() > 0) {
+                    holding.countDown();
+                    try {
+                        release.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException x) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                told.add("+" + event.userId() + "@" + event.node());
+            }
+        }
+
+        @Override
+        public void presenceRemoved(Event event) {
+            if (userId.equals(event.userId())) {
+                told.add("-" + event.userId() + "@" + event.node());
+            }
+        }
+    }
+
+    private Seti started(OortTesting.Node node, Seti.PresenceListener listener) {
+        closing.add(node);
+        Seti seti = new Seti(node.oort());
+        seti.addPresenceListener(listener);
+        seti.start();
+        closing.addToCloseLast(seti::stop);
+        return seti;
+    }
+
+    /**
+     * A user associated on one application thread and disassociated on another while the
+     * listeners are still being told of the association: they are told of the association,
+     * then of its end, never the other way round (a tally of the users here would keep one that
+     * is gone).
+     */
+    @Test
+    void anAssociationAndItsEndOnTwoThreadsAreToldInTheOrderTheyWereMade() throws Exception {
+        OortTesting.Node node = OortTesting.node();
+        HoldingListener listener = new HoldingListener("alice");
+        Seti seti = started(node, listener);
+        LocalSession browser = node.server().bayeux().newLocalSession("alice's browser");
+        browser.handshake();
+        closing.add(browser::disconnect);
+        ServerSession session = browser.getServerSession();
+
+        Thread associating = new Thread(() -> seti.associate("alice", session));
+        associating.start();
+        assertTrue(listener.holding.await(10, TimeUnit.SECONDS), "the association is being told");
+        assertTrue(seti.disassociate("alice", session));
+        listener.release.countDown();
+        associating.join(10_000);
+        await("both told", () -> listener.told.size() >= 2);
+        assertEquals(List.of("+alice@" + node.url(), "-alice@" + node.url()), listener.told);
+    }
+
+    /**
+     * A presence of a node that left (as in {@link #aPresenceOfANodeThatLeftIsSwept}) is swept
+     * on the sweep's thread while the listeners are still being told of its arrival on the thread
+     * that brought it: they are told of its arrival, then of its removal.
+     */
+    @Test
+    void aPresenceSweptWhileItsArrivalIsBeingToldIsToldAsRemovedAfterwards() throws Exception {
+        OortTesting.Node node = OortTesting.node(OortTesting.SECRET, Duration.ofSeconds(1));
+        HoldingListener listener = new HoldingListener("ghost");
+        Seti seti = started(node, listener);
+        String gone = "http://127.0.0.1:1/cometd";
+        LocalSession late = node.server().bayeux().newLocalSession("late-presence");
+        late.handshake();
+        closing.add(late::disconnect);
+        Map<String, Object> presence = new LinkedHashMap<>();
+        presence.put(Seti.USER_IDS_FIELD, List.of("ghost"));
+        presence.put(Seti.OORT_URL_FIELD, gone);
+        presence.put(Seti.PRESENCE_FIELD, true);
+        presence.put(Seti.REPLACE_FIELD, false);
+
+        Thread arriving = new Thread(() -> late.getChannel(Seti.SETI_ALL_CHANNEL).publish(presence));
+        arriving.start();
+        assertTrue(listener.holding.await(10, TimeUnit.SECONDS), "the arrival is being told");
+        await("ghost swept", () -> !seti.isPresent("ghost"));
+        listener.release.countDown();
+        arriving.join(10_000);
+        await("both told", () -> listener.told.size() >= 2);
+        assertEquals(List.of("+ghost@" + gone, "-ghost@" + gone), listener.told);
     }
 }
