@@ -56,6 +56,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private final BayeuxServerConfig config;
     private final Scheduler scheduler;
     private final long connectGatherMillis;
+    private final long connectGatherSlackMillis;
     private final boolean ownScheduler;
     /** Where timer work runs: never on the scheduler's thread. */
     private final Executor timerExecutor;
@@ -96,6 +97,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
         this.ownScheduler = config.scheduler() == null;
         this.scheduler = ownScheduler ? Scheduler.newSystemScheduler("bayeux-scheduler") : config.scheduler();
         this.connectGatherMillis = config.connectGather().toMillis();
+        this.connectGatherSlackMillis = Math.clamp(connectGatherMillis / 20, 1, 10);
         Executor chosen = config.executor() != null ? config.executor() : executor;
         this.ownExecutor = chosen == null ? Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("bayeux-timer-", 0).factory()) : null;
         this.timerExecutor = chosen != null ? chosen : ownExecutor;
@@ -198,6 +200,15 @@ public final class BayeuxServerImpl implements BayeuxServer {
     /** {@link BayeuxServerConfig#connectGather()} in milliseconds. */
     long connectGatherMillis() {
         return connectGatherMillis;
+    }
+
+    /**
+     * How late the end of a gather time may come: a twentieth of it, from 1 to 10 ms. The ends
+     * due within one such slot are answered together, on one wake-up of their event loop
+     * (see {@link io.bayeux.server.spi.Endpoint#scheduleGrouped}).
+     */
+    long connectGatherSlackMillis() {
+        return connectGatherSlackMillis;
     }
 
     public BayeuxServerConfig config() {

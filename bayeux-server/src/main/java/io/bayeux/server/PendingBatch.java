@@ -178,15 +178,17 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
 
     /**
      * Answers the batch after {@code delayMillis}, with what is queued by then (see
-     * {@link BayeuxServerConfig#connectGather()}); only the first call sets a timer.
+     * {@link BayeuxServerConfig#connectGather()}), or up to {@link BayeuxServerImpl#connectGatherSlackMillis()}
+     * later; only the first call sets a timer.
      */
     void resumeAfter(long delayMillis) {
         if (done || !GATHERING.compareAndSet(this, false, true)) {
             return;
         }
         // On the loop, as the hold's timer: the reply is made there, or handed to the executor.
-        Future<?> onLoop = connection.endpoint().schedule(() -> connection.server().completeFromLoop(session, this::resume), delayMillis);
-        if (onLoop == null) {
+        // A little late maybe, with the other replies of the loop due about then: one wake-up.
+        BayeuxServerImpl server = connection.server();
+        if (!connection.endpoint().scheduleGrouped(() -> server.completeFromLoop(session, this::resume), delayMillis, server.connectGatherSlackMillis())) {
             connection.server().scheduleWork(this::resume, delayMillis);
         }
     }

@@ -68,6 +68,10 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
         return outboxes.sharedFrameBytes();
     }
 
+    long gatherTimers() {
+        return outboxes.groupedTimersHandedToLoops();
+    }
+
     @Override
     protected void initChannel(SocketChannel channel) {
         server.channels().add(channel);

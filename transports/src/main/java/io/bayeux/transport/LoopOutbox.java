@@ -3,6 +3,7 @@ package io.bayeux.transport;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.EventExecutor;
 
 import java.util.ArrayList;
 import java.util.Map;
@@ -41,15 +42,30 @@ public final class LoopOutbox implements Runnable {
     private record Pending(Channel channel, Runnable write) {
     }
 
-    /** The outboxes of one server's event loops. */
+    /** The outboxes of one server's event loops, and their {@link GroupedTimers}. */
     public static final class Registry {
         private final Map<EventLoop, LoopOutbox> outboxes = new ConcurrentHashMap<>();
+        private final Map<EventExecutor, GroupedTimers> timers = new ConcurrentHashMap<>();
         /** Unpooled, so that a shared frame's memory is freed as soon as its last write is done, and counted. */
         private final UnpooledByteBufAllocator sharedAlloc = new UnpooledByteBufAllocator(true);
 
         /** The outbox of {@code channel}'s event loop. */
         public LoopOutbox of(Channel channel) {
             return outboxes.computeIfAbsent(channel.eventLoop(), loop -> new LoopOutbox(loop, new SharedFrames(loop, sharedAlloc)));
+        }
+
+        /** The grouped timers of {@code loop}. */
+        public GroupedTimers timersOf(EventExecutor loop) {
+            return timers.computeIfAbsent(loop, GroupedTimers::new);
+        }
+
+        /** The timers handed to these loops so far by their grouped timers. */
+        public long groupedTimersHandedToLoops() {
+            long sum = 0;
+            for (GroupedTimers each : timers.values()) {
+                sum += each.timersHandedToLoop();
+            }
+            return sum;
         }
 
         /** The direct bytes held by the shared frames of these loops now: this turn's, and those not written yet. */

@@ -255,6 +255,15 @@ public final class NettyBayeuxServer {
         return current == null ? 0 : current.sharedFrameBytes();
     }
 
+    /**
+     * The timers handed to the event loops so far for the ends of long-polling gather times, one
+     * per slot of ends due together (see {@link GroupedTimers}); for monitoring and tests.
+     */
+    public long gatherTimers() {
+        BayeuxServerInitializer current = initializer;
+        return current == null ? 0 : current.gatherTimers();
+    }
+
     /** The Bayeux server: channels, sessions, listeners. */
     public BayeuxServerImpl bayeux() {
         return bayeux;

@@ -158,6 +158,67 @@ class LongPollingResponsesIT {
         }
     }
 
+    @Test
+    void gatherTimesEndingTogetherAreAnsweredOnOneTimerOfTheirLoop() throws Exception {
+        long gather = 500;
+        int count = 8;
+        // One event loop for all the connections; ends of gather times within 10 ms (a twentieth of
+        // the gather time, at most 10 ms) of one another share a slot.
+        server.restart(builder -> builder.ioThreads(1)
+                .bayeuxConfig(BayeuxServerConfig.builder().connectGather(Duration.ofMillis(gather)).build()));
+        List<RawHttp> connections = new ArrayList<>();
+        try {
+            List<String[]> sessions = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                RawHttp http = RawHttp.connect(server.port());
+                connections.add(http);
+                sessions.add(connectedSubscriber(http, "/ticks"));
+            }
+            var ticks = server.server().bayeux().createChannelIfAbsent("/ticks").getReference();
+            // Every session holds a connect. Once the gather times of the first replies are over
+            // (they ended one after the other), one message answers all the held connects at once.
+            connectAll(connections, sessions);
+            Thread.sleep(gather + 50);
+            ticks.publish(null, "tick1");
+            readTicks(connections, "tick1");
+            assertEquals(0, server.server().gatherTimers(), "answered at once, with no gather time left");
+            // Connected again, they get the next message when the gather times of those replies
+            // end, about together.
+            connectAll(connections, sessions);
+            ticks.publish(null, "tick2");
+            long sent = System.nanoTime();
+            readTicks(connections, "tick2");
+            long waited = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent);
+            long timers = server.server().gatherTimers();
+            // Eight ends made within a few milliseconds fall in one slot, or two across a slot's edge
+            // (three on a slow machine); one timer each would be eight.
+            assertTrue(timers >= 1 && timers <= 3, count + " gather times ended on " + timers + " timers of their loop");
+            assertTrue(waited < gather + 1_000, "answered " + waited + " ms after the message, in a gather time of " + gather);
+        } finally {
+            for (RawHttp http : connections) {
+                http.close();
+            }
+        }
+    }
+
+    private static void connectAll(List<RawHttp> connections, List<String[]> sessions) throws Exception {
+        for (int i = 0; i < connections.size(); i++) {
+            String[] session = sessions.get(i);
+            connections.get(i).write(RawHttp.request("POST", PATH, List.of("Cookie: " + session[0], "Content-Type: application/json;charset=UTF-8"),
+                    ("[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"clientId\":\"" + session[1] + "\"}]")
+                            .getBytes(StandardCharsets.UTF_8)));
+        }
+    }
+
+    private static void readTicks(List<RawHttp> connections, String tick) throws Exception {
+        for (RawHttp http : connections) {
+            RawHttp.Response reply = http.readResponse();
+            List<Map<String, Object>> messages = messages(reply.body());
+            assertEquals(2, messages.size(), "the message and the connect reply: " + reply.text());
+            assertEquals(tick, messages.get(0).get("data"), reply.text());
+        }
+    }
+
     /** A server extension that notes the threads handling each incoming /meta/connect and making each reply. */
     private static class ConnectThreads implements BayeuxServer.Extension {
         final List<String> handled = new CopyOnWriteArrayList<>();

@@ -109,6 +109,18 @@ public interface Endpoint {
         return null;
     }
 
+    /**
+     * Like {@link #schedule}, for a timer that is never cancelled and may run up to
+     * {@code slackMillis} late: the endpoint may run it together with its loop's other timers
+     * due about then, one wake-up for them all. The core times the end of a long-polling
+     * connect's gather time with it ({@code BayeuxServerConfig.connectGather}).
+     *
+     * @return false when the endpoint has no timer of its own: the server's scheduler is used then
+     */
+    default boolean scheduleGrouped(Runnable task, long delayMillis, long slackMillis) {
+        return schedule(task, delayMillis) != null;
+    }
+
     /** The User-Agent of the client, or {@code null}. */
     default String userAgent() {
         return null;

@@ -1,5 +1,6 @@
 package io.bayeux.transport.http;
 
+import io.bayeux.transport.GroupedTimers;
 import io.netty.util.concurrent.EventExecutor;
 
 import java.util.concurrent.Future;
@@ -23,6 +24,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class HoldTimer {
     private final EventExecutor loop;
+    /** The loop's timers that may run a little late (see {@link #scheduleGrouped}). */
+    private final GroupedTimers grouped;
     /** The current hold, or null. Guarded by this. */
     private Hold hold;
     /**
@@ -34,8 +37,19 @@ final class HoldTimer {
     /** The timers handed to the loop by holds so far. Guarded by this. */
     private long timers;
 
-    HoldTimer(EventExecutor loop) {
+    HoldTimer(EventExecutor loop, GroupedTimers grouped) {
         this.loop = loop;
+        this.grouped = grouped;
+    }
+
+    /**
+     * Runs {@code task} on the loop after {@code delayMillis}, at most {@code slackMillis} late,
+     * with the other tasks of the loop due about then (see {@link GroupedTimers}); not cancelled.
+     *
+     * @return false when the loop is shutting down
+     */
+    boolean scheduleGrouped(Runnable task, long delayMillis, long slackMillis) {
+        return grouped.schedule(task, delayMillis, slackMillis);
     }
 
     /**

@@ -26,4 +26,10 @@ record HttpEndpoint(String transportName, String browserId, String sessionBrowse
         // Null when the loop is shutting down: the server's scheduler times it.
         return holds.schedule(task, delayMillis);
     }
+
+    /** On the connection's event loop, grouped with the loop's other timers due about then. */
+    @Override
+    public boolean scheduleGrouped(Runnable task, long delayMillis, long slackMillis) {
+        return holds.scheduleGrouped(task, delayMillis, slackMillis);
+    }
 }

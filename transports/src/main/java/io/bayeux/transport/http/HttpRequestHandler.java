@@ -272,7 +272,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     private HoldTimer holdTimer(ChannelHandlerContext ctx) {
         HoldTimer timer = holds;
         if (timer == null) {
-            timer = new HoldTimer(ctx.executor());
+            timer = new HoldTimer(ctx.executor(), outboxes.timersOf(ctx.executor()));
             holds = timer;
         }
         return timer;

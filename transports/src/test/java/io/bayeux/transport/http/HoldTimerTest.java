@@ -1,5 +1,6 @@
 package io.bayeux.transport.http;
 
+import io.bayeux.transport.GroupedTimers;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -25,7 +26,7 @@ class HoldTimerTest {
     void setUp() {
         channel = new EmbeddedChannel();
         channel.freezeTime();
-        timer = new HoldTimer(channel.eventLoop());
+        timer = new HoldTimer(channel.eventLoop(), new GroupedTimers(channel.eventLoop()));
     }
 
     @AfterEach
