@@ -4,7 +4,8 @@ import io.netty.util.concurrent.EventExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayList;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
@@ -22,15 +23,23 @@ import java.util.concurrent.TimeUnit;
  * <p>A task runs at most its slack late (and as late as the loop is busy). It cannot be
  * cancelled: it is meant for work that checks, when it runs, whether it is still due.
  *
- * <p>Tasks are added from any thread; slots run on the loop. State guarded by this object's
- * monitor, never held while a task runs.
+ * <p>Tasks are added from any thread; slots run on the loop. A slot's tasks are a lock-free
+ * list, closed when the slot runs; the map of slots is guarded by this object's monitor, never
+ * held while a task runs, and not taken by a task that joins the slot last made.
  */
 public final class GroupedTimers {
     private static final Logger LOG = LoggerFactory.getLogger(GroupedTimers.class);
+    /** The end of a slot's list once the slot ran. */
+    private static final Node RAN = new Node(() -> { });
 
     private final EventExecutor loop;
     /** The slots waiting for their loop timer, by their time (loop ticker nanos). Guarded by this. */
     private final Map<Long, Slot> slots = new HashMap<>();
+    /**
+     * The slot last made: under load most tasks join it, with no lock and no look-up. A slot
+     * that already ran refuses tasks (they then go the locked way).
+     */
+    private volatile Slot latest;
     /** The loop timers handed to the loop so far, one per slot. Guarded by this. */
     private long timers;
 
@@ -49,16 +58,19 @@ public final class GroupedTimers {
         long grid = TimeUnit.MILLISECONDS.toNanos(Math.max(1, slackMillis));
         long now = loop.ticker().nanoTime();
         long due = Math.ceilDiv(now + TimeUnit.MILLISECONDS.toNanos(Math.max(0, delayMillis)), grid) * grid;
-        Slot slot;
+        Slot slot = latest;
+        if (slot != null && slot.due == due && slot.add(task)) {
+            return true;
+        }
         synchronized (this) {
             slot = slots.get(due);
-            if (slot != null) {
-                slot.tasks.add(task);
+            if (slot != null && slot.add(task)) {
                 return true;
             }
             slot = new Slot(due);
-            slot.tasks.add(task);
+            slot.add(task);
             slots.put(due, slot);
+            latest = slot;
             timers++;
         }
         try {
@@ -70,7 +82,11 @@ public final class GroupedTimers {
             synchronized (this) {
                 slots.remove(due, slot);
                 timers--;
+                if (latest == slot) {
+                    latest = null;
+                }
             }
+            slot.close();
             return false;
         }
     }
@@ -82,12 +98,40 @@ public final class GroupedTimers {
 
     /** The tasks due at one point of the grid. */
     private final class Slot implements Runnable {
+        private static final VarHandle HEAD;
+
+        static {
+            try {
+                HEAD = MethodHandles.lookup().findVarHandle(Slot.class, "head", Node.class);
+            } catch (ReflectiveOperationException x) {
+                throw new ExceptionInInitializerError(x);
+            }
+        }
+
         private final long due;
-        /** Guarded by the GroupedTimers' monitor until the slot leaves the map, then loop-confined. */
-        private final ArrayList<Runnable> tasks = new ArrayList<>(4);
+        /** The tasks added, the last first; {@link #RAN} once the slot ran (it takes no more). */
+        @SuppressWarnings("unused")
+        private volatile Node head;
 
         Slot(long due) {
             this.due = due;
+        }
+
+        /** @return false when the slot already ran */
+        boolean add(Runnable task) {
+            Node node = new Node(task);
+            for (Node current = head; current != RAN; current = head) {
+                node.next = current;
+                if (HEAD.compareAndSet(this, current, node)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** Takes no more tasks. @return the tasks it had, the last first */
+        Node close() {
+            return (Node) HEAD.getAndSet(this, RAN);
         }
 
         @Override
@@ -95,13 +139,32 @@ public final class GroupedTimers {
             synchronized (GroupedTimers.this) {
                 slots.remove(due, this);
             }
-            for (int i = 0, n = tasks.size(); i < n; i++) {
+            Node last = close();
+            // Added the last first: in the order they came, the list reversed.
+            Node first = null;
+            while (last != null) {
+                Node next = last.next;
+                last.next = first;
+                first = last;
+                last = next;
+            }
+            for (Node node = first; node != null; node = node.next) {
                 try {
-                    tasks.get(i).run();
+                    node.task.run();
                 } catch (RuntimeException x) {
-                    LOG.warn("A grouped timer task failed: {}", tasks.get(i), x);
+                    LOG.warn("A grouped timer task failed: {}", node.task, x);
                 }
             }
+        }
+    }
+
+    /** A task in a slot's list. */
+    private static final class Node {
+        final Runnable task;
+        Node next;
+
+        Node(Runnable task) {
+            this.task = task;
         }
     }
 }

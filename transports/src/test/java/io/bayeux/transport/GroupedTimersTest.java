@@ -8,7 +8,10 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -117,6 +120,48 @@ class GroupedTimersTest {
         // The slot it would have had is gone: the next task tries the loop again.
         assertFalse(closed.schedule(() -> ran.add("b"), 10, 5));
         assertEquals(0, closed.timersHandedToLoop());
+    }
+
+    @Test
+    void tasksAddedFromSeveralThreadsWhileSlotsRunEachRunOnceOnTheLoop() throws Exception {
+        DefaultEventLoop loop = new DefaultEventLoop();
+        try {
+            GroupedTimers live = new GroupedTimers(loop);
+            int threads = 4;
+            int perThread = 5_000;
+            AtomicIntegerArray runs = new AtomicIntegerArray(threads * perThread);
+            AtomicInteger offLoop = new AtomicInteger();
+            CountDownLatch all = new CountDownLatch(threads * perThread);
+            List<Thread> adders = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int first = t * perThread;
+                Thread adder = new Thread(() -> {
+                    for (int i = first; i < first + perThread; i++) {
+                        int index = i;
+                        // Delays of 0 to 2 ms on a grid of 1 ms: slots fill as earlier ones run.
+                        assertTrue(live.schedule(() -> {
+                            if (!loop.inEventLoop()) {
+                                offLoop.incrementAndGet();
+                            }
+                            runs.incrementAndGet(index);
+                            all.countDown();
+                        }, index % 3, 1));
+                    }
+                });
+                adders.add(adder);
+                adder.start();
+            }
+            for (Thread adder : adders) {
+                adder.join(TimeUnit.SECONDS.toMillis(30));
+            }
+            assertTrue(all.await(30, TimeUnit.SECONDS), all.getCount() + " tasks never ran");
+            for (int i = 0; i < runs.length(); i++) {
+                assertEquals(1, runs.get(i), "runs of task " + i);
+            }
+            assertEquals(0, offLoop.get(), "tasks run off the loop");
+        } finally {
+            loop.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).sync();
+        }
     }
 
     private void advance(long millis) {
