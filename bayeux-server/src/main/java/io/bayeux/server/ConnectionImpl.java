@@ -371,7 +371,9 @@ final class ConnectionImpl implements Connection {
         boolean carryQueue = session != null && session.isConnected() && !handshake
                 && (endpoint.canPush() ? connect && metaConnectOnly : connect || !metaConnectOnly)
                 && !(metaConnectOnly && connectReplyDropped);
-        List<ServerMessage> queued = carryQueue ? session.takeQueue(mutableReplies) : List.of();
+        // Beside a held connect of the session, a reply to other requests leaves them to it.
+        List<ServerMessage> queued = !carryQueue ? List.of()
+                : connect ? session.takeQueue(mutableReplies) : session.takeQueueBesideConnect(mutableReplies);
         List<ServerMessage> out = new ArrayList<>(exchanges.size() + queued.size());
         int first = 0;
         if (handshake) {

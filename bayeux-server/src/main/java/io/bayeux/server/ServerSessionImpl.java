@@ -872,6 +872,37 @@ public final class ServerSessionImpl implements ServerSession {
         }
     }
 
+    /**
+     * As {@link #takeQueue}, for the reply to a request that holds no {@code /meta/connect}:
+     * nothing while a connect of the session is held. The messages wait for that connect's
+     * reply (the session's connect is woken for them as usual): a client that has a reply on
+     * each of two connections may read them in either order, and would then see later messages
+     * before earlier ones.
+     */
+    List<ServerMessage> takeQueueBesideConnect(List<ServerMessage.Mutable> replies) {
+        lock.lock();
+        try {
+            if (heldConnect != null) {
+                return List.of();
+            }
+            List<ServerMessage> batch = takeBatch(replies);
+            replyLeftMessages = !queue.isEmpty();
+            return batch;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether a {@code /meta/connect} of this session is held now, waiting for messages or its timeout. */
+    public boolean isConnectHeld() {
+        lock.lock();
+        try {
+            return heldConnect != null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Under the lock: what one frame or response carries of the queue. */
     private List<ServerMessage> takeBatch(List<ServerMessage.Mutable> replies) {
         return queue.take(replies, server.config().maxBatchBytes(), this::encodedSize);

@@ -8,6 +8,7 @@ import io.bayeux.api.server.ServerSession;
 import io.bayeux.common.json.JacksonJsonCodec;
 import io.bayeux.server.BayeuxServerConfig;
 import io.bayeux.server.NonBlocking;
+import io.bayeux.server.ServerSessionImpl;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -198,6 +199,38 @@ class LongPollingResponsesIT {
             for (RawHttp http : connections) {
                 http.close();
             }
+        }
+    }
+
+    @Test
+    void whileAConnectIsHeldTheRepliesToTheSessionsOtherRequestsLeaveItsMessagesToTheConnect() throws Exception {
+        // A long gather time: the held connect waits for it with the first message queued.
+        server.restart(builder -> builder.bayeuxConfig(BayeuxServerConfig.builder().connectGather(Duration.ofSeconds(3)).build()));
+        try (RawHttp polling = RawHttp.connect(server.port()); RawHttp other = RawHttp.connect(server.port())) {
+            String[] session = connectedSubscriber(polling, "/chat");
+            polling.write(RawHttp.request("POST", PATH, List.of("Cookie: " + session[0], "Content-Type: application/json;charset=UTF-8"),
+                    ("[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"clientId\":\"" + session[1] + "\"}]")
+                            .getBytes(StandardCharsets.UTF_8)));
+            var chat = server.server().bayeux().createChannelIfAbsent("/chat").getReference();
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!((ServerSessionImpl) server.server().bayeux().getSession(session[1])).isConnectHeld() && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            chat.publish(null, "first");
+            // The session publishes on its other connection, as a browser does while its connect
+            // is held: a reply carrying "first" on this connection could be read after the
+            // connect's reply that carries what came next, on the other.
+            RawHttp.Response published = post(other, List.of("Cookie: " + session[0]),
+                    "[{\"channel\":\"/chat\",\"data\":\"second\",\"clientId\":\"" + session[1] + "\"}]");
+            List<Map<String, Object>> publishReplies = messages(published.body());
+            assertEquals(1, publishReplies.size(), "the publish reply alone: " + published.text());
+            assertEquals(true, publishReplies.get(0).get("successful"), published.text());
+            RawHttp.Response connected = polling.readResponse();
+            List<Map<String, Object>> messages = messages(connected.body());
+            assertEquals(3, messages.size(), "both messages, in order, then the connect reply: " + connected.text());
+            assertEquals("first", messages.get(0).get("data"));
+            assertEquals("second", messages.get(1).get("data"));
+            assertEquals(Channel.META_CONNECT, messages.get(2).get("channel"));
         }
     }
 
