@@ -6,7 +6,8 @@ import org.slf4j.LoggerFactory;
 import java.util.List;
 
 /**
- * Removes expired sessions and idle channels, every {@code sweepPeriod}: the scheduler
+ * Removes expired sessions and idle channels, and forgets the browsers that hold no
+ * long-polling connect ({@link BrowserHolds#sweep}), every {@code sweepPeriod}: the scheduler
  * decides, the removals (which call the application's listeners) run on the server's
  * executor, each session's on its own, so that a slow listener delays nothing else. A session expires when it has had no connect in progress for longer than its
  * interval plus {@code maxInterval}; a non-persistent channel with no subscribers, listeners
@@ -72,5 +73,6 @@ final class Sweeper {
                 server.runTimerWork(() -> server.channelSwept(channel));
             }
         }
+        server.browserHolds().sweep();
     }
 }
