@@ -121,8 +121,43 @@ final class ConnectionImpl implements Connection {
         }
     }
 
+    /**
+     * A batch that publishes is handled as a batch of its session ({@link ServerSessionImpl#startBatch}):
+     * the messages it delivers to its own session (a publish to a channel it subscribes to)
+     * wake the session's held connect once the whole batch is handled and its reply made, not
+     * at the first of them. Otherwise that connect's reply (made at once, on this thread) would
+     * carry the first, and this batch's reply, on the client's other connection, the others:
+     * two responses the client may read in either order.
+     */
     @Override
     public Scheduler.Cancellable handle(List<ServerMessage.Mutable> batch, Consumer<List<ServerMessage>> replies) {
+        ServerSessionImpl batching = batchingSession(batch);
+        if (batching == null) {
+            return handleBatch(batch, replies);
+        }
+        batching.startBatch();
+        try {
+            return handleBatch(batch, replies);
+        } finally {
+            batching.endBatch();
+        }
+    }
+
+    /** The session a batch holding more than {@code /meta/connect}s comes from, when it exists already; else null. */
+    private ServerSessionImpl batchingSession(List<ServerMessage.Mutable> batch) {
+        String clientId = null;
+        boolean connectsOnly = true;
+        for (int i = 0, n = batch.size(); i < n; i++) {
+            ServerMessage.Mutable message = batch.get(i);
+            connectsOnly &= Channel.META_CONNECT.equals(message.get(Message.CHANNEL_FIELD));
+            if (clientId == null && message.get(Message.CLIENT_ID_FIELD) instanceof String id) {
+                clientId = id;
+            }
+        }
+        return connectsOnly || clientId == null ? null : server.sessionImpl(clientId);
+    }
+
+    private Scheduler.Cancellable handleBatch(List<ServerMessage.Mutable> batch, Consumer<List<ServerMessage>> replies) {
         List<Exchange> exchanges = new ArrayList<>(batch.size());
         ServerSessionImpl session = null;
         boolean connect = false;

@@ -370,6 +370,33 @@ class ChannelTest {
         assertEquals(List.of("zzz"), data(received));
     }
 
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void aLazyMessageWhoseTimeoutExpiresWhileItsSessionIsInABatchGoesWhenTheBatchEnds(boolean push) {
+        start();
+        server.createChannelIfAbsent("/lazy", channel -> channel.setLazyTimeout(1500));
+        TestClient alice = new TestClient(server, push).connected();
+        TestClient bob = new TestClient(server, push).connected();
+        assertEquals(true, bob.subscribe("/lazy").get("successful"));
+        var held = bob.connect();
+        ServerSessionImpl session = (ServerSessionImpl) server.getSession(bob.clientId());
+        session.startBatch();
+        assertEquals(true, alice.publish("/lazy", "zzz").get("successful"));
+        scheduler.advance(1500);
+        assertFalse(held.isDone(), "the session is in a batch");
+        assertTrue(bob.pushed.isEmpty());
+
+        session.endBatch();
+        List<Map<String, Object>> received;
+        if (push) {
+            received = List.of(bob.nextPushed());
+        } else {
+            assertTrue(held.isDone(), "the end of the batch sends what became due during it");
+            received = Deliveries.onlyDeliveries(held.join());
+        }
+        assertEquals(List.of("zzz"), data(received));
+    }
+
     @Test
     void lazyMessageWhoseTimeoutExpiredBetweenConnectsIsNotHeldByTheNextConnect() {
         start();

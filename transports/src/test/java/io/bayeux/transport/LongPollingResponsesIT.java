@@ -234,6 +234,38 @@ class LongPollingResponsesIT {
         }
     }
 
+    @Test
+    void whatABatchPublishesToItsOwnSessionGoesInOrderWithTheHeldConnectsReply() throws Exception {
+        // No gather time: a message answers a held connect at once.
+        server.restart(builder -> builder.bayeuxConfig(BayeuxServerConfig.builder().connectGather(Duration.ZERO).build()));
+        try (RawHttp polling = RawHttp.connect(server.port()); RawHttp other = RawHttp.connect(server.port())) {
+            String[] session = connectedSubscriber(polling, "/chat");
+            polling.write(RawHttp.request("POST", PATH, List.of("Cookie: " + session[0], "Content-Type: application/json;charset=UTF-8"),
+                    ("[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"clientId\":\"" + session[1] + "\"}]")
+                            .getBytes(StandardCharsets.UTF_8)));
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!((ServerSessionImpl) server.server().bayeux().getSession(session[1])).isConnectHeld() && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            // Three messages in one request, to a channel the session subscribes to: the first must not
+            // answer the held connect on its own, leaving the others to this request's reply.
+            StringBuilder batch = new StringBuilder("[");
+            for (int i = 1; i <= 3; i++) {
+                batch.append(i > 1 ? "," : "").append("{\"channel\":\"/chat\",\"data\":\"m").append(i)
+                        .append("\",\"clientId\":\"").append(session[1]).append("\"}");
+            }
+            RawHttp.Response published = post(other, List.of("Cookie: " + session[0]), batch.append("]").toString());
+            List<Map<String, Object>> publishReplies = messages(published.body());
+            assertEquals(3, publishReplies.size(), "the three publish replies alone: " + published.text());
+            RawHttp.Response connected = polling.readResponse();
+            List<Map<String, Object>> messages = messages(connected.body());
+            assertEquals(4, messages.size(), "the three messages, in order, then the connect reply: " + connected.text());
+            for (int i = 1; i <= 3; i++) {
+                assertEquals("m" + i, messages.get(i - 1).get("data"), connected.text());
+            }
+        }
+    }
+
     private static void connectAll(List<RawHttp> connections, List<String[]> sessions) throws Exception {
         for (int i = 0; i < connections.size(); i++) {
             String[] session = sessions.get(i);
