@@ -139,7 +139,12 @@ final class ConnectionImpl implements Connection {
         try {
             return handleBatch(batch, replies);
         } finally {
-            batching.endBatch();
+            try {
+                batching.endBatch();
+            } catch (IllegalStateException x) {
+                // Application code ended more batches than it started, this one included.
+                LOG.warn("Unbalanced endBatch() on {} while it handled a batch", batching, x);
+            }
         }
     }
 
