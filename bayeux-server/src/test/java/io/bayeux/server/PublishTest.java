@@ -1,5 +1,6 @@
 package io.bayeux.server;
 
+import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,6 +23,21 @@ class PublishTest extends ServerTestSupport {
         assertEquals("abc", reply.get("id"));
         assertEquals(true, reply.get("successful"));
         assertFalse(reply.containsKey("data"));
+    }
+
+    @Test
+    void aListenerThatEndsThePublishersBatchUnbalancedDoesNotFailThePublish() {
+        // Application code ending a batch it never started, while the publishing request is
+        // handled as a batch of its session: the request is still answered.
+        server.createChannelIfAbsent("/chat/room", channel -> channel.addListener((ServerChannel.MessageListener) (from, c, message) -> {
+            from.endBatch();
+            return true;
+        }));
+        TestClient client = new TestClient(server, true).connected();
+        Map<String, Object> reply = TestClient.reply(client.call(Map.of("channel", "/chat/room", "id", "1", "data", "x")), "/chat/room");
+        assertEquals(true, reply.get("successful"));
+        reply = TestClient.reply(client.call(Map.of("channel", "/chat/room", "id", "2", "data", "y")), "/chat/room");
+        assertEquals(true, reply.get("successful"), "and the next one");
     }
 
     @Test
