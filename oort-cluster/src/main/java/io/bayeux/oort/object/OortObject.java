@@ -423,6 +423,12 @@ public class OortObject<T> implements Iterable<Info<T>> {
                 next.run();
             } catch (RuntimeException x) {
                 logger.warn("Telling the listeners of {} failed", this, x);
+            } catch (Error x) {
+                // A listener's Error: the notifications still queued are told by the next change.
+                synchronized (this) {
+                    notifying = false;
+                }
+                throw x;
             }
         }
     }

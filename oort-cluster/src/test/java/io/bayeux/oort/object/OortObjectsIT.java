@@ -22,6 +22,7 @@ import static io.bayeux.oort.OortTesting.awaitMesh;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Oort objects on three nodes in one JVM, on loopback. */
@@ -51,6 +52,34 @@ class OortObjectsIT {
             parts.put(info.getOortURL(), info.getObject());
         }
         return parts;
+    }
+
+    /** An Error a listener throws, as an assertion in application code might. */
+    private static final class ListenerError extends Error {
+        ListenerError() {
+            super("thrown by the test's listener");
+        }
+    }
+
+    @Test
+    void aListenerThatThrowsAnErrorDoesNotStopTheNextChangesBeingTold() {
+        OortTesting.Node a = node();
+        OortLong counter = started(new OortLong(a.oort(), "errors"));
+        List<Long> told = new ArrayList<>();
+        boolean[] fail = {true};
+        counter.addListener(new OortObject.Listener<>() {
+            @Override
+            public void onUpdated(Info<Long> oldInfo, Info<Long> newInfo) {
+                if (fail[0]) {
+                    fail[0] = false;
+                    throw new ListenerError();
+                }
+                told.add(newInfo.getObject());
+            }
+        });
+        assertThrows(ListenerError.class, () -> counter.addAndGet(1), "the Error reaches the thread that made the change");
+        counter.addAndGet(1);
+        assertEquals(List.of(2L), told, "the change after the Error is told");
     }
 
     @Test
