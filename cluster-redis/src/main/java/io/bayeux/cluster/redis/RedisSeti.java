@@ -155,13 +155,13 @@ public class RedisSeti implements Presence {
             added = table.associate(userId, serverSession);
             if (first && added) {
                 queue(true, userId, getId(), true);
+                // Under the lock (the commands are only queued on the connection): Redis gets a
+                // user's arrivals and departures in the order they were made here.
+                announce(userId, true);
             }
         }
         if (added) {
             serverSession.addListener(PresenceTable.disassociator(this, userId));
-        }
-        if (first && added) {
-            announce(userId, true);
         }
         table.notifyListeners();
         return added;
@@ -177,10 +177,8 @@ public class RedisSeti implements Presence {
             last = removed && !table.isAssociated(userId);
             if (last) {
                 queue(false, userId, getId(), true);
+                announce(userId, false);
             }
-        }
-        if (last) {
-            announce(userId, false);
         }
         table.notifyListeners();
         return removed;
@@ -194,12 +192,12 @@ public class RedisSeti implements Presence {
             sessions = table.disassociate(userId);
             if (sessions != null) {
                 queue(false, userId, getId(), true);
+                announce(userId, false);
             }
         }
         if (sessions == null) {
             return Set.of();
         }
-        announce(userId, false);
         table.notifyListeners();
         return sessions;
     }
@@ -310,6 +308,7 @@ public class RedisSeti implements Presence {
         return cluster.getPrefix() + "seti:" + node;
     }
 
+    /** Under the lock: queues the commands on the Redis connection, waiting for no answer. */
     private void announce(String userId, boolean present) {
         if (!isStarted()) {
             return;

@@ -1,8 +1,12 @@
 package io.bayeux.cluster.redis;
 
+import io.bayeux.api.server.LocalSession;
+import io.bayeux.api.server.ServerSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -139,5 +143,65 @@ class RedisSetiIT {
         release.countDown();
         await("both told", () -> told.size() >= 2);
         assertEquals(List.of("+carol@ghost", "-carol@ghost"), told);
+    }
+    /**
+     * A user associated on one thread and disassociated on another while the first is still on
+     * its way out of associate: Redis gets the arrival and the departure in the order they were
+     * made, so the node's set ends without the user (it kept alice, until a heartbeat repaired
+     * it, when the announcements were made after the lock).
+     */
+    @Test
+    void anAssociationAndItsEndOnTwoThreadsReachRedisInTheOrderTheyWereMade() throws Exception {
+        RedisTesting.Node a = fixture.closing(node(fixture.redis()));
+        // Heartbeats 10 s apart: none repairs the set during the test.
+        RedisSeti setiA = fixture.seti(a, Duration.ofSeconds(30));
+        LocalSession local = a.server().bayeux().newLocalSession("alice");
+        local.handshake();
+        ServerSession real = local.getServerSession();
+        CountDownLatch inAssociate = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        // Holds associate's thread where it adds its listener to the session: after the table
+        // changed, on its way to announcing the arrival.
+        ServerSession held = (ServerSession) Proxy.newProxyInstance(ServerSession.class.getClassLoader(), new Class<?>[] {ServerSession.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("addListener") && inAssociate.getCount() > 0) {
+                        inAssociate.countDown();
+                        release.await(10, TimeUnit.SECONDS);
+                    }
+                    if (method.getName().equals("equals")) {
+                        return proxy == args[0];
+                    }
+                    if (method.getName().equals("hashCode")) {
+                        return System.identityHashCode(proxy);
+                    }
+                    try {
+                        return method.invoke(real, args);
+                    } catch (InvocationTargetException x) {
+                        throw x.getCause();
+                    }
+                });
+        Thread associating = new Thread(() -> setiA.associate("alice", held));
+        associating.start();
+        assertTrue(inAssociate.await(10, TimeUnit.SECONDS), "associate is under way");
+        assertTrue(setiA.disassociate("alice", held));
+        release.countDown();
+        associating.join(TimeUnit.SECONDS.toMillis(10));
+        // A later announcement of the node, on the same Redis connection: once it is in the set,
+        // alice's two are done.
+        LocalSession zed = a.server().bayeux().newLocalSession("zed");
+        zed.handshake();
+        setiA.associate("zed", zed.getServerSession());
+        String key = "bayeux:presence:" + setiA.getId();
+        await("zed in Redis", () -> isMember(key, "zed"));
+        assertFalse(isMember(key, "alice"), "alice left after she arrived");
+        assertFalse(setiA.isAssociated("alice"));
+    }
+
+    private boolean isMember(String key, String member) {
+        try {
+            return fixture.redis().command("SISMEMBER " + key + " " + member).startsWith(":1");
+        } catch (java.io.IOException x) {
+            throw new java.io.UncheckedIOException(x);
+        }
     }
 }
