@@ -189,7 +189,7 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
         // A little late maybe, with the other replies of the loop due about then: one wake-up.
         BayeuxServerImpl server = connection.server();
         if (!connection.endpoint().scheduleGrouped(() -> server.completeFromLoop(session, this::resume), delayMillis, server.connectGatherSlackMillis())) {
-            connection.server().scheduleWork(this::resume, delayMillis);
+            server.scheduleWork(this::resume, delayMillis);
         }
     }
 

@@ -864,9 +864,7 @@ public final class ServerSessionImpl implements ServerSession {
     List<ServerMessage> takeQueue(List<ServerMessage.Mutable> replies) {
         lock.lock();
         try {
-            List<ServerMessage> batch = takeBatch(replies);
-            replyLeftMessages = !queue.isEmpty();
-            return batch;
+            return takeReplyBatch(replies);
         } finally {
             lock.unlock();
         }
@@ -882,12 +880,7 @@ public final class ServerSessionImpl implements ServerSession {
     List<ServerMessage> takeQueueBesideConnect(List<ServerMessage.Mutable> replies) {
         lock.lock();
         try {
-            if (heldConnect != null) {
-                return List.of();
-            }
-            List<ServerMessage> batch = takeBatch(replies);
-            replyLeftMessages = !queue.isEmpty();
-            return batch;
+            return heldConnect != null ? List.of() : takeReplyBatch(replies);
         } finally {
             lock.unlock();
         }
@@ -901,6 +894,13 @@ public final class ServerSessionImpl implements ServerSession {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Under the lock: what a reply carries of the queue, noting whether it left some. */
+    private List<ServerMessage> takeReplyBatch(List<ServerMessage.Mutable> replies) {
+        List<ServerMessage> batch = takeBatch(replies);
+        replyLeftMessages = !queue.isEmpty();
+        return batch;
     }
 
     /** Under the lock: what one frame or response carries of the queue. */
