@@ -128,6 +128,10 @@ final class ConnectionImpl implements Connection {
      * at the first of them. Otherwise that connect's reply (made at once, on this thread) would
      * carry the first, and this batch's reply, on the client's other connection, the others:
      * two responses the client may read in either order.
+     *
+     * <p>A batch of several messages also {@linkplain LoopFlusher#hold() holds} the push rounds it
+     * starts until it is handled: each subscriber on a pushing connection gets what the batch
+     * delivered to it in one frame, not the first message alone and the rest in another.
      */
     @Override
     public Scheduler.Cancellable handle(List<ServerMessage.Mutable> batch, Consumer<List<ServerMessage>> replies) {
@@ -135,15 +139,26 @@ final class ConnectionImpl implements Connection {
         if (batching == null) {
             return handleBatch(batch, replies);
         }
-        batching.startBatch();
+        // What several messages deliver to pushing sessions reaches their loops at the end, together.
+        boolean hold = batch.size() > 1;
+        if (hold) {
+            LoopFlusher.hold();
+        }
         try {
-            return handleBatch(batch, replies);
-        } finally {
+            batching.startBatch();
             try {
-                batching.endBatch();
-            } catch (IllegalStateException x) {
-                // Application code ended more batches than it started, this one included.
-                LOG.warn("Unbalanced endBatch() on {} while it handled a batch", batching, x);
+                return handleBatch(batch, replies);
+            } finally {
+                try {
+                    batching.endBatch();
+                } catch (IllegalStateException x) {
+                    // Application code ended more batches than it started, this one included.
+                    LOG.warn("Unbalanced endBatch() on {} while it handled a batch", batching, x);
+                }
+            }
+        } finally {
+            if (hold) {
+                LoopFlusher.release();
             }
         }
     }

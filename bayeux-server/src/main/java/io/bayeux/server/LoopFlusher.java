@@ -20,9 +20,19 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>The list is linked through the sessions themselves ({@link ServerSessionImpl#nextDirty}, a
  * lock-free stack pushed by any thread and taken whole by the loop), so listing allocates
  * nothing. Only the loop runs a round, so the round's bookkeeping needs no lock.
+ *
+ * <p>A thread that handles a batch of several messages from a client {@linkplain #hold() holds}
+ * its listings until the batch is handled: what the batch delivers is queued at once, but the
+ * loops hear of it at the end, so a subscriber gets one frame per loop round for the whole
+ * batch instead of a round started by the first message racing the publishes of the others.
+ * Only this thread's listings wait: a session another thread lists goes into the next round as
+ * usual, with whatever this batch queued for it.
  */
 final class LoopFlusher implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(LoopFlusher.class);
+
+    /** Per thread: the listings it holds back until the batch it handles ends. */
+    private static final ThreadLocal<Held> HELD = ThreadLocal.withInitial(Held::new);
 
     private final Executor loop;
     /** The sessions listed since the last round, the latest first; null when none is. */
@@ -34,17 +44,48 @@ final class LoopFlusher implements Runnable {
         this.loop = loop;
     }
 
-    /** Lists {@code session} for the next round, unless it is listed already. Any thread. */
+    /**
+     * Lists {@code session} for the next round, unless it is listed already; while this thread
+     * {@linkplain #hold() holds} its listings, at the end of the hold. Any thread.
+     */
     void schedule(ServerSessionImpl session) {
-        if (session.markDirty()) {
-            ServerSessionImpl head;
-            do {
-                head = listed.get();
-                session.nextDirty = head;
-            } while (!listed.compareAndSet(head, session));
-            if (head == null) {
-                submit();
-            }
+        Held held = HELD.get();
+        if (held.depth > 0) {
+            held.add(this, session);
+        } else if (list(session)) {
+            submit();
+        }
+    }
+
+    /** @return whether the list was empty: the caller submits the round */
+    private boolean list(ServerSessionImpl session) {
+        if (!session.markDirty()) {
+            return false;
+        }
+        ServerSessionImpl head;
+        do {
+            head = listed.get();
+            session.nextDirty = head;
+        } while (!listed.compareAndSet(head, session));
+        return head == null;
+    }
+
+    /**
+     * From now on this thread's listings wait until the matching {@link #release()}: the
+     * thread is about to handle several messages of one batch. Holds nest.
+     */
+    static void hold() {
+        HELD.get().depth++;
+    }
+
+    /**
+     * Ends a {@link #hold()}; the outermost lists what was held, each session once, then starts
+     * the round of each loop whose list it began: the loop wakes once, with all of it.
+     */
+    static void release() {
+        Held held = HELD.get();
+        if (--held.depth == 0) {
+            held.release();
         }
     }
 
@@ -110,6 +151,55 @@ final class LoopFlusher implements Runnable {
             }
         }
         written.clear();
+    }
+
+    /** One thread's held listings, in the order they came. */
+    private static final class Held {
+        /** Beyond this many, the lists are let go after a release instead of kept for the next batch. */
+        private static final int KEEP = 4096;
+        int depth;
+        private ArrayList<LoopFlusher> flushers = new ArrayList<>();
+        private ArrayList<ServerSessionImpl> sessions = new ArrayList<>();
+
+        void add(LoopFlusher flusher, ServerSessionImpl session) {
+            flushers.add(flusher);
+            sessions.add(session);
+        }
+
+        void release() {
+            LoopFlusher first = null;
+            List<LoopFlusher> more = null;
+            try {
+                for (int i = 0, n = sessions.size(); i < n; i++) {
+                    LoopFlusher flusher = flushers.get(i);
+                    // A session held twice is listed already the second time: its round waits for the submit below.
+                    if (flusher.list(sessions.get(i))) {
+                        if (first == null) {
+                            first = flusher;
+                        } else {
+                            if (more == null) {
+                                more = new ArrayList<>(2);
+                            }
+                            more.add(flusher);
+                        }
+                    }
+                }
+            } finally {
+                if (sessions.size() > KEEP) {
+                    flushers = new ArrayList<>();
+                    sessions = new ArrayList<>();
+                } else {
+                    flushers.clear();
+                    sessions.clear();
+                }
+                if (first != null) {
+                    first.submit();
+                }
+                if (more != null) {
+                    more.forEach(LoopFlusher::submit);
+                }
+            }
+        }
     }
 
     @Override

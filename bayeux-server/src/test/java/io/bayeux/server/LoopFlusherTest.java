@@ -122,6 +122,49 @@ class LoopFlusherTest {
     }
 
     @Test
+    void aThreadsHeldListingsWaitForItsOutermostReleaseWhileAnotherThreadsListingGoesOutAsUsual() throws Exception {
+        start(-1);
+        ManualLoop a = new ManualLoop();
+        ManualLoop b = new ManualLoop();
+        TestClient onA = subscriber(a);
+        TestClient onB = subscriber(b);
+
+        LoopFlusher.hold();
+        try {
+            LoopFlusher.hold();
+            publish(0, 3);
+            LoopFlusher.release();
+            assertEquals(0, a.submitted + b.submitted, "nothing reaches the loops while the thread holds");
+
+            // Another thread's publish lists the sessions at once, and their rounds take what the hold queued too.
+            Thread other = new Thread(() -> publish(3, 4));
+            other.start();
+            other.join();
+            assertEquals(1, a.submitted, "loop a, for the other thread");
+            assertEquals(1, b.submitted, "loop b, for the other thread");
+            a.runAll();
+            b.runAll();
+            assertEquals(List.of(0, 1, 2, 3), data(onA));
+            assertEquals(List.of(0, 1, 2, 3), data(onB));
+
+            publish(4, 6);
+            assertEquals(2, a.submitted + b.submitted, "held again: no more tasks");
+        } finally {
+            LoopFlusher.release();
+        }
+        assertEquals(2, a.submitted, "one task for loop a at the release");
+        assertEquals(2, b.submitted, "one task for loop b at the release");
+        a.runAll();
+        b.runAll();
+        for (TestClient client : List.of(onA, onB)) {
+            assertEquals(List.of(0, 1, 2, 3, 4, 5), data(client), "all, once, in order");
+            assertEquals(2, client.writes.get(), "one frame a round");
+        }
+        publish(6, 7);
+        assertEquals(3, a.submitted, "released: a publish submits at once");
+    }
+
+    @Test
     void anUnwritableEndpointGetsNothingUntilItIsWritableAgainAndOthersAreNotHeldUp() {
         start(-1);
         ManualLoop loop = new ManualLoop();

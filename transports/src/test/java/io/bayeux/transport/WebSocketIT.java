@@ -2,6 +2,7 @@ package io.bayeux.transport;
 
 import io.bayeux.api.Promise;
 import io.bayeux.api.server.BayeuxServer;
+import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.common.json.JacksonJsonCodec;
@@ -124,6 +125,74 @@ class WebSocketIT {
         assertEquals(20, data.size(), "one frame with all 20 messages: " + frame);
         for (int i = 0; i < 20; i++) {
             assertEquals(i, data.get(i), "in order: " + data);
+        }
+    }
+
+    @Test
+    void whatOneBatchPublishesReachesEachSubscriberInOneFrameWhileTheBatchTakesTime() throws Exception {
+        server = NettyBayeuxServer.builder().port(0).build().start();
+        // Application code that takes its time over each message, on the executor, while the reader's loop is idle.
+        server.bayeux().createChannelIfAbsent("/room", channel -> channel.addListener((ServerChannel.MessageListener) (from, to, message) -> {
+            try {
+                Thread.sleep(30);
+            } catch (InterruptedException x) {
+                Thread.currentThread().interrupt();
+            }
+            return true;
+        }));
+        String path = server.uri().getPath();
+        try (RawWebSocket reader = RawWebSocket.open(server.port(), path); RawWebSocket publisher = RawWebSocket.open(server.port(), path)) {
+            String readerId = rawHandshake(reader);
+            reader.sendText("[{\"id\":\"s\",\"channel\":\"/meta/subscribe\",\"clientId\":\"" + readerId + "\",\"subscription\":\"/room\"}]");
+            assertEquals(true, rawReply(reader, "s").get("successful"));
+            reader.sendText("[{\"id\":\"c\",\"channel\":\"/meta/connect\",\"clientId\":\"" + readerId + "\",\"connectionType\":\"websocket\"}]");
+            assertEquals(true, rawReply(reader, "c").get("successful"));
+            // The connect the client keeps outstanding.
+            reader.sendText("[{\"id\":\"c2\",\"channel\":\"/meta/connect\",\"clientId\":\"" + readerId + "\",\"connectionType\":\"websocket\"}]");
+
+            String publisherId = rawHandshake(publisher);
+            StringBuilder batch = new StringBuilder("[");
+            for (int i = 0; i < 5; i++) {
+                batch.append(i == 0 ? "" : ",").append("{\"id\":\"p").append(i).append("\",\"channel\":\"/room\",\"clientId\":\"")
+                        .append(publisherId).append("\",\"data\":").append(i).append('}');
+            }
+            publisher.sendText(batch.append(']').toString());
+            List<Object> replies = new ArrayList<>();
+            while (replies.size() < 5) {
+                for (Map<String, Object> message : parse(publisher.read().text())) {
+                    if (message.containsKey("successful")) {
+                        assertEquals(true, message.get("successful"), message.toString());
+                        replies.add(message.get("id"));
+                    }
+                }
+            }
+
+            List<Object> first = new ArrayList<>();
+            while (first.isEmpty()) {
+                for (Map<String, Object> message : parse(reader.read().text())) {
+                    if ("/room".equals(message.get("channel")) && message.containsKey("data")) {
+                        first.add(((Number) message.get("data")).intValue());
+                    }
+                }
+            }
+            assertEquals(List.of(0, 1, 2, 3, 4), first, "the reader's first frame with the room's messages");
+        }
+    }
+
+    /** Handshakes over {@code socket}; returns the client id. */
+    private static String rawHandshake(RawWebSocket socket) throws Exception {
+        socket.sendText("[{\"id\":\"h\",\"channel\":\"/meta/handshake\",\"version\":\"1.0\",\"supportedConnectionTypes\":[\"websocket\"]}]");
+        return (String) rawReply(socket, "h").get("clientId");
+    }
+
+    /** Reads frames from {@code socket} until the reply to the message {@code id}. */
+    private static Map<String, Object> rawReply(RawWebSocket socket, String id) throws Exception {
+        while (true) {
+            for (Map<String, Object> message : parse(socket.read().text())) {
+                if (id.equals(message.get("id")) && message.containsKey("successful")) {
+                    return message;
+                }
+            }
         }
     }
 
