@@ -26,11 +26,14 @@ import java.util.concurrent.atomic.AtomicReference;
  * loops hear of it at the end, so a subscriber gets one frame per loop round for the whole
  * batch instead of a round started by the first message racing the publishes of the others.
  * Only this thread's listings wait: a session another thread lists goes into the next round as
- * usual, with whatever this batch queued for it.
+ * usual, with whatever this batch queued for it. And they wait {@value #MAX_HOLD_MILLIS} ms at
+ * most, however long the batch takes.
  */
 final class LoopFlusher implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(LoopFlusher.class);
 
+    /** The longest a thread's listing is held: past it, what the thread holds goes out while it goes on. */
+    static final long MAX_HOLD_MILLIS = 20;
     /** Per thread: the listings it holds back until the batch it handles ends. */
     private static final ThreadLocal<Held> HELD = ThreadLocal.withInitial(Held::new);
 
@@ -85,7 +88,7 @@ final class LoopFlusher implements Runnable {
     static void release() {
         Held held = HELD.get();
         if (--held.depth == 0) {
-            held.release();
+            held.end();
         }
     }
 
@@ -153,51 +156,85 @@ final class LoopFlusher implements Runnable {
         written.clear();
     }
 
-    /** One thread's held listings, in the order they came. */
+    /**
+     * One thread's held listings, in the order they came. The thread adds and releases them;
+     * a watchdog on the server's scheduler releases them too, {@value #MAX_HOLD_MILLIS} ms after
+     * the first, so that a batch whose handling blocks (application code waiting for a client,
+     * say) holds nobody's messages for longer than that.
+     */
     private static final class Held {
         /** Beyond this many, the lists are let go after a release instead of kept for the next batch. */
         private static final int KEEP = 4096;
+        /** The owner's nesting; only the owner touches it. */
         int depth;
+        /** Guarded by this. */
         private ArrayList<LoopFlusher> flushers = new ArrayList<>();
         private ArrayList<ServerSessionImpl> sessions = new ArrayList<>();
+        /** The watchdog of what is held now; only the owner touches it. */
+        private Scheduler.Cancellable watchdog;
 
         void add(LoopFlusher flusher, ServerSessionImpl session) {
-            flushers.add(flusher);
-            sessions.add(session);
+            boolean first;
+            synchronized (this) {
+                first = sessions.isEmpty();
+                flushers.add(flusher);
+                sessions.add(session);
+            }
+            if (first) {
+                try {
+                    watchdog = session.server().scheduler().schedule(this::release, MAX_HOLD_MILLIS);
+                } catch (RuntimeException x) {
+                    // The scheduler is stopping, as the server is: the hold's end releases them.
+                    LOG.debug("No watchdog for held listings", x);
+                }
+            }
         }
 
+        /** The owner's outermost release. */
+        void end() {
+            Scheduler.Cancellable pending = watchdog;
+            if (pending != null) {
+                watchdog = null;
+                pending.cancel();
+            }
+            release();
+        }
+
+        /** Lists what is held, each session once, then starts the rounds of the loops whose lists it began. */
         void release() {
             LoopFlusher first = null;
             List<LoopFlusher> more = null;
-            try {
-                for (int i = 0, n = sessions.size(); i < n; i++) {
-                    LoopFlusher flusher = flushers.get(i);
-                    // A session held twice is listed already the second time: its round waits for the submit below.
-                    if (flusher.list(sessions.get(i))) {
-                        if (first == null) {
-                            first = flusher;
-                        } else {
-                            if (more == null) {
-                                more = new ArrayList<>(2);
+            synchronized (this) {
+                try {
+                    for (int i = 0, n = sessions.size(); i < n; i++) {
+                        LoopFlusher flusher = flushers.get(i);
+                        // A session held twice is listed already the second time: its round waits for the submit below.
+                        if (flusher.list(sessions.get(i))) {
+                            if (first == null) {
+                                first = flusher;
+                            } else {
+                                if (more == null) {
+                                    more = new ArrayList<>(2);
+                                }
+                                more.add(flusher);
                             }
-                            more.add(flusher);
                         }
                     }
+                } finally {
+                    if (sessions.size() > KEEP) {
+                        flushers = new ArrayList<>();
+                        sessions = new ArrayList<>();
+                    } else {
+                        flushers.clear();
+                        sessions.clear();
+                    }
                 }
-            } finally {
-                if (sessions.size() > KEEP) {
-                    flushers = new ArrayList<>();
-                    sessions = new ArrayList<>();
-                } else {
-                    flushers.clear();
-                    sessions.clear();
-                }
-                if (first != null) {
-                    first.submit();
-                }
-                if (more != null) {
-                    more.forEach(LoopFlusher::submit);
-                }
+            }
+            if (first != null) {
+                first.submit();
+            }
+            if (more != null) {
+                more.forEach(LoopFlusher::submit);
             }
         }
     }

@@ -165,6 +165,41 @@ class LoopFlusherTest {
     }
 
     @Test
+    void whatAThreadHoldsGoesOutAfterTheLongestHoldEvenWhileTheThreadStillHolds() {
+        start(-1);
+        ManualLoop a = new ManualLoop();
+        TestClient client = subscriber(a);
+
+        int timers;
+        LoopFlusher.hold();
+        try {
+            publish(0, 2);
+            scheduler.advance(LoopFlusher.MAX_HOLD_MILLIS - 1);
+            assertEquals(0, a.submitted, "held, before the longest hold");
+            scheduler.advance(1);
+            assertEquals(1, a.submitted, "released by the watchdog");
+            a.runAll();
+            assertEquals(List.of(0, 1), data(client));
+
+            // Held again from the next listing on, with a watchdog of its own.
+            publish(2, 3);
+            assertEquals(1, a.submitted);
+            scheduler.advance(LoopFlusher.MAX_HOLD_MILLIS);
+            assertEquals(2, a.submitted, "released by the second watchdog");
+            a.runAll();
+            timers = scheduler.pending();
+            publish(3, 4);
+            assertEquals(timers + 1, scheduler.pending(), "a third watchdog");
+        } finally {
+            LoopFlusher.release();
+        }
+        assertEquals(3, a.submitted, "the rest at the hold's end");
+        a.runAll();
+        assertEquals(List.of(0, 1, 2, 3), data(client), "all, once, in order");
+        assertEquals(timers, scheduler.pending(), "the last watchdog was cancelled");
+    }
+
+    @Test
     void anUnwritableEndpointGetsNothingUntilItIsWritableAgainAndOthersAreNotHeldUp() {
         start(-1);
         ManualLoop loop = new ManualLoop();
