@@ -111,15 +111,19 @@ public class RedisSeti implements Presence {
         scheduler.scheduleWithFixedDelay(this::heartbeat, 0, period, TimeUnit.MILLISECONDS);
     }
 
-    /** Stops presence: this node's users leave the cluster at once. */
+    /** Stops presence: this node's users leave the cluster at once, and its listeners hear that every user it knew of is gone. */
     public void stop() {
-        Set<String> users;
+        List<String> users;
         synchronized (this) {
             if (!started) {
                 return;
             }
             started = false;
-            users = Set.copyOf(table.localUserIds());
+            // As Seti: the node's own users leave, and its listeners hear of it.
+            users = table.disassociateAll();
+            for (String userId : users) {
+                queue(false, userId, getId(), true);
+            }
         }
         scheduler.shutdownNow();
         try {
@@ -137,8 +141,12 @@ public class RedisSeti implements Presence {
             }
         }
         synchronized (this) {
-            table.remote().clear();
+            // The other nodes' users are no longer known here: the listeners hear that too.
+            Map<String, Set<String>> remote = table.remote();
+            remote.forEach((node, ids) -> ids.forEach(userId -> queue(false, userId, node, false)));
+            remote.clear();
         }
+        table.notifyListeners();
     }
 
     // --- associations
@@ -374,6 +382,9 @@ public class RedisSeti implements Presence {
         }
         boolean present = Boolean.TRUE.equals(event.get("present"));
         synchronized (this) {
+            if (!started) {
+                return; // heard after stop(): nobody is known here any more
+            }
             events++;
             Map<String, Set<String>> remote = table.remote();
             boolean changed;

@@ -78,6 +78,33 @@ class RedisSetiIT {
         await("the removal event", () -> eventsOnB.contains("-alice@" + setiA.getId()));
     }
 
+    /** As Seti's: a node that stops tells its own listeners that every user it knew of is gone, its own and the others'. */
+    @Test
+    void aStoppingNodeTellsItsListenersThatEveryUserItKnewIsGone() throws Exception {
+        RedisTesting.Node a = fixture.closing(node(fixture.redis()));
+        RedisTesting.Node b = fixture.closing(node(fixture.redis()));
+        RedisSeti setiA = fixture.seti(a, TTL);
+        RedisSeti setiB = fixture.seti(b, TTL);
+        AliceAndBob.associate(fixture, a, setiA, b, setiB);
+        await("both seen from B", () -> setiB.getUserIds().equals(Set.of("alice", "bob")));
+        List<String> removedOnB = new CopyOnWriteArrayList<>();
+        setiB.addPresenceListener(new RedisSeti.PresenceListener() {
+            @Override
+            public void presenceRemoved(Event event) {
+                removedOnB.add(event.userId() + (event.local() ? "@local" : "@" + event.node()));
+            }
+        });
+
+        setiB.stop();
+
+        assertEquals(Set.of("bob@local", "alice@" + setiA.getId()), Set.copyOf(removedOnB), "told on B");
+        assertEquals(2, removedOnB.size(), "once each: " + removedOnB);
+        assertEquals(Set.of(), setiB.getUserIds());
+        assertFalse(setiB.isAssociated("bob"));
+        // And A hears that bob left with B.
+        await("bob gone from A", () -> !setiA.isPresent("bob"));
+    }
+
     @Test
     void aSilentNodesUsersExpireWithItsHeartbeat() throws Exception {
         RedisTesting.Node b = fixture.closing(node(fixture.redis()));
