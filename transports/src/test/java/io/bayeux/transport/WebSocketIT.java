@@ -133,14 +133,7 @@ class WebSocketIT {
     void whatOneBatchPublishesReachesEachSubscriberInOneFrameWhileTheBatchTakesTime() throws Exception {
         server = NettyBayeuxServer.builder().port(0).build().start();
         // Application code that takes a little time over each message, on the executor, while the reader's loop is idle.
-        server.bayeux().createChannelIfAbsent("/room", channel -> channel.addListener((ServerChannel.MessageListener) (from, to, message) -> {
-            try {
-                Thread.sleep(2);
-            } catch (InterruptedException x) {
-                Thread.currentThread().interrupt();
-            }
-            return true;
-        }));
+        pauseOnRoomMessages(message -> Thread.sleep(2));
         try (RawWebSocket reader = RawWebSocket.open(server.port(), server.uri().getPath());
              RawWebSocket publisher = RawWebSocket.open(server.port(), server.uri().getPath())) {
             subscribeAndConnect(reader, "/room");
@@ -155,16 +148,11 @@ class WebSocketIT {
         server = NettyBayeuxServer.builder().port(0).build().start();
         CountDownLatch firstRead = new CountDownLatch(1);
         // The second message's listener waits until the reader has the first: were the first held until the batch's end, it would wait in vain.
-        server.bayeux().createChannelIfAbsent("/room", channel -> channel.addListener((ServerChannel.MessageListener) (from, to, message) -> {
+        pauseOnRoomMessages(message -> {
             if (((Number) message.getData()).intValue() == 1) {
-                try {
-                    firstRead.await(5, TimeUnit.SECONDS);
-                } catch (InterruptedException x) {
-                    Thread.currentThread().interrupt();
-                }
+                firstRead.await(5, TimeUnit.SECONDS);
             }
-            return true;
-        }));
+        });
         try (RawWebSocket reader = RawWebSocket.open(server.port(), server.uri().getPath());
              RawWebSocket publisher = RawWebSocket.open(server.port(), server.uri().getPath())) {
             subscribeAndConnect(reader, "/room");
@@ -177,6 +165,23 @@ class WebSocketIT {
             assertTrue(waitedMillis < 2_000, "the first message came after " + waitedMillis + " ms");
             assertEquals(List.of(1), nextData(reader, "/room"));
         }
+    }
+
+    /** What a listener of /room does with each message before it goes on. */
+    private interface Pause {
+        void on(ServerMessage message) throws InterruptedException;
+    }
+
+    /** A listener of /room (application code, on the executor) that runs {@code pause} on every message. */
+    private void pauseOnRoomMessages(Pause pause) {
+        server.bayeux().createChannelIfAbsent("/room", channel -> channel.addListener((ServerChannel.MessageListener) (from, to, message) -> {
+            try {
+                pause.on(message);
+            } catch (InterruptedException x) {
+                Thread.currentThread().interrupt();
+            }
+            return true;
+        }));
     }
 
     /** Handshakes over {@code socket}, subscribes to {@code channel} and leaves a connect outstanding. */
