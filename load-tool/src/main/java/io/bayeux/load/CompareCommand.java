@@ -1,12 +1,12 @@
 package io.bayeux.load;
 
+import io.bayeux.common.LoopbackPorts;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.file.Files;
@@ -218,10 +218,9 @@ final class CompareCommand implements Callable<Integer> {
         return median == null ? "-" : Format.number(median) + " (" + Format.number(min) + "-" + Format.number(max) + ")";
     }
 
+    /** The port for the next server: free now, and none an outgoing connection takes before the server binds it. */
     static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
+        return LoopbackPorts.unused();
     }
 
     /** A server started from a shell command: its process tree, stopped by pid. */

@@ -1,10 +1,11 @@
 package io.bayeux.oort;
 
+import io.bayeux.common.LoopbackPorts;
+
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -42,11 +43,9 @@ final class NodeProcess implements AutoCloseable {
         reader.start();
     }
 
+    /** A port for a node to come: free now, and none an outgoing connection takes meanwhile. */
     static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        }
+        return LoopbackPorts.unused();
     }
 
     static NodeProcess start(int port, long failureMillis, String... peers) throws Exception {

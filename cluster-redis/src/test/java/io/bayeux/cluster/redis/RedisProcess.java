@@ -1,10 +1,10 @@
 package io.bayeux.cluster.redis;
 
+import io.bayeux.common.LoopbackPorts;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -48,11 +48,7 @@ public final class RedisProcess implements AutoCloseable {
     /** Starts {@code program} ({@code redis-server}, {@code valkey-server}, or a path to one) on a port free a moment ago. */
     public static RedisProcess start(String program) throws Exception {
         Path dir = Files.createTempDirectory("redis-test");
-        int port;
-        try (ServerSocket probe = new ServerSocket()) {
-            probe.bind(new InetSocketAddress("127.0.0.1", 0));
-            port = probe.getLocalPort();
-        }
+        int port = LoopbackPorts.unused();
         RedisProcess redis = new RedisProcess(program, port, dir);
         redis.restart();
         return redis;
