@@ -237,7 +237,7 @@ final class ConnectionImpl implements Connection {
         if (browser != null) {
             server.browserHolds().release(browser);
         }
-        complete(session, exchanges, connect, replies);
+        complete(session, exchanges, connect, hold > 0, replies);
         return DONE;
     }
 
@@ -387,14 +387,14 @@ final class ConnectionImpl implements Connection {
         removePending(held);
         held.session.released(held);
         held.session.resumed(held, held.wasTimedOut());
-        complete(held.session, exchanges, true, held.responder);
+        complete(held.session, exchanges, true, true, held.responder);
     }
 
     void cancelled(PendingBatch held) {
         releaseBrowser(held);
         removePending(held);
         held.session.released(held);
-        held.session.connectEnded();
+        held.session.connectEnded(false);
     }
 
     private void releaseBrowser(PendingBatch held) {
@@ -403,7 +403,13 @@ final class ConnectionImpl implements Connection {
         }
     }
 
-    private void complete(ServerSessionImpl session, List<Exchange> exchanges, boolean connect, Consumer<List<ServerMessage>> responder) {
+    /**
+     * Replies to a handled batch.
+     *
+     * @param longPolls whether its connect was one to hold (held or not): the client connects again at once
+     */
+    private void complete(ServerSessionImpl session, List<Exchange> exchanges, boolean connect, boolean longPolls,
+            Consumer<List<ServerMessage>> responder) {
         boolean handshake = !exchanges.isEmpty() && Channel.META_HANDSHAKE.equals(exchanges.get(0).message.getChannel());
         // The replies pass the extensions first: the queue's DeQueueListeners see them as sent.
         List<ServerMessage> replies = new ArrayList<>(exchanges.size());
@@ -442,7 +448,7 @@ final class ConnectionImpl implements Connection {
         // Before the write: the client may read the reply and connect again before this thread
         // goes on, and that connect's gather time counts from this reply.
         if (connect && session != null) {
-            session.connectEnded();
+            session.connectEnded(longPolls && !endpoint.canPush());
         }
         try {
             responder.accept(out);

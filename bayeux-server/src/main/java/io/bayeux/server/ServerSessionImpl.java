@@ -89,6 +89,11 @@ public final class ServerSessionImpl implements ServerSession {
     private long connectEndedAt = Long.MIN_VALUE / 2;
     /** Whether the last reply that carried the queue left messages in it (maxBatchBytes): they go without gathering. */
     private boolean replyLeftMessages;
+    /**
+     * Under the lock: a connect reply went to a long-polling client that connects again at once,
+     * and its next connect has not come yet. The queue waits for that connect, as for a held one.
+     */
+    private boolean connectDue;
 
     private volatile State state = State.NEW;
     private volatile String userAgent;
@@ -872,15 +877,15 @@ public final class ServerSessionImpl implements ServerSession {
 
     /**
      * As {@link #takeQueue}, for the reply to a request that holds no {@code /meta/connect}:
-     * nothing while a connect of the session is held. The messages wait for that connect's
-     * reply (the session's connect is woken for them as usual): a client that has a reply on
-     * each of two connections may read them in either order, and would then see later messages
-     * before earlier ones.
+     * nothing while a connect of the session is held, or due at once after the reply to the
+     * last one. The messages wait for that connect's reply (the session's connect is woken for
+     * them as usual): a client that has a reply on each of two connections may read them in
+     * either order, and would then see later messages before earlier ones.
      */
     List<ServerMessage> takeQueueBesideConnect(List<ServerMessage.Mutable> replies) {
         lock.lock();
         try {
-            return heldConnect != null ? List.of() : takeReplyBatch(replies);
+            return heldConnect != null || connectDue ? List.of() : takeReplyBatch(replies);
         } finally {
             lock.unlock();
         }
@@ -999,6 +1004,7 @@ public final class ServerSessionImpl implements ServerSession {
         try {
             if (connect) {
                 expireAt = 0;
+                connectDue = false;
             } else if (expireAt != 0) {
                 expireAt = Math.max(expireAt, server.scheduler().now() + maxInterval());
             }
@@ -1069,11 +1075,18 @@ public final class ServerSessionImpl implements ServerSession {
         return gather == 0 || replyLeftMessages ? 0 : connectEndedAt + gather - server.scheduler().now();
     }
 
-    /** A connect reply went out, or a held connect was dropped: expiry starts counting. */
-    void connectEnded() {
+    /**
+     * A connect reply went out, or a held connect was dropped: expiry starts counting.
+     *
+     * @param connectsAgain whether the reply went to a long-polling client that connects again at
+     *        once (it asked to be held, and the advised interval is 0): until its next connect, the
+     *        replies to its other requests leave the queue to that connect
+     */
+    void connectEnded(boolean connectsAgain) {
         lock.lock();
         try {
             connectEndedAt = server.scheduler().now();
+            connectDue = connectsAgain && state != State.REMOVED && interval() == 0;
             if (heldConnect == null) {
                 armExpiry();
             }

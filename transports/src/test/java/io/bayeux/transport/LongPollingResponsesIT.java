@@ -235,6 +235,40 @@ class LongPollingResponsesIT {
     }
 
     @Test
+    void betweenAConnectReplyAndTheNextConnectTheRepliesToTheSessionsOtherRequestsLeaveItsMessagesToThatConnect() throws Exception {
+        // No gather time: a message answers a held connect at once.
+        server.restart(builder -> builder.bayeuxConfig(BayeuxServerConfig.builder().connectGather(Duration.ZERO).build()));
+        try (RawHttp polling = RawHttp.connect(server.port()); RawHttp other = RawHttp.connect(server.port())) {
+            String[] session = connectedSubscriber(polling, "/chat");
+            String connect = "[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"clientId\":\"" + session[1] + "\"}]";
+            polling.write(RawHttp.request("POST", PATH, List.of("Cookie: " + session[0], "Content-Type: application/json;charset=UTF-8"),
+                    connect.getBytes(StandardCharsets.UTF_8)));
+            ServerSessionImpl serverSession = (ServerSessionImpl) server.server().bayeux().getSession(session[1]);
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!serverSession.isConnectHeld() && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            var chat = server.server().bayeux().createChannelIfAbsent("/chat").getReference();
+            chat.publish(null, "first");
+            RawHttp.Response firstReply = polling.readResponse();
+            assertEquals("first", messages(firstReply.body()).get(0).get("data"), firstReply.text());
+            // The client has the connect reply but has not connected again yet: a reply on its
+            // other connection that carried "second" could be read before the one carrying "first".
+            chat.publish(null, "second");
+            RawHttp.Response published = post(other, List.of("Cookie: " + session[0]),
+                    "[{\"channel\":\"/elsewhere\",\"data\":\"x\",\"clientId\":\"" + session[1] + "\"}]");
+            List<Map<String, Object>> publishReplies = messages(published.body());
+            assertEquals(1, publishReplies.size(), "the publish reply alone: " + published.text());
+            assertEquals(true, publishReplies.get(0).get("successful"), published.text());
+            RawHttp.Response next = post(polling, List.of("Cookie: " + session[0]), connect);
+            List<Map<String, Object>> messages = messages(next.body());
+            assertEquals(2, messages.size(), "the message, then the connect reply: " + next.text());
+            assertEquals("second", messages.get(0).get("data"), next.text());
+            assertEquals(Channel.META_CONNECT, messages.get(1).get("channel"), next.text());
+        }
+    }
+
+    @Test
     void whatABatchPublishesToItsOwnSessionGoesInOrderWithTheHeldConnectsReply() throws Exception {
         // No gather time: a message answers a held connect at once.
         server.restart(builder -> builder.bayeuxConfig(BayeuxServerConfig.builder().connectGather(Duration.ZERO).build()));
