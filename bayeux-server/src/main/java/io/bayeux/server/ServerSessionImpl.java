@@ -91,7 +91,8 @@ public final class ServerSessionImpl implements ServerSession {
     private boolean replyLeftMessages;
     /**
      * Under the lock: a connect reply went to a long-polling client that connects again at once,
-     * and its next connect has not come yet. The queue waits for that connect, as for a held one.
+     * and its next connect has not come yet. The queue waits for that connect, as for a held one,
+     * for {@code maxInterval} at most.
      */
     private boolean connectDue;
 
@@ -885,10 +886,19 @@ public final class ServerSessionImpl implements ServerSession {
     List<ServerMessage> takeQueueBesideConnect(List<ServerMessage.Mutable> replies) {
         lock.lock();
         try {
-            return heldConnect != null || connectDue ? List.of() : takeReplyBatch(replies);
+            return heldConnect != null || awaitsConnect() ? List.of() : takeReplyBatch(replies);
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Under the lock: whether the client connects again at once after the last connect reply,
+     * and has not yet. Not past {@code maxInterval}: a client that keeps sending other requests
+     * but no connect gets its messages in their replies again.
+     */
+    private boolean awaitsConnect() {
+        return connectDue && server.scheduler().now() - connectEndedAt < maxInterval();
     }
 
     /** Whether a {@code /meta/connect} of this session is held now, waiting for messages or its timeout. */

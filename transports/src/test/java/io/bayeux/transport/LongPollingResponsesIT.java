@@ -269,6 +269,34 @@ class LongPollingResponsesIT {
     }
 
     @Test
+    void aClientThatSendsNoConnectForMaxIntervalButOtherRequestsGetsItsMessagesInTheirReplies() throws Exception {
+        server.restart(builder -> builder.bayeuxConfig(BayeuxServerConfig.builder().connectGather(Duration.ZERO)
+                .maxInterval(Duration.ofSeconds(1)).build()));
+        try (RawHttp polling = RawHttp.connect(server.port()); RawHttp other = RawHttp.connect(server.port())) {
+            String[] session = connectedSubscriber(polling, "/chat");
+            // A connect that asks to be held, answered at once by what is queued: the client should connect again.
+            var chat = server.server().bayeux().createChannelIfAbsent("/chat").getReference();
+            chat.publish(null, "first");
+            RawHttp.Response firstReply = post(polling, List.of("Cookie: " + session[0]),
+                    "[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"clientId\":\"" + session[1] + "\"}]");
+            long connectEnded = System.nanoTime();
+            assertEquals("first", messages(firstReply.body()).get(0).get("data"), firstReply.text());
+            chat.publish(null, "second");
+            String publish = "[{\"channel\":\"/elsewhere\",\"data\":\"x\",\"clientId\":\"" + session[1] + "\"}]";
+            RawHttp.Response early = post(other, List.of("Cookie: " + session[0]), publish);
+            assertEquals(1, messages(early.body()).size(), "the next connect is due: " + early.text());
+            // Its requests keep the session from expiring (a second past the last one), not the connect it owes.
+            Thread.sleep(Math.max(0, 600 - (System.nanoTime() - connectEnded) / 1_000_000));
+            post(other, List.of("Cookie: " + session[0]), publish);
+            Thread.sleep(Math.max(0, 1_200 - (System.nanoTime() - connectEnded) / 1_000_000));
+            RawHttp.Response late = post(other, List.of("Cookie: " + session[0]), publish);
+            List<Map<String, Object>> messages = messages(late.body());
+            assertEquals(2, messages.size(), "a maxInterval without a connect: " + late.text());
+            assertEquals("second", messages.get(0).get("data"), late.text());
+        }
+    }
+
+    @Test
     void whatABatchPublishesToItsOwnSessionGoesInOrderWithTheHeldConnectsReply() throws Exception {
         // No gather time: a message answers a held connect at once.
         server.restart(builder -> builder.bayeuxConfig(BayeuxServerConfig.builder().connectGather(Duration.ZERO).build()));
