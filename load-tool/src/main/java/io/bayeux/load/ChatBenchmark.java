@@ -152,7 +152,7 @@ public final class ChatBenchmark {
                 phase = "idle";
                 long holdStart = System.nanoTime();
                 long toolCpu = ProcessFigures.ownCpuNanos();
-                Long serverCpu = serverPid == null ? null : ProcessFigures.cpuNanos(serverPid);
+                ProcessFigures.CpuSample serverCpu = serverPid == null ? null : ProcessFigures.cpuSample(serverPid);
                 Thread.sleep(scenario.hold().toMillis());
                 double seconds = (System.nanoTime() - holdStart) / 1e9;
                 toolFigures = toolFigures(toolCpu, seconds, 0);
@@ -340,7 +340,7 @@ public final class ChatBenchmark {
     }
 
     /** Where the measured phase started, and what the CPU clocks said then. */
-    private record Measure(long firstPublish, long start, long lastPublish, long toolCpu, Long serverCpu) {
+    private record Measure(long firstPublish, long start, long lastPublish, long toolCpu, ProcessFigures.CpuSample serverCpu) {
     }
 
     private Measure publishAll() {
@@ -354,7 +354,7 @@ public final class ChatBenchmark {
         long firstPublish = start;
         long measureStart = start;
         long toolCpu = ProcessFigures.ownCpuNanos();
-        Long serverCpu = serverPid == null ? null : ProcessFigures.cpuNanos(serverPid);
+        ProcessFigures.CpuSample serverCpu = serverPid == null ? null : ProcessFigures.cpuSample(serverPid);
         long lastPublish = start;
         for (long i = 0; i < total; i++) {
             LockSupport.parkNanos(start + i * interval - System.nanoTime());
@@ -368,7 +368,7 @@ public final class ChatBenchmark {
                 measuring = true;
                 measureStart = System.nanoTime();
                 toolCpu = ProcessFigures.ownCpuNanos();
-                serverCpu = serverPid == null ? null : ProcessFigures.cpuNanos(serverPid);
+                serverCpu = serverPid == null ? null : ProcessFigures.cpuSample(serverPid);
             }
             publishBatch(random, chat, i < warmup);
             lastPublish = System.nanoTime();
@@ -508,18 +508,22 @@ public final class ChatBenchmark {
         return new RunResult.Tool(cpu, 100 * cpu / seconds, deliveries == 0 ? null : cpu * 1e6 / deliveries, ioThreads);
     }
 
-    private RunResult.Server serverFigures(Long cpuStart, long deliveries, Long rssBefore, Long heapBefore,
+    private RunResult.Server serverFigures(ProcessFigures.CpuSample cpuStart, long deliveries, Long rssBefore, Long heapBefore,
                                            Map<String, Object> statsBefore, BayeuxClient statsClient) {
         Map<String, Object> stats = statsBefore == null ? null : serverStats(statsClient);
         if (serverPid == null) {
-            return new RunResult.Server(null, null, null, null, null, null, null, stats, statsBefore);
+            return new RunResult.Server(null, null, null, null, null, null, null, null, null, stats, statsBefore);
         }
-        Long cpuEnd = ProcessFigures.cpuNanos(serverPid);
-        Double cpu = cpuStart == null || cpuEnd == null ? null : (cpuEnd - cpuStart) / 1e9;
+        ProcessFigures.CpuSample cpuEnd = ProcessFigures.cpuSample(serverPid);
+        Double cpu = cpuStart == null || cpuEnd == null ? null : (cpuEnd.processNanos() - cpuStart.processNanos()) / 1e9;
         Double perDelivery = cpu == null || deliveries == 0 ? null : cpu * 1e6 / deliveries;
+        Long jitNanos = cpu == null ? null : cpuEnd.compilerNanosSince(cpuStart);
+        Double jit = jitNanos == null ? null : jitNanos / 1e9;
+        Double perDeliveryWithoutJit = jit == null || deliveries == 0 ? null : Math.max(0, cpu - jit) * 1e6 / deliveries;
         Long rss = ProcessFigures.rssBytes(serverPid);
         Long heap = ProcessFigures.heapAfterGcBytes(serverPid);
-        return new RunResult.Server(serverPid, cpu, perDelivery, rss, rssBefore, heap, heapBefore, stats, statsBefore);
+        return new RunResult.Server(serverPid, cpu, perDelivery, jit, perDeliveryWithoutJit, rss, rssBefore, heap, heapBefore,
+                stats, statsBefore);
     }
 
     /** What the server's stats service answers, or null when it has none (CometD's server). */

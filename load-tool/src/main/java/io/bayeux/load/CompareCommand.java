@@ -127,6 +127,8 @@ final class CompareCommand implements Callable<Integer> {
         metrics.add(metric(runs, "latency max (µs)", false, r -> r.latency().max()));
         metrics.add(metric(runs, "server CPU (µs/delivery)", false, r -> orNaN(r.server().cpuMicrosPerDelivery())));
         metrics.add(metric(runs, "server CPU (s)", false, r -> orNaN(r.server().cpuSeconds())));
+        metrics.add(metric(runs, "server JIT CPU (s)", false, r -> orNaN(r.server().jitCpuSeconds())));
+        metrics.add(metric(runs, "server CPU w/o JIT (µs/delivery)", false, r -> orNaN(r.server().cpuMicrosPerDeliveryWithoutJit())));
         metrics.add(metric(runs, "server RSS (MiB)", false, r -> r.server().rssBytes() == null ? Double.NaN : r.server().rssBytes() / 1048576.0));
         metrics.add(metric(runs, "server heap after GC (MiB)", false,
                 r -> r.server().heapAfterGcBytes() == null ? Double.NaN : r.server().heapAfterGcBytes() / 1048576.0));
@@ -206,9 +208,9 @@ final class CompareCommand implements Callable<Integer> {
         System.out.println("B: " + c.b());
         System.out.printf(Locale.ROOT, "%d rounds, order %s%n", c.rounds(), String.join(" ", c.order()));
         c.failedRuns().forEach((label, reason) -> System.out.println("  " + label + " failed: " + reason));
-        System.out.printf(Locale.ROOT, "  %-28s %-30s %-30s %s%n", "metric", "A median (min-max)", "B median (min-max)", "A/B (min-max)");
+        System.out.printf(Locale.ROOT, "  %-34s %-30s %-30s %s%n", "metric", "A median (min-max)", "B median (min-max)", "A/B (min-max)");
         for (Comparison.Metric m : c.metrics()) {
-            System.out.printf(Locale.ROOT, "  %-28s %-30s %-30s %s%n", m.name() + (m.higherIsBetter() ? " ↑" : " ↓"),
+            System.out.printf(Locale.ROOT, "  %-34s %-30s %-30s %s%n", m.name() + (m.higherIsBetter() ? " ↑" : " ↓"),
                     spread(m.medianA(), m.minA(), m.maxA()), spread(m.medianB(), m.minB(), m.maxB()),
                     m.ratio() == null ? "-" : String.format(Locale.ROOT, "%.3f (%.3f-%.3f)", m.ratio(), m.ratioMin(), m.ratioMax()));
         }

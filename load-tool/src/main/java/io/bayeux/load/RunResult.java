@@ -100,6 +100,8 @@ public record RunResult(String label, Map<String, Object> scenario, String start
      * @param pid                 the server's process id when known
      * @param cpuSeconds          its CPU time (user + system) over the measured phase
      * @param cpuMicrosPerDelivery that CPU divided by the deliveries
+     * @param jitCpuSeconds       the part of that CPU its JIT compiler threads used (a JVM on Linux), or null
+     * @param cpuMicrosPerDeliveryWithoutJit the CPU without the JIT compilers', divided by the deliveries
      * @param rssBytes            resident memory at the end, clients still connected
      * @param rssBeforeBytes      resident memory before the clients connected
      * @param heapAfterGcBytes    heap in use after a full GC at the end (jcmd), clients still connected
@@ -107,7 +109,8 @@ public record RunResult(String label, Map<String, Object> scenario, String start
      * @param stats               what the server's {@code /service/load/stats} answered at the end, or null
      * @param statsBefore         the same before the measured phase, or null
      */
-    public record Server(Long pid, Double cpuSeconds, Double cpuMicrosPerDelivery, Long rssBytes, Long rssBeforeBytes,
+    public record Server(Long pid, Double cpuSeconds, Double cpuMicrosPerDelivery, Double jitCpuSeconds,
+                         Double cpuMicrosPerDeliveryWithoutJit, Long rssBytes, Long rssBeforeBytes,
                          Long heapAfterGcBytes, Long heapBeforeBytes, Map<String, Object> stats,
                          Map<String, Object> statsBefore) {
     }

@@ -51,8 +51,11 @@ final class Summary {
                 t.cpuMicrosPerDelivery() == null ? "" : String.format(Locale.ROOT, ", %.2f µs/delivery", t.cpuMicrosPerDelivery()), t.ioThreads()));
         RunResult.Server sv = r.server();
         if (sv.pid() != null) {
-            row(out, "server CPU", sv.cpuSeconds() == null ? "-" : String.format(Locale.ROOT, "%.1f s%s", sv.cpuSeconds(),
-                    sv.cpuMicrosPerDelivery() == null ? "" : String.format(Locale.ROOT, ", %.2f µs/delivery", sv.cpuMicrosPerDelivery())));
+            row(out, "server CPU", sv.cpuSeconds() == null ? "-" : String.format(Locale.ROOT, "%.1f s%s%s", sv.cpuSeconds(),
+                    sv.cpuMicrosPerDelivery() == null ? "" : String.format(Locale.ROOT, ", %.2f µs/delivery", sv.cpuMicrosPerDelivery()),
+                    sv.jitCpuSeconds() == null ? "" : String.format(Locale.ROOT, "; JIT compilers %.1f s%s", sv.jitCpuSeconds(),
+                            sv.cpuMicrosPerDeliveryWithoutJit() == null ? ""
+                                    : String.format(Locale.ROOT, ", %.2f µs/delivery without them", sv.cpuMicrosPerDeliveryWithoutJit()))));
             row(out, "server memory", "RSS " + Format.bytes(sv.rssBytes()) + " (before " + Format.bytes(sv.rssBeforeBytes()) + "), heap after GC "
                     + Format.bytes(sv.heapAfterGcBytes()) + (sv.heapBeforeBytes() == null ? "" : " (before " + Format.bytes(sv.heapBeforeBytes()) + ")"));
             if (sv.heapBeforeBytes() != null && sv.heapAfterGcBytes() != null) {

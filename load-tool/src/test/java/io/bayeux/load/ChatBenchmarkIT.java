@@ -47,6 +47,11 @@ class ChatBenchmarkIT {
         assertNotNull(result.server().stats(), "the stats service answered");
         assertEquals(201L, ((Number) result.server().stats().get("sessions")).longValue(), "the clients and the stats client");
         assertNotNull(result.server().cpuSeconds());
+        // The server is a JVM on this machine: its JIT compilers' part is read, and is a part.
+        assertNotNull(result.server().jitCpuSeconds());
+        assertTrue(result.server().jitCpuSeconds() >= 0 && result.server().jitCpuSeconds() <= result.server().cpuSeconds() + 0.011,
+                result.server().toString());
+        assertTrue(result.server().cpuMicrosPerDeliveryWithoutJit() <= result.server().cpuMicrosPerDelivery(), result.server().toString());
         assertNotNull(result.server().rssBytes());
         assertTrue(result.tool().cpuSeconds() > 0);
     }
