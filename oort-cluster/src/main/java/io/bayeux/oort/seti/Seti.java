@@ -44,6 +44,9 @@ import java.util.concurrent.TimeUnit;
  * it counts as joined here), but, as {@code OortObject} does with parts, the users of a node
  * that has not been joined for a failure timeout are removed and the listeners told: so a
  * presence handled after its node left (queued while the node was removed) does not stay.
+ * Until a failure timeout after a node left, and until it sends a snapshot again (as it does
+ * when it joins again), its other presence messages are late ones and are dropped: they do not
+ * come back for that time at all.
  *
  * <p>Applications use it through {@link Presence}, which cluster-redis' {@code RedisSeti}
  * implements too; a node's name there ({@link #getNode()}, {@link PresenceListener.Event#node()})
@@ -90,6 +93,8 @@ public class Seti implements Presence {
     private volatile LocalSession session;
     /** Guarded by this: since when (System.nanoTime()) each other node with users here has been seen not joined. */
     private final Map<String, Long> unknownSince = new HashMap<>();
+    /** Guarded by this: when (System.nanoTime()) each node that left did, until it sends a snapshot or a failure timeout passes. */
+    private final Map<String, Long> departedAt = new HashMap<>();
     private volatile ScheduledFuture<?> sweep;
     /** Another node subscribing to /seti/all here is sent this node's users, asking for its own back. */
     private final ServerChannel.SubscriptionListener initialState = new ServerChannel.SubscriptionListener() {
@@ -197,6 +202,7 @@ public class Seti implements Presence {
             remote.forEach((url, users) -> users.forEach(userId -> queue(false, userId, url, false)));
             remote.clear();
             unknownSince.clear();
+            departedAt.clear();
         }
         s.disconnect();
         table.notifyListeners();
@@ -431,6 +437,12 @@ public class Seti implements Presence {
         boolean present = !Boolean.FALSE.equals(data.get(PRESENCE_FIELD));
         boolean replace = Boolean.TRUE.equals(data.get(REPLACE_FIELD));
         synchronized (this) {
+            if (replace) {
+                departedAt.remove(url);
+            } else if (departedAt.containsKey(url)) {
+                LOG.debug("{}: a presence of {}, which left, came late: dropped", this, url);
+                return;
+            }
             Map<String, Set<String>> remote = table.remote();
             Set<String> users = remote.computeIfAbsent(url, k -> new LinkedHashSet<>());
             if (replace) {
@@ -477,6 +489,7 @@ public class Seti implements Presence {
         synchronized (this) {
             Set<String> users = table.remote().remove(url);
             unknownSince.remove(url);
+            departedAt.put(url, System.nanoTime());
             if (users != null) {
                 users.forEach(userId -> queue(false, userId, url, false));
             }
@@ -492,6 +505,7 @@ public class Seti implements Presence {
             long limit = oort.getFailureTimeout().toNanos();
             List<String> stale = new ArrayList<>();
             synchronized (this) {
+                departedAt.values().removeIf(left -> now - left > limit);
                 Set<String> nodes = table.remote().keySet();
                 unknownSince.keySet().retainAll(nodes);
                 for (String url : nodes) {
