@@ -82,6 +82,25 @@ class LongPollingResponsesIT {
         return new String[] {browser, clientId};
     }
 
+    /**
+     * Sends a long-polling connect of {@code session} (as {@link #connectedSubscriber} returns
+     * it) over {@code http} and waits until the server holds it.
+     *
+     * @return the connect, to send again
+     */
+    private String sendConnectAndAwaitItsHold(RawHttp http, String[] session) throws Exception {
+        String connect = "[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"clientId\":\"" + session[1] + "\"}]";
+        http.write(RawHttp.request("POST", PATH, List.of("Cookie: " + session[0], "Content-Type: application/json;charset=UTF-8"),
+                connect.getBytes(StandardCharsets.UTF_8)));
+        ServerSessionImpl serverSession = (ServerSessionImpl) server.server().bayeux().getSession(session[1]);
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!serverSession.isConnectHeld() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertTrue(serverSession.isConnectHeld(), "the connect is held");
+        return connect;
+    }
+
     @Test
     void largeRepliesAreGzippedOneAfterTheOtherOnSeveralConnections() throws Exception {
         String data = "x".repeat(3_000);
@@ -208,14 +227,8 @@ class LongPollingResponsesIT {
         server.restart(builder -> builder.bayeuxConfig(BayeuxServerConfig.builder().connectGather(Duration.ofSeconds(3)).build()));
         try (RawHttp polling = RawHttp.connect(server.port()); RawHttp other = RawHttp.connect(server.port())) {
             String[] session = connectedSubscriber(polling, "/chat");
-            polling.write(RawHttp.request("POST", PATH, List.of("Cookie: " + session[0], "Content-Type: application/json;charset=UTF-8"),
-                    ("[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"clientId\":\"" + session[1] + "\"}]")
-                            .getBytes(StandardCharsets.UTF_8)));
+            sendConnectAndAwaitItsHold(polling, session);
             var chat = server.server().bayeux().createChannelIfAbsent("/chat").getReference();
-            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (!((ServerSessionImpl) server.server().bayeux().getSession(session[1])).isConnectHeld() && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
             chat.publish(null, "first");
             // The session publishes on its other connection, as a browser does while its connect
             // is held: a reply carrying "first" on this connection could be read after the
@@ -240,14 +253,7 @@ class LongPollingResponsesIT {
         server.restart(builder -> builder.bayeuxConfig(BayeuxServerConfig.builder().connectGather(Duration.ZERO).build()));
         try (RawHttp polling = RawHttp.connect(server.port()); RawHttp other = RawHttp.connect(server.port())) {
             String[] session = connectedSubscriber(polling, "/chat");
-            String connect = "[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"clientId\":\"" + session[1] + "\"}]";
-            polling.write(RawHttp.request("POST", PATH, List.of("Cookie: " + session[0], "Content-Type: application/json;charset=UTF-8"),
-                    connect.getBytes(StandardCharsets.UTF_8)));
-            ServerSessionImpl serverSession = (ServerSessionImpl) server.server().bayeux().getSession(session[1]);
-            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (!serverSession.isConnectHeld() && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
+            String connect = sendConnectAndAwaitItsHold(polling, session);
             var chat = server.server().bayeux().createChannelIfAbsent("/chat").getReference();
             chat.publish(null, "first");
             RawHttp.Response firstReply = polling.readResponse();
@@ -302,13 +308,7 @@ class LongPollingResponsesIT {
         server.restart(builder -> builder.bayeuxConfig(BayeuxServerConfig.builder().connectGather(Duration.ZERO).build()));
         try (RawHttp polling = RawHttp.connect(server.port()); RawHttp other = RawHttp.connect(server.port())) {
             String[] session = connectedSubscriber(polling, "/chat");
-            polling.write(RawHttp.request("POST", PATH, List.of("Cookie: " + session[0], "Content-Type: application/json;charset=UTF-8"),
-                    ("[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"clientId\":\"" + session[1] + "\"}]")
-                            .getBytes(StandardCharsets.UTF_8)));
-            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (!((ServerSessionImpl) server.server().bayeux().getSession(session[1])).isConnectHeld() && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
+            sendConnectAndAwaitItsHold(polling, session);
             // Three messages in one request, to a channel the session subscribes to: the first must not
             // answer the held connect on its own, leaving the others to this request's reply.
             StringBuilder batch = new StringBuilder("[");
