@@ -50,7 +50,12 @@ public final class OortTesting {
 
     /** A node whose links use WebSocket ({@code websocket}) or long-polling only. */
     public static Node node(boolean websocket, String secret, Duration failureTimeout, String... observed) {
-        NettyBayeuxServer server = NettyBayeuxServer.builder().host("127.0.0.1").port(0).build().start();
+        return node(0, websocket, secret, failureTimeout, observed);
+    }
+
+    /** A node on {@code port} (0: any free one), as a node restarted at its URL is. */
+    public static Node node(int port, boolean websocket, String secret, Duration failureTimeout, String... observed) {
+        NettyBayeuxServer server = NettyBayeuxServer.builder().host("127.0.0.1").port(port).build().start();
         Oort oort = new Oort(server.bayeux(), server.uri().toString());
         oort.setSecret(secret);
         oort.setFailureTimeout(failureTimeout);

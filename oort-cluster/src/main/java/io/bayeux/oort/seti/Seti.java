@@ -85,7 +85,7 @@ public class Seti implements Presence {
 
         @Override
         public void cometLeft(Event event) {
-            removeNode(event.cometURL());
+            removeNode(event.cometURL(), true);
         }
     };
     /** Guarded by this (but for telling its listeners): the users here and on each other node, by its URL. */
@@ -485,11 +485,14 @@ public class Seti implements Presence {
         }
     }
 
-    private void removeNode(String url) {
+    /** @param left whether the node left (rather than never joined): its presence messages still to come are late ones */
+    private void removeNode(String url, boolean left) {
         synchronized (this) {
             Set<String> users = table.remote().remove(url);
             unknownSince.remove(url);
-            departedAt.put(url, System.nanoTime());
+            if (left) {
+                departedAt.put(url, System.nanoTime());
+            }
             if (users != null) {
                 users.forEach(userId -> queue(false, userId, url, false));
             }
@@ -523,7 +526,7 @@ public class Seti implements Presence {
                 // Joined since the snapshot of the known nodes above: its users stay.
                 if (!oort.getKnownComets().contains(url)) {
                     LOG.debug("{}: removing the users of {}, not joined for {}", this, url, oort.getFailureTimeout());
-                    removeNode(url);
+                    removeNode(url, false);
                 }
             }
         } catch (RuntimeException x) {

@@ -199,6 +199,38 @@ class SetiIT {
         assertEquals(Set.of(), a.seti().getOortURLs("snap"));
     }
 
+    /**
+     * A node that left and comes back at its URL (restarted, a new id) is heard again: the users
+     * it had when it joined, and the changes it makes afterwards, although the presence messages
+     * of the node that left are dropped for a while.
+     */
+    @Test
+    void aNodeBackAtItsUrlIsHeardWithItsUsersAndItsLaterChanges() throws Exception {
+        Duration failureTimeout = Duration.ofSeconds(5);
+        SetiNode a = setiNode(OortTesting.node(OortTesting.SECRET, failureTimeout));
+        SetiNode b = setiNode(OortTesting.node(OortTesting.SECRET, failureTimeout));
+        int port = java.net.URI.create(b.url()).getPort();
+        b.node().oort().observeComet(a.url());
+        awaitMesh(a, b);
+        user(b, "dave");
+        await("dave seen on A", () -> a.seti().isPresent("dave"));
+        closeNode(b);
+        await("B left A", () -> a.node().oort().getKnownComets().isEmpty());
+        await("dave absent from A", () -> !a.seti().isPresent("dave"));
+
+        SetiNode back = setiNode(OortTesting.node(port, true, OortTesting.SECRET, failureTimeout));
+        assertEquals(b.url(), back.url());
+        user(back, "frank");
+        back.node().oort().observeComet(a.url());
+        awaitMesh(a, back);
+        await("frank, there when B came back, seen on A", () -> a.seti().isPresent("frank"));
+        User erin = user(back, "erin");
+        await("erin, who came after, seen on A", () -> a.seti().isPresent("erin"));
+        erin.client().disconnect();
+        await("erin's leaving seen on A", () -> !a.seti().isPresent("erin"));
+        assertFalse(a.seti().isPresent("dave"));
+    }
+
     private static Map<String, Object> presence(String url, List<String> userIds, boolean snapshot) {
         Map<String, Object> presence = new LinkedHashMap<>();
         presence.put(Seti.USER_IDS_FIELD, userIds);
