@@ -162,17 +162,9 @@ class SetiIT {
      */
     @Test
     void aLatePresenceOfANodeThatLeftIsDroppedAndALateSnapshotIsSwept() throws Exception {
-        Duration failureTimeout = Duration.ofSeconds(1);
-        SetiNode a = setiNode(OortTesting.node(OortTesting.SECRET, failureTimeout));
-        SetiNode b = setiNode(OortTesting.node(OortTesting.SECRET, failureTimeout));
-        b.node().oort().observeComet(a.url());
-        awaitMesh(a, b);
-        user(b, "dave");
-        await("dave seen on A", () -> a.seti().isPresent("dave"));
-
-        closeNode(b);
-        await("B left A", () -> a.node().oort().getKnownComets().isEmpty());
-        await("dave absent from A", () -> !a.seti().isPresent("dave"));
+        SetiNode[] nodes = afterBLeftA(Duration.ofSeconds(1));
+        SetiNode a = nodes[0];
+        SetiNode b = nodes[1];
 
         // B's presence message handled after A removed B (the interleaving): dropped.
         LocalSession late = a.node().server().bayeux().newLocalSession("late-presence");
@@ -207,16 +199,10 @@ class SetiIT {
     @Test
     void aNodeBackAtItsUrlIsHeardWithItsUsersAndItsLaterChanges() throws Exception {
         Duration failureTimeout = Duration.ofSeconds(5);
-        SetiNode a = setiNode(OortTesting.node(OortTesting.SECRET, failureTimeout));
-        SetiNode b = setiNode(OortTesting.node(OortTesting.SECRET, failureTimeout));
+        SetiNode[] nodes = afterBLeftA(failureTimeout);
+        SetiNode a = nodes[0];
+        SetiNode b = nodes[1];
         int port = java.net.URI.create(b.url()).getPort();
-        b.node().oort().observeComet(a.url());
-        awaitMesh(a, b);
-        user(b, "dave");
-        await("dave seen on A", () -> a.seti().isPresent("dave"));
-        closeNode(b);
-        await("B left A", () -> a.node().oort().getKnownComets().isEmpty());
-        await("dave absent from A", () -> !a.seti().isPresent("dave"));
 
         SetiNode back = setiNode(OortTesting.node(port, true, OortTesting.SECRET, failureTimeout));
         assertEquals(b.url(), back.url());
@@ -229,6 +215,24 @@ class SetiIT {
         erin.client().disconnect();
         await("erin's leaving seen on A", () -> !a.seti().isPresent("erin"));
         assertFalse(a.seti().isPresent("dave"));
+    }
+
+    /**
+     * Nodes A and B, B with user dave, until B stops: A saw dave, and saw him go with B.
+     *
+     * @return A and B
+     */
+    private SetiNode[] afterBLeftA(Duration failureTimeout) throws InterruptedException {
+        SetiNode a = setiNode(OortTesting.node(OortTesting.SECRET, failureTimeout));
+        SetiNode b = setiNode(OortTesting.node(OortTesting.SECRET, failureTimeout));
+        b.node().oort().observeComet(a.url());
+        awaitMesh(a, b);
+        user(b, "dave");
+        await("dave seen on A", () -> a.seti().isPresent("dave"));
+        closeNode(b);
+        await("B left A", () -> a.node().oort().getKnownComets().isEmpty());
+        await("dave absent from A", () -> !a.seti().isPresent("dave"));
+        return new SetiNode[] {a, b};
     }
 
     private static Map<String, Object> presence(String url, List<String> userIds, boolean snapshot) {
