@@ -2,7 +2,9 @@ package io.bayeux.interop;
 
 import jakarta.websocket.ContainerProvider;
 import jakarta.websocket.WebSocketContainer;
+import org.cometd.bayeux.Channel;
 import org.cometd.bayeux.Message;
+import org.cometd.bayeux.client.ClientSessionChannel;
 import org.cometd.client.BayeuxClient;
 import org.cometd.client.http.jetty.JettyHttpClientTransport;
 import org.cometd.client.transport.ClientTransport;
@@ -30,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -265,6 +268,42 @@ class ReplayDialectIT {
         long live = receiveTexts(second, channel, "live", 1, 1, resumed.getLast()).getFirst();
         assertEquals(live, second.replayIds().get(channel));
         assertTrue(second.received().isEmpty(), () -> "more received: " + second.received());
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aClientWhoseSessionWasForgottenResubscribesFromItsRememberedIdAndGetsWhatItMissed(Transport transport) throws Exception {
+        String channel = "/event/rejoin";
+        BayeuxClient publisher = publisher(transport);
+        Subscriber subscriber = subscriber(transport);
+        BayeuxClient client = subscriber.client();
+        BlockingQueue<Message> handshakes = new LinkedBlockingQueue<>();
+        client.getChannel(Channel.META_HANDSHAKE).addListener((ClientSessionChannel.MessageListener) (c, message) -> handshakes.add(message));
+        subscriber.subscribed(channel, NEW_EVENTS);
+        publishTexts(publisher, channel, "m", 1, 2);
+        List<Long> ids = receiveTexts(subscriber, channel, "m", 1, 2, Long.MIN_VALUE);
+        String oldId = client.getId();
+
+        // The server forgets the session, as after an expiry: the client handshakes again.
+        CompletableFuture<Message> forgetting = new CompletableFuture<>();
+        client.remoteCall("interop/forget", Map.of(), forgetting::complete);
+        assertTrue(forgetting.get(WAIT, TimeUnit.SECONDS).isSuccessful());
+        Message again = handshakes.poll(WAIT, TimeUnit.SECONDS);
+        assertNotNull(again, "the client did not handshake again");
+        assertTrue(again.isSuccessful(), again::toString);
+        assertNotEquals(oldId, client.getId());
+        assertTrue(subscriber.replay().isSupported(), again::toString);
+
+        // Published while the new session has no subscription: missed.
+        publishTexts(publisher, channel, "m", 3, 4);
+
+        // EMP-Connector's resubscribe(): every topic again, from the replay id it remembers.
+        assertEquals(ids.getLast(), subscriber.replayIds().get(channel));
+        subscriber.subscribed(channel, subscriber.replayIds().get(channel));
+        List<Long> missed = receiveTexts(subscriber, channel, "m", 3, 4, ids.getLast());
+        publishTexts(publisher, channel, "live", 1, 1);
+        receiveTexts(subscriber, channel, "live", 1, 1, missed.getLast());
+        assertTrue(subscriber.received().isEmpty(), () -> "more received: " + subscriber.received());
     }
 
     @ParameterizedTest
