@@ -140,7 +140,7 @@ final class EngineHistories {
                 cursor.epoch = slice.epoch();
                 cursor.delivered = slice.top();
             }
-            decision = Recovery.decide(request, cursor.epoch, cursor.delivered, slice.first(), slice.evicted());
+            decision = Recovery.decide(request, cursor.epoch, cursor.delivered, slice.top(), slice.first(), slice.evicted());
             if (decision.error() != null) {
                 return decision;
             }

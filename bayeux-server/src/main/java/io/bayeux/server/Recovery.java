@@ -131,6 +131,14 @@ final class Recovery {
      * and whose first message kept is {@code first}.
      */
     static Decision decide(Request request, String epoch, long top, long first, String evicted) {
+        return decide(request, epoch, top, top, first, evicted);
+    }
+
+    /**
+     * As above, for a history kept elsewhere whose last message is {@code newest}, of which this
+     * server delivered up to {@code top}: what lies between is on its way here and comes live.
+     */
+    static Decision decide(Request request, String epoch, long top, long newest, long first, String evicted) {
         if (request.policy.replayIds()) {
             Long id = request.replayId;
             if (id == null || id == NEW_ONLY) {
@@ -139,10 +147,10 @@ final class Recovery {
             if (id == ALL_RETAINED) {
                 return new Decision(first - 1, top, null, null);
             }
-            if (id > top || id + 1 < first) {
+            if (id > newest || id + 1 < first) {
                 return new Decision(top, top, null, "400:" + request.channel + "," + id + ":replay_id_invalid");
             }
-            return new Decision(id, top, null, null);
+            return new Decision(Math.min(id, top), top, null, null);
         }
         Map<String, Object> outcome = new LinkedHashMap<>();
         outcome.put(Position.OFFSET_FIELD, top);
@@ -152,7 +160,7 @@ final class Recovery {
             return new Decision(top, top, outcome, null);
         }
         String reason = !from.epoch().equals(epoch) ? "epoch"
-                : from.offset() > top ? "ahead"
+                : from.offset() > newest ? "ahead"
                 : from.offset() + 1 < first ? evicted
                 : null;
         if (reason != null) {
@@ -161,8 +169,8 @@ final class Recovery {
             return new Decision(top, top, outcome, null);
         }
         outcome.put(Position.RECOVERED_FIELD, true);
-        outcome.put(Position.REPLAYED_FIELD, top - from.offset());
-        return new Decision(from.offset(), top, outcome, null);
+        outcome.put(Position.REPLAYED_FIELD, Math.max(0, top - from.offset()));
+        return new Decision(Math.min(from.offset(), top), top, outcome, null);
     }
 
     /** The reply's {@code ext.history}: channel → where its subscription starts. */
