@@ -4,7 +4,7 @@
 import {describe, test, afterEach} from "node:test";
 import assert from "node:assert/strict";
 import faye from "faye";
-import {URL, WAIT, within, Inbox, pause} from "./support.mjs";
+import {within, Inbox, pause, fayeClient} from "./support.mjs";
 
 const TRANSPORTS = ["websocket", "long-polling"];
 
@@ -28,33 +28,8 @@ for (const transport of TRANSPORTS) {
     describe(`Faye Node client over ${transport}`, {timeout: 60000}, () => {
         const clients = [];
 
-        /**
-         * A Faye client restricted to `transport` (and long-polling for its handshake), with an
-         * extension recording every meta reply and the connection type it used.
-         */
         function newClient() {
-            const client = new faye.Client(URL, {timeout: 30, retry: 1});
-            client.disable("eventsource");
-            client.disable("callback-polling");
-            if (transport === "long-polling") {
-                client.disable("websocket");
-            }
-            client.meta = new Inbox();
-            client.connectionTypes = new Set();
-            client.addExtension({
-                outgoing(message, callback) {
-                    if (message.channel === "/meta/connect") {
-                        client.connectionTypes.add(message.connectionType);
-                    }
-                    callback(message);
-                },
-                incoming(message, callback) {
-                    if (message.channel.startsWith("/meta/")) {
-                        client.meta.push(message);
-                    }
-                    callback(message);
-                }
-            });
+            const client = fayeClient(faye, transport);
             clients.push(client);
             return client;
         }

@@ -9,7 +9,7 @@
 import {describe, test, afterEach} from "node:test";
 import assert from "node:assert/strict";
 import faye from "faye";
-import {URL, within, Inbox} from "./support.mjs";
+import {within, Inbox, fayeClient} from "./support.mjs";
 
 const TRANSPORTS = ["websocket", "long-polling"];
 const HISTORY_SIZE = Number(process.env.BAYEUX_HISTORY_SIZE);
@@ -84,40 +84,8 @@ for (const transport of TRANSPORTS) {
             return `/event/${RUN}/${transport}/${name}-${++channels}`;
         }
 
-        /**
-         * A Faye client restricted to `transport` (and long-polling for its handshake), recording its
-         * meta replies in `client.meta` and every other message it receives in `client.wire`.
-         */
         function newClient(...extensions) {
-            const client = new faye.Client(URL, {timeout: 30, retry: 1});
-            client.disable("eventsource");
-            client.disable("callback-polling");
-            if (transport === "long-polling") {
-                client.disable("websocket");
-            }
-            client.meta = new Inbox();
-            client.wire = new Inbox();
-            client.connectionTypes = new Set();
-            client.addExtension({
-                outgoing(message, callback) {
-                    if (message.channel === "/meta/connect") {
-                        client.connectionTypes.add(message.connectionType);
-                    }
-                    callback(message);
-                },
-                incoming(message, callback) {
-                    if (message.channel.startsWith("/meta/")) {
-                        client.meta.push(message);
-                    } else if (message.data !== undefined) {
-                        // Every message the server sent, whether Faye has a subscriber for it or not.
-                        client.wire.push(message);
-                    }
-                    callback(message);
-                }
-            });
-            for (const extension of extensions) {
-                client.addExtension(extension);
-            }
+            const client = fayeClient(faye, transport, ...extensions);
             clients.push(client);
             return client;
         }

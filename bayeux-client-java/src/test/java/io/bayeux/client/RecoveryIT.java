@@ -57,13 +57,8 @@ class RecoveryIT {
     void aClientWhoseSessionIsLostGetsEveryMessageOnceInOrder(String transport) throws Exception {
         NettyBayeuxServer server = start(HistoryPolicy.of(1_000, Duration.ofMinutes(5)), UnaryOperator.identity());
         HandshakeGate gate = new HandshakeGate();
-        BayeuxClient client = fixture.client(transport, config);
-        RecoveryExtension recovery = new RecoveryExtension();
         BlockingQueue<String> outcomes = new LinkedBlockingQueue<>();
-        recovery.addListener((channel, outcome) -> outcomes.add(channel + " " + outcome));
-        client.addExtension(recovery);
-        client.addExtension(gate);
-        Clients.connect(client);
+        BayeuxClient client = recoveringClient(transport, gate, (channel, outcome) -> outcomes.add(channel + " " + outcome));
         Received received = new Received();
         subscribe(client, ROOM, (channel, message) -> received.add(message));
         ServerChannel room = server.bayeux().getChannel(ROOM);
@@ -93,13 +88,8 @@ class RecoveryIT {
     void aGapTheHistoryNoLongerCoversIsToldToTheApplicationAndNothingIsReplayed(String transport) throws Exception {
         NettyBayeuxServer server = start(HistoryPolicy.of(5, Duration.ofMinutes(5)), UnaryOperator.identity());
         HandshakeGate gate = new HandshakeGate();
-        BayeuxClient client = fixture.client(transport, config);
-        RecoveryExtension recovery = new RecoveryExtension();
         BlockingQueue<RecoveryExtension.Outcome> outcomes = new LinkedBlockingQueue<>();
-        recovery.addListener((channel, outcome) -> outcomes.add(outcome));
-        client.addExtension(recovery);
-        client.addExtension(gate);
-        Clients.connect(client);
+        BayeuxClient client = recoveringClient(transport, gate, (channel, outcome) -> outcomes.add(outcome));
         Received received = new Received();
         subscribe(client, ROOM, (channel, message) -> received.add(message));
         ServerChannel room = server.bayeux().getChannel(ROOM);
@@ -161,6 +151,16 @@ class RecoveryIT {
         assertEquals(new RecoveryExtension.Outcome(false, 0, RecoveryExtension.NO_HISTORY), outcomes.get("/news"), "a channel without history lost messages");
         assertEquals(IntStream.range(0, 50).boxed().toList(), received.list(), "every message of the room once, in order");
         assertNotEquals(firstSession, client.getId());
+    }
+
+    /** A connected client with recovery telling {@code listener}, whose handshakes {@code gate} holds when closed. */
+    private BayeuxClient recoveringClient(String transport, HandshakeGate gate, RecoveryExtension.Listener listener) throws InterruptedException {
+        BayeuxClient client = fixture.client(transport, config);
+        RecoveryExtension recovery = new RecoveryExtension();
+        recovery.addListener(listener);
+        client.addExtension(recovery);
+        client.addExtension(gate);
+        return Clients.connect(client);
     }
 
     /** The server forgets a session: its client is told {@code 402::session_unknown}, as after an expiry. */

@@ -1,30 +1,21 @@
 package io.bayeux.interop;
 
-import jakarta.websocket.ContainerProvider;
-import jakarta.websocket.WebSocketContainer;
+import io.bayeux.interop.CometDClients.Transport;
 import org.cometd.bayeux.Channel;
 import org.cometd.bayeux.Message;
 import org.cometd.bayeux.client.ClientSessionChannel;
 import org.cometd.client.BayeuxClient;
-import org.cometd.client.http.jetty.JettyHttpClientTransport;
-import org.cometd.client.transport.ClientTransport;
-import org.cometd.client.websocket.jakarta.WebSocketTransport;
-import org.eclipse.jetty.client.HttpClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -40,46 +31,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CometDJavaClientIT {
     private static final long WAIT = 10;
 
-    enum Transport { WEBSOCKET, LONG_POLLING }
-
     private InteropServer server;
-    private ScheduledExecutorService scheduler;
-    private final List<HttpClient> httpClients = new ArrayList<>();
-    private final List<BayeuxClient> clients = new ArrayList<>();
+    private final CometDClients cometd = new CometDClients();
 
     @BeforeEach
     void start() {
         server = new InteropServer();
-        scheduler = Executors.newSingleThreadScheduledExecutor();
     }
 
     @AfterEach
     void stop() throws Exception {
-        for (BayeuxClient client : clients) {
-            client.disconnect(2000);
-        }
-        for (HttpClient httpClient : httpClients) {
-            httpClient.stop();
-        }
-        scheduler.shutdownNow();
+        cometd.close();
         server.close();
     }
 
     private BayeuxClient newClient(Transport transport) throws Exception {
-        ClientTransport clientTransport;
-        Map<String, Object> options = new HashMap<>();
-        if (transport == Transport.WEBSOCKET) {
-            WebSocketContainer container = ContainerProvider.getWebSocketContainer();
-            clientTransport = new WebSocketTransport(options, scheduler, container);
-        } else {
-            HttpClient httpClient = new HttpClient();
-            httpClient.start();
-            httpClients.add(httpClient);
-            clientTransport = new JettyHttpClientTransport(options, httpClient);
-        }
-        BayeuxClient client = new BayeuxClient(server.uri().toString(), scheduler, clientTransport);
-        clients.add(client);
-        return client;
+        return cometd.newClient(server.uri().toString(), transport);
     }
 
     private BayeuxClient connected(Transport transport) throws Exception {

@@ -1,15 +1,10 @@
 package io.bayeux.interop;
 
-import jakarta.websocket.ContainerProvider;
-import jakarta.websocket.WebSocketContainer;
+import io.bayeux.interop.CometDClients.Transport;
 import org.cometd.bayeux.Channel;
 import org.cometd.bayeux.Message;
 import org.cometd.bayeux.client.ClientSessionChannel;
 import org.cometd.client.BayeuxClient;
-import org.cometd.client.http.jetty.JettyHttpClientTransport;
-import org.cometd.client.transport.ClientTransport;
-import org.cometd.client.websocket.jakarta.WebSocketTransport;
-import org.eclipse.jetty.client.HttpClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -24,9 +19,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -53,28 +46,17 @@ class ReplayDialectIT {
     private static final long NEW_EVENTS = -1L;
     private static final long ALL_RETAINED = -2L;
 
-    enum Transport { WEBSOCKET, LONG_POLLING }
-
     private InteropServer server;
-    private ScheduledExecutorService scheduler;
-    private final List<HttpClient> httpClients = new ArrayList<>();
-    private final List<BayeuxClient> clients = new ArrayList<>();
+    private final CometDClients cometd = new CometDClients();
 
     @BeforeEach
     void start() {
         server = InteropServer.withHistory(HISTORY_SIZE, Duration.ofMinutes(5));
-        scheduler = Executors.newSingleThreadScheduledExecutor();
     }
 
     @AfterEach
     void stop() throws Exception {
-        for (BayeuxClient client : clients) {
-            client.disconnect(2000);
-        }
-        for (HttpClient httpClient : httpClients) {
-            httpClient.stop();
-        }
-        scheduler.shutdownNow();
+        cometd.close();
         server.close();
     }
 
@@ -110,20 +92,7 @@ class ReplayDialectIT {
     }
 
     private BayeuxClient newClient(Transport transport) throws Exception {
-        ClientTransport clientTransport;
-        Map<String, Object> options = new HashMap<>();
-        if (transport == Transport.WEBSOCKET) {
-            WebSocketContainer container = ContainerProvider.getWebSocketContainer();
-            clientTransport = new WebSocketTransport(options, scheduler, container);
-        } else {
-            HttpClient httpClient = new HttpClient();
-            httpClient.start();
-            httpClients.add(httpClient);
-            clientTransport = new JettyHttpClientTransport(options, httpClient);
-        }
-        BayeuxClient client = new BayeuxClient(server.uri().toString(), scheduler, clientTransport);
-        clients.add(client);
-        return client;
+        return cometd.newClient(server.uri().toString(), transport);
     }
 
     private Message handshake(BayeuxClient client, Transport transport) throws Exception {
