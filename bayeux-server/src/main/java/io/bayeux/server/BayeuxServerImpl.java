@@ -6,6 +6,7 @@ import io.bayeux.api.ChannelId;
 import io.bayeux.api.Message;
 import io.bayeux.api.Session;
 import io.bayeux.api.server.Authorizer;
+import io.bayeux.api.server.HistoryPolicy;
 import io.bayeux.api.server.BayeuxContext;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ConfigurableServerChannel;
@@ -76,6 +77,9 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private final Map<String, MetaHandler> metaHandlers;
     private final Sweeper sweeper;
     private final BrowserHolds browserHolds = new BrowserHolds();
+    private final HistoryStore histories = new HistoryStore(new java.security.SecureRandom(), System::currentTimeMillis);
+    /** Set once a channel has a history policy; never reset (a plain read on the delivery path). */
+    private volatile boolean historyOn;
     private volatile SecurityPolicy securityPolicy = new DefaultSecurityPolicy();
     /** The context of the message being handled on each thread: one per server, so two servers in a JVM never mix. */
     private final ThreadLocal<BayeuxContext> currentContext = new ThreadLocal<>();
@@ -643,8 +647,44 @@ public final class BayeuxServerImpl implements BayeuxServer {
         if (!extensions.outgoing(from, null, message)) {
             return false;
         }
+        HistoryPolicy policy = historyOn ? historyPolicy(channel, wilds) : null;
+        if (policy != null) {
+            publishWithHistory(from, channel, wilds, message, policy);
+            return true;
+        }
         ServerMessageImpl frozen = message instanceof ServerMessageImpl impl ? impl : copyOf(message);
         frozen.freeze();
+        fanOut(from, channel, wilds, frozen);
+        return true;
+    }
+
+    /**
+     * Publishes on a channel with history: the message gets the next position of the channel's
+     * history, is kept there and goes to the subscribers, all under the history's monitor, so
+     * that the channel's messages reach every subscriber in the order of their offsets and a
+     * subscription that replays from the history misses none and gets none twice.
+     */
+    private void publishWithHistory(ServerSessionImpl from, ServerChannelImpl channel, ServerChannelImpl[] wilds,
+                                    ServerMessage.Mutable message, HistoryPolicy policy) {
+        long now = scheduler.now();
+        while (true) {
+            ChannelHistory history = histories.history(channel.getId(), now);
+            synchronized (history) {
+                if (!histories.isCurrent(history)) {
+                    continue;
+                }
+                HistoryStore.stamp(message, history, policy);
+                ServerMessageImpl frozen = message instanceof ServerMessageImpl impl ? impl : copyOf(message);
+                frozen.freeze();
+                history.append(frozen, now, policy);
+                fanOut(from, channel, wilds, frozen);
+                return;
+            }
+        }
+    }
+
+    /** Delivers a frozen broadcast to every subscriber of the channel and of its wildcard channels, once per session. */
+    private void fanOut(ServerSessionImpl from, ServerChannelImpl channel, ServerChannelImpl[] wilds, ServerMessageImpl frozen) {
         long lazyTimeout = frozen.isLazy() ? lazyTimeout(channel, wilds) : -1;
         boolean toPublisher = channel.isBroadcastToPublisher();
         int populated = channel.subscribers().isEmpty() ? 0 : 1;
@@ -661,7 +701,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
                     deliverBroadcast(from, subscriber, frozen, lazyTimeout, toPublisher);
                 }
             }
-            return true;
+            return;
         }
         Set<ServerSessionImpl> reached = new HashSet<>();
         for (int i = -1; i < wilds.length; i++) {
@@ -674,7 +714,50 @@ public final class BayeuxServerImpl implements BayeuxServer {
                 }
             }
         }
-        return true;
+    }
+
+    // --- history
+
+    /** Whether any channel was ever given a history: until then publishing does no history work. */
+    void historyConfigured() {
+        historyOn = true;
+    }
+
+    /** Forgets expired history messages, and histories idle for long (see {@link HistoryStore#sweep}). */
+    void sweepHistories(long now) {
+        if (historyOn) {
+            histories.sweep(now, this::historyPolicy);
+        }
+    }
+
+    HistoryStore histories() {
+        return histories;
+    }
+
+    /** The history policy of a channel: its own, or the most specific of its wildcard channels'. */
+    static HistoryPolicy historyPolicy(ServerChannelImpl channel, ServerChannelImpl[] wilds) {
+        HistoryPolicy policy = channel == null ? null : channel.getHistory();
+        for (int i = 0; policy == null && i < wilds.length; i++) {
+            policy = wilds[i] == null ? null : wilds[i].getHistory();
+        }
+        return policy;
+    }
+
+    /** The history policy of the channel named {@code channelName} (not a wildcard), or null. */
+    HistoryPolicy historyPolicy(String channelName) {
+        if (!historyOn) {
+            return null;
+        }
+        ChannelId id = ChannelId.of(channelName);
+        if (id.isWild()) {
+            return null;
+        }
+        List<String> wildIds = id.getWildIds();
+        ServerChannelImpl[] wilds = new ServerChannelImpl[wildIds.size()];
+        for (int i = 0; i < wilds.length; i++) {
+            wilds[i] = channels.get(wildIds.get(i));
+        }
+        return historyPolicy(channels.get(channelName), wilds);
     }
 
     private static boolean anyLazy(ServerChannelImpl[] channels) {

@@ -23,11 +23,14 @@ final class ConnectHandler implements MetaHandler {
         boolean first = session.firstConnect();
         exchange.reply.setSuccessful(true);
         Advice.retry(server, session, exchange.reply);
+        Map<String, Object> advice = exchange.message.getAdvice();
         if (first || session.localSession() != null) {
+            // The first connect is answered at once; a client that asks no timeout of 0 connects again at once.
+            exchange.connectsAgain = first && session.localSession() == null
+                    && !(advice != null && advice.get(Message.TIMEOUT_FIELD) instanceof Number requested && requested.longValue() == 0);
             return;
         }
         long timeout = session.timeout();
-        Map<String, Object> advice = exchange.message.getAdvice();
         if (advice != null && advice.get(Message.TIMEOUT_FIELD) instanceof Number requested) {
             timeout = Math.max(0, Math.min(timeout, requested.longValue()));
         }

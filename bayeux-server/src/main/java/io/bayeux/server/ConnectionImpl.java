@@ -181,6 +181,7 @@ final class ConnectionImpl implements Connection {
         List<Exchange> exchanges = new ArrayList<>(batch.size());
         ServerSessionImpl session = null;
         boolean connect = false;
+        boolean connectsAgain = false;
         long hold = -1;
         for (int i = 0; i < batch.size(); i++) {
             Exchange exchange = server.handle(this, batch.get(i));
@@ -190,6 +191,7 @@ final class ConnectionImpl implements Connection {
             }
             if (exchange.connect) {
                 connect = true;
+                connectsAgain = exchange.connectsAgain;
                 // Only a connect that ends its batch is held: the replies before it wait with it.
                 hold = i == batch.size() - 1 ? exchange.holdMillis : -1;
             }
@@ -237,7 +239,7 @@ final class ConnectionImpl implements Connection {
         if (browser != null) {
             server.browserHolds().release(browser);
         }
-        complete(session, exchanges, connect, hold > 0, replies);
+        complete(session, exchanges, connect, hold > 0 || connectsAgain, replies);
         return DONE;
     }
 

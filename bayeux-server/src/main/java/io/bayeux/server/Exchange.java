@@ -16,6 +16,11 @@ final class Exchange {
     boolean connect;
     /** How long a connect may be held, or -1 to reply at once. */
     long holdMillis = -1;
+    /**
+     * Whether a connect answered at once is followed by another at once: the first connect of
+     * a client that long-polls, whose next connect is the one that will be held.
+     */
+    boolean connectsAgain;
 
     Exchange(ConnectionImpl connection, ServerMessage.Mutable message, ServerMessage.Mutable reply) {
         this.connection = connection;

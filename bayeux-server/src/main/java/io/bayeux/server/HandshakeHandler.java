@@ -5,6 +5,7 @@ import io.bayeux.api.Message;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /** {@code /meta/handshake}: negotiates version and transports, then registers the session. */
 final class HandshakeHandler implements MetaHandler {
@@ -55,6 +56,11 @@ final class HandshakeHandler implements MetaHandler {
         server.addSession(session, exchange.message);
         reply.setSuccessful(true);
         reply.setClientId(session.getId());
+        Map<String, Object> ext = exchange.message.getExt();
+        if (ext != null && Boolean.TRUE.equals(ext.get(Recovery.REPLAY_FIELD))) {
+            // The replay extension of Salesforce's Streaming API: its clients check the echo.
+            reply.getExt(true).put(Recovery.REPLAY_FIELD, true);
+        }
         Advice.retry(server, session, reply);
     }
 

@@ -4,6 +4,7 @@ import io.bayeux.api.ChannelId;
 import io.bayeux.api.Promise;
 import io.bayeux.api.Session;
 import io.bayeux.api.server.Authorizer;
+import io.bayeux.api.server.HistoryPolicy;
 import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
@@ -37,6 +38,7 @@ final class ServerChannelImpl implements ServerChannel {
     private volatile long lazyTimeout = -1;
     private volatile boolean persistent;
     private volatile Boolean broadcastToPublisher;
+    private volatile HistoryPolicy history;
     /** Guards idleSweeps and swept. Never held while calling user code. */
     private final Object lifecycle = new Object();
     /** Consecutive sweeps that found the channel idle. Guarded by lifecycle. */
@@ -151,6 +153,26 @@ final class ServerChannelImpl implements ServerChannel {
     }
 
     @Override
+    public HistoryPolicy getHistory() {
+        return history;
+    }
+
+    @Override
+    public void setHistory(HistoryPolicy history) {
+        synchronized (lifecycle) {
+            if (!swept) {
+                this.history = history;
+                idleSweeps = 0;
+                if (history != null) {
+                    server.historyConfigured();
+                }
+                return;
+            }
+        }
+        successor().setHistory(history);
+    }
+
+    @Override
     public void addAuthorizer(Authorizer authorizer) {
         synchronized (lifecycle) {
             if (!swept) {
@@ -204,25 +226,40 @@ final class ServerChannelImpl implements ServerChannel {
     }
 
     boolean subscribe(ServerSessionImpl session, ServerMessage message) {
-        boolean gone;
+        ServerChannelImpl joined = join(session);
+        if (joined == null) {
+            return false;
+        }
+        joined.notifySubscribed(session, message);
+        return true;
+    }
+
+    /**
+     * Adds a subscriber and tells nobody yet: {@link #notifySubscribed} does, once no lock is
+     * held. A channel swept meanwhile passes the session to its successor.
+     *
+     * @return the channel the session joined, or null when it was subscribed already or removed
+     */
+    ServerChannelImpl join(ServerSessionImpl session) {
         synchronized (lifecycle) {
-            gone = swept;
-            if (!gone) {
+            if (!swept) {
                 if (session.isRemoved() || !subscribers.add(session)) {
-                    return false;
+                    return null;
                 }
                 idleSweeps = 0;
+                return this;
             }
         }
-        if (gone) {
-            return successor().subscribe(session, message);
-        }
+        return successor().join(session);
+    }
+
+    /** Tells the session and the listeners that the session joined this channel. */
+    void notifySubscribed(ServerSessionImpl session, ServerMessage message) {
         session.subscribed(this);
         for (SubscriptionListener listener : subscriptionListeners) {
             server.safely(listener, () -> listener.subscribed(session, this, message));
         }
         server.notifySubscribed(session, this, message);
-        return true;
     }
 
     @Override
@@ -258,7 +295,7 @@ final class ServerChannelImpl implements ServerChannel {
             if (swept) {
                 return false;
             }
-            boolean idle = !persistent && subscribers.isEmpty() && listeners.isEmpty() && authorizers.isEmpty();
+            boolean idle = !persistent && history == null && subscribers.isEmpty() && listeners.isEmpty() && authorizers.isEmpty();
             idleSweeps = idle ? idleSweeps + 1 : 0;
             if (idleSweeps <= 2) {
                 return false;
@@ -290,6 +327,10 @@ final class ServerChannelImpl implements ServerChannel {
             Boolean toPublisher = broadcastToPublisher;
             if (toPublisher != null) {
                 channel.setBroadcastToPublisher(toPublisher);
+            }
+            HistoryPolicy policy = history;
+            if (policy != null) {
+                channel.setHistory(policy);
             }
             attributes.forEach(channel::setAttribute);
         }).getReference();

@@ -596,6 +596,19 @@ public final class ServerSessionImpl implements ServerSession {
      * @return whether it was queued
      */
     boolean deliverShared(ServerSession sender, ServerMessage message, long lazyTimeout) {
+        return deliver(sender, message, lazyTimeout, true);
+    }
+
+    /**
+     * Queues a message replayed from a channel's history, past {@code maxQueue} if need be: the
+     * history's size bounds what a recovery adds, and a recovery that overflowed would lose
+     * what it recovers.
+     */
+    boolean deliverReplayed(ServerMessage message) {
+        return deliver(null, message, -1, false);
+    }
+
+    private boolean deliver(ServerSession sender, ServerMessage message, long lazyTimeout, boolean bounded) {
         if (state == State.REMOVED) {
             return false;
         }
@@ -626,7 +639,7 @@ public final class ServerSessionImpl implements ServerSession {
             }
         }
         boolean lazy = lazyTimeout >= 0;
-        if (!enqueue(sender, toSend, lazy)) {
+        if (!enqueue(sender, toSend, lazy, bounded)) {
             return false;
         }
         if (lazy) {
@@ -639,10 +652,10 @@ public final class ServerSessionImpl implements ServerSession {
         return true;
     }
 
-    private boolean enqueue(ServerSession sender, ServerMessage message, boolean lazy) {
+    private boolean enqueue(ServerSession sender, ServerMessage message, boolean lazy, boolean bounded) {
         lock.lock();
         try {
-            if (state == State.REMOVED || !queue.offer(sender, message, lazy, queueBound())) {
+            if (state == State.REMOVED || !queue.offer(sender, message, lazy, bounded ? queueBound() : -1)) {
                 return false;
             }
             if (!behind && queue.size() >= behindMark()) {

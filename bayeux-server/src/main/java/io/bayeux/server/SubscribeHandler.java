@@ -3,6 +3,7 @@ package io.bayeux.server;
 import io.bayeux.api.ChannelId;
 import io.bayeux.api.Message;
 import io.bayeux.api.server.Authorizer;
+import io.bayeux.api.server.HistoryPolicy;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -81,7 +82,16 @@ final class SubscribeHandler implements MetaHandler {
                 exchange.error("403:" + denied.reason() + ":subscribe_denied");
                 return false;
             }
-            channel.subscribe(session, exchange.message);
+            HistoryPolicy policy = id.isWild() ? null : server.historyPolicy(name);
+            if (policy == null) {
+                channel.subscribe(session, exchange.message);
+                if (!id.isWild()) {
+                    Recovery.noHistory(exchange, name);
+                }
+            } else {
+                // Joined, or refused: the channel it joined may be a swept one's successor, never subscribed twice.
+                return Recovery.subscribe(server, exchange, channel, policy);
+            }
             if (server.channel(name) == channel) {
                 return true;
             }

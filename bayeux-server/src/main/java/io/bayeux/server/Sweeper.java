@@ -74,5 +74,6 @@ final class Sweeper {
             }
         }
         server.browserHolds().sweep();
+        server.sweepHistories(now);
     }
 }

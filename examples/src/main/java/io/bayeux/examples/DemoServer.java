@@ -5,6 +5,9 @@ import io.bayeux.server.ext.AcknowledgedMessagesExtension;
 import io.bayeux.server.ext.TimesyncExtension;
 import io.bayeux.transport.NettyBayeuxServer;
 
+import io.bayeux.api.server.BayeuxServer;
+import io.bayeux.api.server.HistoryPolicy;
+import io.bayeux.common.Durations;
 import io.bayeux.server.BayeuxServerConfig;
 
 import java.time.Duration;
@@ -12,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
 
 /**
  * The demo: chat rooms on {@code /chat/**} (anyone may subscribe and publish), an echo service,
@@ -19,13 +23,19 @@ import java.util.concurrent.CountDownLatch;
  * Clients that ask for them get acknowledged delivery and time synchronisation.
  *
  * <pre>
- * bin/bayeux-demo [--port 8080] [--host 127.0.0.1] [--jsonp] [--timeout MS] [--service com.example.MyService]
+ * bin/bayeux-demo [--port 8080] [--host 127.0.0.1] [--jsonp] [--timeout MS] [--max-interval MS] [--service com.example.MyService]
+ *                 [--history-size 100] [--history-ttl 5m]
  *                 [--oort-url URL --oort-secret S [--oort-peers URL,...] [--oort-channels '/chat/**'] [--oort-failure-timeout MS]]
  *                 [--engine redis://HOST:PORT [--engine-channels '/chat/**']]
  * </pre>
  *
  * <p>With the {@code --oort-*} flags the demo is a node of a cluster ({@link DemoCluster}); with
  * {@code --engine} instead, a node of a cluster on Redis ({@link DemoRedis}).
+ *
+ * <p>History (see docs/history.md): {@code --history-size N} messages (default 100) kept
+ * {@code --history-ttl} each (default {@code 5m}) on every {@code /chat/**} channel, and on
+ * the {@code /event/**} channels (open to anyone, as the rooms are) in the {@code replay}
+ * dialect; {@code --history-size 0} turns history off.
  *
  * <p>{@code --port 0} picks a free port; the first line printed names the bound one.
  */
@@ -49,11 +59,25 @@ public final class DemoServer {
                 .service(ServerAnnotationProcessor.services(services));
     }
 
+    /** The demo's history: {@code /chat/**} with positions, {@code /event/**} in the {@code replay} dialect. */
+    public static Consumer<BayeuxServer> history(HistoryPolicy policy) {
+        return bayeux -> {
+            bayeux.createChannelIfAbsent("/chat/**", channel -> channel.setHistory(policy));
+            bayeux.createChannelIfAbsent("/event/**", channel -> {
+                channel.setPersistent(true);
+                channel.setHistory(policy.withReplayIds());
+            });
+        };
+    }
+
     public static void main(String[] args) throws InterruptedException {
         int port = 8080;
         String host = "127.0.0.1";
         boolean jsonp = false;
         long timeout = -1;
+        long maxInterval = -1;
+        int historySize = 100;
+        Duration historyTtl = Duration.ofMinutes(5);
         List<Object> extra = new ArrayList<>();
         DemoCluster cluster = new DemoCluster();
         DemoRedis redis = new DemoRedis();
@@ -71,9 +95,13 @@ public final class DemoServer {
                 case "--host" -> host = value(args, ++i, "--host");
                 case "--jsonp" -> jsonp = true;
                 case "--timeout" -> timeout = Long.parseLong(value(args, ++i, "--timeout"));
+                case "--max-interval" -> maxInterval = Long.parseLong(value(args, ++i, "--max-interval"));
+                case "--history-size" -> historySize = Integer.parseInt(value(args, ++i, "--history-size"));
+                case "--history-ttl" -> historyTtl = Durations.parse(value(args, ++i, "--history-ttl"), "--history-ttl");
                 case "--service" -> extra.add(value(args, ++i, "--service"));
                 case "-h", "--help" -> {
-                    System.out.println("Usage: bayeux-demo [--port N] [--host ADDRESS] [--jsonp] [--timeout MS] [--service CLASS_NAME]..."
+                    System.out.println("Usage: bayeux-demo [--port N] [--host ADDRESS] [--jsonp] [--timeout MS] [--max-interval MS] [--service CLASS_NAME]..."
+                            + " [--history-size N] [--history-ttl DURATION]"
                             + " [--oort-url URL --oort-secret SECRET [--oort-peers URL,...] [--oort-channels PATTERN,...] [--oort-failure-timeout MS]]"
                             + " [--engine redis://HOST:PORT [--engine-channels PATTERN,...]]");
                     return;
@@ -85,16 +113,27 @@ public final class DemoServer {
             }
         }
         NettyBayeuxServer.Builder builder = NettyBayeuxServer.builder().host(host).port(port).jsonp(jsonp);
-        if (timeout >= 0) {
-            // How long a /meta/connect is held; the default (20 s) suits production, tests want less.
+        if (timeout >= 0 || maxInterval >= 0) {
+            // How long a /meta/connect is held, and a session kept without one; the defaults
+            // (20 s, 10 s) suit production, tests want less.
             List<String> transports = new ArrayList<>(BayeuxServerConfig.DEFAULT_ALLOWED_TRANSPORTS);
             if (jsonp) {
                 transports.add("callback-polling");
             }
-            builder.bayeuxConfig(BayeuxServerConfig.builder().timeout(Duration.ofMillis(timeout))
-                    .maxQueue(NettyBayeuxServer.DEFAULT_MAX_QUEUE).allowedTransports(transports).build());
+            BayeuxServerConfig.Builder config = BayeuxServerConfig.builder()
+                    .maxQueue(NettyBayeuxServer.DEFAULT_MAX_QUEUE).allowedTransports(transports);
+            if (timeout >= 0) {
+                config.timeout(Duration.ofMillis(timeout));
+            }
+            if (maxInterval >= 0) {
+                config.maxInterval(Duration.ofMillis(maxInterval));
+            }
+            builder.bayeuxConfig(config.build());
         }
         configure(builder, extra.toArray());
+        if (historySize > 0) {
+            builder.service(history(HistoryPolicy.of(historySize, historyTtl)));
+        }
         if (cluster.enabled() && redis.enabled()) {
             System.err.println("--engine and --oort-* are two ways to make a cluster: choose one");
             System.exit(2);

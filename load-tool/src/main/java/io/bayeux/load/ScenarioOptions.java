@@ -110,16 +110,6 @@ public final class ScenarioOptions {
 
     /** {@code 90s}, {@code 10m}, {@code 1h}, {@code 500ms}, or plain seconds. */
     static Duration parseDuration(String text, String option) {
-        String t = text.trim().toLowerCase();
-        try {
-            if (t.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
-            }
-            double value = Double.parseDouble(t.replaceAll("[smh]$", ""));
-            double seconds = t.endsWith("h") ? value * 3600 : t.endsWith("m") ? value * 60 : value;
-            return Duration.ofMillis(Math.round(seconds * 1000));
-        } catch (NumberFormatException x) {
-            throw new IllegalArgumentException(option + ": not a duration (e.g. 30s, 10m, 1h, 500ms): " + text);
-        }
+        return io.bayeux.common.Durations.parse(text, option);
     }
 }

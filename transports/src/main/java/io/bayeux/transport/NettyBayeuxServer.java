@@ -302,9 +302,11 @@ public final class NettyBayeuxServer {
     }
 
     /**
-     * Applies the overflow policy to each session's queue. A session with acknowledged delivery
-     * is never dropped from: its overflow disconnects it, whatever the policy, so that no
-     * message is lost silently: its client is told {@value #QUEUE_FULL} and handshakes afresh.
+     * Applies the overflow policy to each session's queue. With {@link QueueOverflow#DISCONNECT}
+     * (the default) the session is removed and its client told {@value #QUEUE_FULL}, with the
+     * advice to handshake again: no message is lost without the client knowing, and a client
+     * with recovery gets back from the channels' history what it missed. A session with
+     * acknowledged delivery is never dropped from, whatever the policy.
      */
     private static final class QueuePolicy implements BayeuxServer.SessionListener, ServerSession.QueueMaxedListener {
         private final QueueOverflow overflow;
@@ -352,9 +354,9 @@ public final class NettyBayeuxServer {
             return AcknowledgedMessagesExtension.sessionExtension(session) != null ? QueueOverflow.DISCONNECT : overflow;
         }
 
-        /** An acknowledging client is told why (a /meta/disconnect could not get past its full queue); others get the /meta/disconnect. */
+        /** The client is told why (a /meta/disconnect could not get past its full queue). */
         private static void disconnect(ServerSession session) {
-            if (session instanceof ServerSessionImpl impl && AcknowledgedMessagesExtension.sessionExtension(session) != null) {
+            if (session instanceof ServerSessionImpl impl) {
                 impl.disconnect(QUEUE_FULL);
             } else {
                 session.disconnect();
@@ -367,13 +369,13 @@ public final class NettyBayeuxServer {
         }
     }
 
-    /** The error the client of an acknowledging session sees when its queue overflowed and the session was removed. */
+    /** The error a client sees when its session's queue overflowed and the session was removed. */
     public static final String QUEUE_FULL = "409::queue_full";
 
     /**
      * Builds a {@link NettyBayeuxServer}. Defaults: host {@code 127.0.0.1}, port 8080, path
      * {@value #DEFAULT_PATH}, any origin allowed, max message size 1 MiB, max queue 1000 with
-     * {@link QueueOverflow#DROP_OLDEST}, request timeout 10 s, idle timeout 60 s, no TLS, no
+     * {@link QueueOverflow#DISCONNECT}, request timeout 10 s, idle timeout 60 s, no TLS, no
      * static files, one I/O event loop per core, a bounded thread pool of one thread per core
      * (at least two) for the application, JSONP off, no WebSocket compression.
      */
@@ -384,7 +386,7 @@ public final class NettyBayeuxServer {
         private Set<String> allowedOrigins = Set.of("*");
         private int maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
         private int maxQueue = DEFAULT_MAX_QUEUE;
-        private QueueOverflow queueOverflow = QueueOverflow.DROP_OLDEST;
+        private QueueOverflow queueOverflow = QueueOverflow.DISCONNECT;
         private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
         private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
         private Duration stallTime = DEFAULT_STALL_TIME;

@@ -11,13 +11,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -53,7 +50,7 @@ class LazyDeliveryIT {
     @ValueSource(booleans = {true, false})
     void aLazyWildcardChannelDelaysTheMessagesOfTheChannelsItMatches(boolean websocket) throws Exception {
         start(Duration.ofMillis(1500), bayeux -> bayeux.createChannelIfAbsent("/chat/**", channel -> channel.setLazy(true)));
-        Subscriber bob = subscriber(websocket, "/chat/room");
+        RawSubscriber bob = subscriber(websocket, "/chat/room");
         RawClient alice = publisher();
 
         long start = System.nanoTime();
@@ -68,7 +65,7 @@ class LazyDeliveryIT {
     @ValueSource(booleans = {true, false})
     void theLazyTimeoutOfAWildcardChannelBoundsTheWait(boolean websocket) throws Exception {
         start(Duration.ofSeconds(60), bayeux -> bayeux.createChannelIfAbsent("/chat/**", channel -> channel.setLazyTimeout(1000)));
-        Subscriber bob = subscriber(websocket, "/chat/room");
+        RawSubscriber bob = subscriber(websocket, "/chat/room");
         RawClient alice = publisher();
 
         long start = System.nanoTime();
@@ -83,7 +80,7 @@ class LazyDeliveryIT {
     @ValueSource(booleans = {true, false})
     void aNonLazyMessageTakesTheWaitingLazyOnesAlongInOrder(boolean websocket) throws Exception {
         start(Duration.ofSeconds(60), bayeux -> bayeux.createChannelIfAbsent("/chat/**", channel -> channel.setLazy(true)));
-        Subscriber bob = subscriber(websocket, "/chat/room", "/news");
+        RawSubscriber bob = subscriber(websocket, "/chat/room", "/news");
         RawClient alice = publisher();
 
         alice.send(Map.of("channel", "/chat/room", "data", "first"));
@@ -101,7 +98,7 @@ class LazyDeliveryIT {
     void aLazyMessageDeliveredToOneSessionWaitsToo(boolean websocket) throws Exception {
         start(Duration.ofMillis(1500), bayeux -> {
         });
-        Subscriber bob = subscriber(websocket, "/news");
+        RawSubscriber bob = subscriber(websocket, "/news");
         ServerMessage.Mutable lazy = server.bayeux().newMessage();
         lazy.setChannel("/private");
         lazy.setData("lazy");
@@ -122,7 +119,7 @@ class LazyDeliveryIT {
         return alice;
     }
 
-    private Subscriber subscriber(boolean websocket, String... channels) throws Exception {
+    private RawSubscriber subscriber(boolean websocket, String... channels) throws Exception {
         RawClient client = new RawClient(server.uri(), websocket).open();
         closeables.add(client);
         client.handshake();
@@ -130,64 +127,8 @@ class LazyDeliveryIT {
         for (String channel : channels) {
             assertEquals(true, RawClient.reply(client.send(Map.of("channel", "/meta/subscribe", "subscription", channel)), "/meta/subscribe").get("successful"));
         }
-        Subscriber subscriber = new Subscriber(client, websocket);
+        RawSubscriber subscriber = new RawSubscriber(client, websocket);
         closeables.add(subscriber);
         return subscriber;
-    }
-
-    /** Collects the deliveries of a client: pushed over WebSocket, or carried by a loop of long polls. */
-    private static final class Subscriber implements AutoCloseable {
-        final RawClient client;
-        private final boolean websocket;
-        private final BlockingQueue<Map<String, Object>> deliveries = new LinkedBlockingQueue<>();
-        private volatile boolean running = true;
-        private final Thread poller;
-
-        Subscriber(RawClient client, boolean websocket) {
-            this.client = client;
-            this.websocket = websocket;
-            if (websocket) {
-                poller = null;
-                return;
-            }
-            poller = Thread.ofPlatform().daemon().name("long-poll").start(() -> {
-                while (running) {
-                    try {
-                        for (Map<String, Object> message : client.connect()) {
-                            if (message.containsKey("data")) {
-                                deliveries.add(message);
-                            }
-                        }
-                    } catch (Exception x) {
-                        return;
-                    }
-                }
-            });
-        }
-
-        Map<String, Object> next(int seconds) throws InterruptedException {
-            Map<String, Object> delivery = websocket ? nextPushed(seconds) : deliveries.poll(seconds, TimeUnit.SECONDS);
-            assertNotNull(delivery, "no delivery within " + seconds + " s");
-            return delivery;
-        }
-
-        private Map<String, Object> nextPushed(int seconds) throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-            while (System.nanoTime() < deadline) {
-                Map<String, Object> message = client.received.poll(100, TimeUnit.MILLISECONDS);
-                if (message != null && message.containsKey("data")) {
-                    return message;
-                }
-            }
-            return null;
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            running = false;
-            if (poller != null) {
-                poller.join(TimeUnit.SECONDS.toMillis(10));
-            }
-        }
     }
 }

@@ -48,6 +48,15 @@ public interface ConfigurableServerChannel extends Channel {
 
     List<Authorizer> getAuthorizers();
 
+    /**
+     * The history this channel keeps of its messages, or null (the default) for none. On a
+     * wildcard channel it applies to every channel it matches that has none of its own.
+     */
+    HistoryPolicy getHistory();
+
+    /** Sets the history (null for none). A channel with a history policy is never swept while idle. */
+    void setHistory(HistoryPolicy history);
+
     /** Configures a channel before it becomes visible. */
     @FunctionalInterface
     interface Initializer {

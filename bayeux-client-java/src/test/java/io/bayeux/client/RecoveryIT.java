@@ -1,0 +1,222 @@
+package io.bayeux.client;
+
+import io.bayeux.api.Channel;
+import io.bayeux.api.Message;
+import io.bayeux.api.Promise;
+import io.bayeux.api.client.ClientSession;
+import io.bayeux.api.server.HistoryPolicy;
+import io.bayeux.api.server.ServerChannel;
+import io.bayeux.api.server.ServerSession;
+import io.bayeux.client.ext.RecoveryExtension;
+import io.bayeux.server.ServerSessionImpl;
+import io.bayeux.transport.NettyBayeuxServer;
+import io.bayeux.transport.QueueOverflow;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import java.util.stream.IntStream;
+
+import static io.bayeux.client.Clients.subscribe;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link RecoveryExtension} against the server's channel history, over both transports: a client
+ * whose session is lost, or whose queue overflows, gets every message exactly once and in order
+ * when the history covers the gap, and its application is told when it does not.
+ */
+class RecoveryIT {
+    private static final String ROOM = "/chat/room";
+    private final ClientConfig config = ClientConfig.builder()
+            .backoffIncrement(Duration.ofMillis(50))
+            .maxBackoff(Duration.ofMillis(200))
+            .build();
+    @RegisterExtension
+    final ServerAndClients fixture = new ServerAndClients();
+
+    private NettyBayeuxServer start(HistoryPolicy policy, UnaryOperator<NettyBayeuxServer.Builder> configure) {
+        NettyBayeuxServer server = fixture.start(configure);
+        server.bayeux().createChannelIfAbsent("/chat/**", channel -> channel.setHistory(policy));
+        return server;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"websocket", "long-polling"})
+    void aClientWhoseSessionIsLostGetsEveryMessageOnceInOrder(String transport) throws Exception {
+        NettyBayeuxServer server = start(HistoryPolicy.of(1_000, Duration.ofMinutes(5)), UnaryOperator.identity());
+        HandshakeGate gate = new HandshakeGate();
+        BayeuxClient client = fixture.client(transport, config);
+        RecoveryExtension recovery = new RecoveryExtension();
+        BlockingQueue<String> outcomes = new LinkedBlockingQueue<>();
+        recovery.addListener((channel, outcome) -> outcomes.add(channel + " " + outcome));
+        client.addExtension(recovery);
+        client.addExtension(gate);
+        Clients.connect(client);
+        Received received = new Received();
+        subscribe(client, ROOM, (channel, message) -> received.add(message));
+        ServerChannel room = server.bayeux().getChannel(ROOM);
+        for (int i = 0; i < 10; i++) {
+            room.publish(null, i, Promise.noop());
+        }
+        received.await(10);
+        String firstSession = client.getId();
+
+        // The server forgets the session, as when it expired; the client's next handshake waits until 40 more were published.
+        gate.close();
+        forget(server, firstSession);
+        for (int i = 10; i < 50; i++) {
+            room.publish(null, i, Promise.noop());
+        }
+        gate.open();
+        received.await(50);
+        assertEquals("/chat/room Outcome[recovered=true, replayed=40, reason=null]", outcomes.poll(10, TimeUnit.SECONDS));
+        assertNotEquals(firstSession, client.getId());
+        room.publish(null, 50, Promise.noop());
+        received.await(51);
+        assertEquals(IntStream.range(0, 51).boxed().toList(), received.list(), "every message once, in order");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"websocket", "long-polling"})
+    void aGapTheHistoryNoLongerCoversIsToldToTheApplicationAndNothingIsReplayed(String transport) throws Exception {
+        NettyBayeuxServer server = start(HistoryPolicy.of(5, Duration.ofMinutes(5)), UnaryOperator.identity());
+        HandshakeGate gate = new HandshakeGate();
+        BayeuxClient client = fixture.client(transport, config);
+        RecoveryExtension recovery = new RecoveryExtension();
+        BlockingQueue<RecoveryExtension.Outcome> outcomes = new LinkedBlockingQueue<>();
+        recovery.addListener((channel, outcome) -> outcomes.add(outcome));
+        client.addExtension(recovery);
+        client.addExtension(gate);
+        Clients.connect(client);
+        Received received = new Received();
+        subscribe(client, ROOM, (channel, message) -> received.add(message));
+        ServerChannel room = server.bayeux().getChannel(ROOM);
+        room.publish(null, 0, Promise.noop());
+        received.await(1);
+
+        gate.close();
+        forget(server, client.getId());
+        for (int i = 1; i <= 20; i++) {
+            room.publish(null, i, Promise.noop());
+        }
+        gate.open();
+        assertEquals(new RecoveryExtension.Outcome(false, 0, "trimmed"), outcomes.poll(10, TimeUnit.SECONDS));
+        room.publish(null, 21, Promise.noop());
+        received.await(2);
+        assertEquals(List.of(0, 21), received.list(), "nothing replayed as if it were complete");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"websocket", "long-polling"})
+    void aSessionWhoseQueueOverflowsRecoversWhatHistoryHoldsAndHearsOfTheRest(String transport) throws Exception {
+        NettyBayeuxServer server = start(HistoryPolicy.of(100, Duration.ofMinutes(5)), b -> b.maxQueue(10, QueueOverflow.DISCONNECT));
+        BayeuxClient client = fixture.client(transport, config);
+        RecoveryExtension recovery = new RecoveryExtension();
+        Map<String, RecoveryExtension.Outcome> outcomes = new ConcurrentHashMap<>();
+        CountDownLatch told = new CountDownLatch(2);
+        recovery.addListener((channel, outcome) -> {
+            outcomes.put(channel, outcome);
+            told.countDown();
+        });
+        client.addExtension(recovery);
+        List<Object> errors = new CopyOnWriteArrayList<>();
+        client.getChannel(Channel.META_CONNECT).addListener((io.bayeux.api.client.ClientSessionChannel.MessageListener) (channel, message) -> {
+            if (!message.isSuccessful()) {
+                errors.add(message.get(Message.ERROR_FIELD));
+            }
+        });
+        Clients.connect(client);
+        Received received = new Received();
+        subscribe(client, ROOM, (channel, message) -> received.add(message));
+        subscribe(client, "/news", (channel, message) -> {
+        });
+        String firstSession = client.getId();
+
+        ServerSession session = server.bayeux().getSession(firstSession);
+        ServerChannel room = server.bayeux().getChannel(ROOM);
+        ServerChannel news = server.bayeux().getChannel("/news");
+        session.startBatch(); // everything is queued before anything can leave: the queue overflows
+        for (int i = 0; i < 50; i++) {
+            room.publish(null, i, Promise.noop());
+            news.publish(null, i, Promise.noop());
+        }
+        session.endBatch();
+
+        assertTrue(told.await(10, TimeUnit.SECONDS), "outcomes " + outcomes + ", connect errors " + errors);
+        received.await(50);
+        assertTrue(errors.contains(NettyBayeuxServer.QUEUE_FULL), "the client was told why: " + errors);
+        assertEquals(new RecoveryExtension.Outcome(true, outcomes.get(ROOM).replayed(), null), outcomes.get(ROOM));
+        assertEquals(new RecoveryExtension.Outcome(false, 0, RecoveryExtension.NO_HISTORY), outcomes.get("/news"), "a channel without history lost messages");
+        assertEquals(IntStream.range(0, 50).boxed().toList(), received.list(), "every message of the room once, in order");
+        assertNotEquals(firstSession, client.getId());
+    }
+
+    /** The server forgets a session: its client is told {@code 402::session_unknown}, as after an expiry. */
+    private static void forget(NettyBayeuxServer server, String clientId) {
+        ((ServerSessionImpl) server.bayeux().getSession(clientId)).disconnect("402::session_unknown");
+    }
+
+    /** The integers received, in order. */
+    private static final class Received {
+        private final List<Integer> values = new CopyOnWriteArrayList<>();
+
+        void add(Message message) {
+            synchronized (this) {
+                values.add(((Number) message.getData()).intValue());
+                notifyAll();
+            }
+        }
+
+        synchronized void await(int count) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+            while (values.size() < count) {
+                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (left <= 0) {
+                    throw new AssertionError("received " + values.size() + " of " + count + ": " + values);
+                }
+                wait(left);
+            }
+        }
+
+        List<Integer> list() {
+            return List.copyOf(values);
+        }
+    }
+
+    /** Holds the client's handshakes while closed (at most 15 s): the test decides when the client comes back. */
+    private static final class HandshakeGate implements ClientSession.Extension {
+        private volatile CountDownLatch gate = new CountDownLatch(0);
+
+        void close() {
+            gate = new CountDownLatch(1);
+        }
+
+        void open() {
+            gate.countDown();
+        }
+
+        @Override
+        public boolean sendMeta(ClientSession session, Message.Mutable message) {
+            if (Channel.META_HANDSHAKE.equals(message.getChannel())) {
+                try {
+                    gate.await(15, TimeUnit.SECONDS);
+                } catch (InterruptedException x) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return true;
+        }
+    }
+}
