@@ -62,7 +62,8 @@ public final class DemoServer {
     /** The demo's history: {@code /chat/**} with positions, {@code /event/**} in the {@code replay} dialect. */
     public static Consumer<BayeuxServer> history(HistoryPolicy policy) {
         return bayeux -> {
-            bayeux.createChannelIfAbsent("/chat/**", channel -> channel.setHistory(policy));
+            // ChatService's @Configure made /chat/** already: an initializer would not run on it.
+            bayeux.createChannelIfAbsent("/chat/**").getReference().setHistory(policy);
             bayeux.createChannelIfAbsent("/event/**", channel -> {
                 channel.setPersistent(true);
                 channel.setHistory(policy.withReplayIds());
