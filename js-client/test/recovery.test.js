@@ -1,12 +1,14 @@
 // History and recovery (docs/history.md): the rules of RecoveryExtension on hand-made messages,
 // the client's re-handshake on 409::queue_full against an in-process fake server, and (further
 // down) recovery over real sockets against the demo server with history on /chat/**.
-import { describe, it } from 'node:test';
+import { describe, it, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { RecoveryExtension } from '../src/index.js';
+import { RecoveryExtension, CookieJar } from '../src/index.js';
 import { RecoveryExtension as FromPath } from '../src/extensions/recovery.js';
 import { FakeServer } from './support/fake-server.js';
-import { recorder, waitFor, callback } from './support/util.js';
+import { startDemo } from './support/demo-server.js';
+import { startProxy } from './support/proxy.js';
+import { TRANSPORTS, newClient, connect, subscribe, stop, recorder, waitFor, callback } from './support/util.js';
 
 const ROOM = '/chat/room';
 const at = (offset, epoch = 'e1') => ({ offset, epoch });
@@ -245,4 +247,230 @@ describe('RecoveryExtension in a client (in-process fake server)', () => {
     assert.equal(gaps.items.length, 1);
     client.abort();
   });
+});
+
+/**
+ * Makes the server forget `client`'s session, as its maxInterval would once the client is cut
+ * off (the demo's maxInterval is not configurable, and a test does not sleep): a
+ * /meta/disconnect with its clientId and its browser cookie, sent straight to the server.
+ */
+async function forgetSession(server, client, jar) {
+  const response = await fetch(server.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: jar.header(server.url) },
+    body: JSON.stringify([{ id: 'forget', channel: '/meta/disconnect', clientId: client.getClientId() }]),
+    signal: AbortSignal.timeout(5000),
+  });
+  const [reply] = await response.json();
+  assert.equal(reply.successful, true, `the server did not forget the session: ${JSON.stringify(reply)}`);
+}
+
+/** Publishes `data` and waits for the server's reply. */
+async function publish(client, channel, data) {
+  const reply = await callback((done) => client.publish(channel, data, done), { what: `publish ${JSON.stringify(data)}` });
+  assert.equal(reply.successful, true, `publish failed: ${JSON.stringify(reply)}`);
+}
+
+describe('recovery against the demo server', () => {
+  let large; // history of 1000 messages per /chat/** channel
+  let small; // history of 5
+  before(async () => {
+    [large, small] = await Promise.all([
+      startDemo({ args: ['--history-size', '1000', '--history-ttl', '5m'] }),
+      startDemo({ args: ['--history-size', '5', '--history-ttl', '5m'] }),
+    ]);
+  });
+  after(async () => {
+    await Promise.all([large && large.kill(), small && small.kill()]);
+  });
+
+  for (const transport of TRANSPORTS) {
+    describe(`over ${transport}`, () => {
+      const clients = [];
+      const proxies = [];
+      afterEach(async () => {
+        await stop(...clients.splice(0));
+        await Promise.all(proxies.splice(0).map((p) => p.close()));
+      });
+
+      /**
+       * Alice, with recovery, reaches `server` through a proxy the test cuts; `gaps`,
+       * `recovered` and `subscribes` (the /meta/subscribe messages as sent) record what happens.
+       */
+      async function alice(server) {
+        const proxy = await startProxy({ port: server.port });
+        proxies.push(proxy);
+        const jar = new CookieJar();
+        const client = newClient(proxy.url('/cometd'), transport, { cookieJar: jar });
+        clients.push(client);
+        const gaps = recorder('gap');
+        const recovered = recorder('recovered');
+        const recovery = new RecoveryExtension({ onGap: (c, reason) => gaps([c, reason]), onRecovered: (c, n) => recovered([c, n]) });
+        const subscribes = [];
+        const a = { client, proxy, recovery, gaps, recovered, subscribes, onSubscribe: () => {} };
+        // Registered before recovery, so that it sees outgoing messages after it (in reverse
+        // order): as they leave, with recovery's ext.
+        client.registerExtension('wire', {
+          outgoing: (m) => {
+            if (m.channel === '/meta/subscribe') {
+              subscribes.push(structuredClone(m));
+              a.onSubscribe(m);
+            }
+          },
+        });
+        client.registerExtension('recovery', recovery);
+        await connect(client);
+        /** The network goes and the server forgets the session, as after a long cut. */
+        a.cutAndForget = async () => {
+          proxy.cut();
+          await forgetSession(server, client, jar);
+        };
+        return a;
+      }
+
+      async function publisher(server) {
+        const client = newClient(server.url, transport);
+        clients.push(client);
+        await connect(client);
+        return client;
+      }
+
+      it('a client cut off and forgotten gets back exactly what it missed, in order and once, then live messages', async () => {
+        const channel = `/chat/${transport}-recovered`;
+        const a = await alice(large);
+        const bob = await publisher(large);
+        const received = recorder('received');
+        await subscribe(a.client, channel, received);
+        await publish(bob, channel, 'm1');
+        await publish(bob, channel, 'm2');
+        await waitFor(() => received.items.length === 2, { what: 'm1 and m2' });
+        const before = a.recovery.positions()[channel];
+        assert.equal(typeof before.offset, 'number', `a position for ${channel}: ${JSON.stringify(a.recovery.positions())}`);
+        assert.equal(typeof before.epoch, 'string');
+        const firstSession = a.client.getClientId();
+
+        await a.cutAndForget();
+        for (const text of ['m3', 'm4', 'm5', 'm6', 'm7']) {
+          await publish(bob, channel, text);
+        }
+        a.proxy.resume();
+
+        assert.deepEqual(await a.recovered.next(10000), [channel, 5]);
+        await waitFor(() => received.items.length === 7, { what: 'the 5 missed messages' });
+        assert.notEqual(a.client.getClientId(), firstSession, 'a new session');
+        const again = a.subscribes.at(-1);
+        assert.equal(again.subscription, channel);
+        assert.deepEqual(again.ext.recover, { [channel]: before }, 'subscribed again from the last position received');
+        await publish(bob, channel, 'live');
+        await waitFor(() => received.items.length === 8, { what: 'the live message' });
+        await publish(bob, channel, 'marker');
+        await waitFor(() => received.items.length >= 9, { what: 'the marker' });
+        assert.deepEqual(received.items.map((m) => m.data), ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'live', 'marker']);
+        assert.deepEqual(a.gaps.items, []);
+        const offsets = received.items.map((m) => m.ext.position.offset);
+        assert.deepEqual(offsets, [...offsets].sort((x, y) => x - y), 'positions grow');
+      });
+
+      it('a gap the history does not cover is reported as trimmed, and nothing of it is replayed', async () => {
+        const channel = `/chat/${transport}-trimmed`;
+        const a = await alice(small);
+        const bob = await publisher(small);
+        const received = recorder('received');
+        await subscribe(a.client, channel, received);
+        await publish(bob, channel, 'before');
+        assert.equal((await received.next()).data, 'before');
+
+        await a.cutAndForget();
+        for (let i = 1; i <= 8; i++) {
+          await publish(bob, channel, `missed ${i}`); // 8 > the history's 5
+        }
+        a.proxy.resume();
+
+        assert.deepEqual(await a.gaps.next(10000), [channel, 'trimmed']);
+        await publish(bob, channel, 'after');
+        await waitFor(() => received.items.length >= 2, { what: 'the message after the gap' });
+        assert.deepEqual(received.items.map((m) => m.data), ['before', 'after'], 'no partial replay');
+        assert.deepEqual(a.recovered.items, []);
+        assert.deepEqual(a.recovery.positions()[channel], received.items[1].ext.position, 'from the new position on');
+      });
+
+      it('messages published while the client subscribes again arrive exactly once, in order', async () => {
+        const channel = `/chat/${transport}-race`;
+        const a = await alice(large);
+        const bob = await publisher(large);
+        const received = recorder('received');
+        await subscribe(a.client, channel, received);
+
+        // Bob publishes 1, 2, 3... one after the other, without pause, until told to stop.
+        const published = [];
+        let inFlight = false;
+        let stopped = false;
+        const racing = [];
+        a.onSubscribe = (m) => { if (m.ext && m.ext.recover) racing.push(inFlight); };
+        const publishing = (async () => {
+          for (let n = 1; !stopped && n <= 600; n++) {
+            inFlight = true;
+            await publish(bob, channel, n);
+            inFlight = false;
+            published.push(n);
+          }
+        })();
+        try {
+          await waitFor(() => received.items.length >= 5, { what: 'the first messages' });
+          await a.cutAndForget();
+          const missed = published.length;
+          await waitFor(() => published.length >= missed + 10, { what: '10 messages while away' });
+          a.proxy.resume();
+          const [, replayed] = await a.recovered.next(10000);
+          assert.ok(replayed >= 10, `replayed ${replayed}`);
+          const recoveredAt = received.items.length;
+          await waitFor(() => received.items.length >= recoveredAt + 20 || stopped, { timeout: 10000, what: '20 live messages after the recovery' });
+        } finally {
+          stopped = true;
+          await publishing;
+        }
+        const last = published.at(-1);
+        await waitFor(() => received.items.some((m) => m.data === last), { timeout: 10000, what: `message ${last}` });
+        await publish(bob, channel, 'marker');
+        await waitFor(() => received.items.some((m) => m.data === 'marker'), { what: 'the marker' });
+        assert.deepEqual(received.items.map((m) => m.data), [...published, 'marker'], 'every message once, in order');
+        assert.deepEqual(racing, [true], 'a publish was in flight when the recovering subscription left');
+        assert.deepEqual(a.gaps.items, []);
+      });
+
+      it('after a server restart, a subscription made again is told its history is another epoch', async () => {
+        const args = ['--history-size', '10', '--history-ttl', '5m'];
+        const first = await startDemo({ args });
+        let restarted = null;
+        try {
+          const channel = `/chat/${transport}-restart`;
+          const gaps = recorder('gap');
+          const recovery = new RecoveryExtension({ onGap: (c, reason) => gaps([c, reason]) });
+          const a = newClient(first.url, transport);
+          clients.push(a);
+          a.registerExtension('recovery', recovery);
+          await connect(a);
+          const received = recorder('received');
+          await subscribe(a, channel, received);
+          const bob = await publisher(first);
+          await publish(bob, channel, 'before');
+          const before = (await received.next()).ext.position;
+
+          await first.kill();
+          restarted = await startDemo({ port: first.port, args });
+          assert.deepEqual(await gaps.next(15000), [channel, 'epoch']);
+          const after = recovery.positions()[channel];
+          assert.notEqual(after.epoch, before.epoch, 'the new history\'s position');
+          const bob2 = await publisher(restarted);
+          await publish(bob2, channel, 'after');
+          assert.equal((await received.next()).data, 'after');
+          assert.deepEqual(received.items.map((m) => m.data), ['before', 'after']);
+        } finally {
+          await stop(...clients.splice(0));
+          await first.kill();
+          await restarted?.kill();
+        }
+      });
+    });
+  }
 });
