@@ -272,11 +272,11 @@ async function publish(client, channel, data) {
 }
 
 describe('recovery against the demo server', () => {
-  let large; // history of 1000 messages per /chat/** channel
+  let large; // history of 1500 messages per /chat/** channel (more than a session's queue holds)
   let small; // history of 5
   before(async () => {
     [large, small] = await Promise.all([
-      startDemo({ args: ['--history-size', '1000', '--history-ttl', '5m'] }),
+      startDemo({ args: ['--history-size', '1500', '--history-ttl', '5m'] }),
       startDemo({ args: ['--history-size', '5', '--history-ttl', '5m'] }),
     ]);
   });
@@ -438,6 +438,42 @@ describe('recovery against the demo server', () => {
         assert.deepEqual(a.gaps.items, []);
       });
 
+      it('a session whose queue overflowed is told 409::queue_full, handshakes again and recovers, and hears of the channels it cannot', async () => {
+        const channel = `/chat/${transport}-overflow`;
+        const a = await alice(large);
+        const bob = await publisher(large);
+        const received = recorder('received');
+        await subscribe(a.client, channel, received);
+        await subscribe(a.client, `/members/${transport}-overflow`, () => {}); // no history there
+        const failures = [];
+        a.client.addListener('/meta/connect', (m) => { if (!m.successful && m.error) failures.push(m.error); });
+        await publish(bob, channel, 0);
+        await waitFor(() => received.items.length === 1, { what: 'the first message' });
+        const firstSession = a.client.getClientId();
+
+        a.proxy.cut(); // the session stays, and its queue (1000 messages at most) fills
+        const total = 1100;
+        for (let from = 1; from <= total; from += 100) {
+          const replies = [];
+          bob.batch(() => {
+            for (let n = from; n < from + 100; n++) {
+              replies.push(callback((done) => bob.publish(channel, n, done), { what: `publish ${n}` }));
+            }
+          });
+          assert.ok((await Promise.all(replies)).every((r) => r.successful));
+        }
+        a.proxy.resume();
+
+        assert.deepEqual(await a.recovered.next(10000), [channel, total]);
+        assert.deepEqual(await a.gaps.next(), [`/members/${transport}-overflow`, 'no_history']);
+        assert.equal(failures[0], '409::queue_full');
+        assert.notEqual(a.client.getClientId(), firstSession);
+        await waitFor(() => received.items.length === total + 1, { timeout: 10000, what: 'every message' });
+        await publish(bob, channel, 'live');
+        await waitFor(() => received.items.length === total + 2, { what: 'the live message' });
+        assert.deepEqual(received.items.map((m) => m.data), [...Array.from({ length: total + 1 }, (_, n) => n), 'live']);
+      });
+
       it('after a server restart, a subscription made again is told its history is another epoch', async () => {
         const args = ['--history-size', '10', '--history-ttl', '5m'];
         const first = await startDemo({ args });
@@ -452,8 +488,10 @@ describe('recovery against the demo server', () => {
           await connect(a);
           const received = recorder('received');
           await subscribe(a, channel, received);
-          const bob = await publisher(first);
+          const bob = newClient(first.url, transport);
+          await connect(bob);
           await publish(bob, channel, 'before');
+          bob.abort(); // its server goes away
           const before = (await received.next()).ext.position;
 
           await first.kill();
