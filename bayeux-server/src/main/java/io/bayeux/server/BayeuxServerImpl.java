@@ -7,6 +7,8 @@ import io.bayeux.api.Message;
 import io.bayeux.api.Session;
 import io.bayeux.api.server.Authorizer;
 import io.bayeux.api.server.HistoryPolicy;
+import io.bayeux.api.Position;
+import io.bayeux.server.spi.HistoryEngine;
 import io.bayeux.api.server.BayeuxContext;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ConfigurableServerChannel;
@@ -80,6 +82,8 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private final HistoryStore histories = new HistoryStore(new java.security.SecureRandom(), System::currentTimeMillis);
     /** Set once a channel has a history policy; never reset (a plain read on the delivery path). */
     private volatile boolean historyOn;
+    private volatile HistoryEngine historyEngine;
+    private final EngineHistories engineHistories = new EngineHistories(this);
     private volatile SecurityPolicy securityPolicy = new DefaultSecurityPolicy();
     /** The context of the message being handled on each thread: one per server, so two servers in a JVM never mix. */
     private final ThreadLocal<BayeuxContext> currentContext = new ThreadLocal<>();
@@ -649,7 +653,13 @@ public final class BayeuxServerImpl implements BayeuxServer {
         }
         HistoryPolicy policy = historyOn ? historyPolicy(channel, wilds) : null;
         if (policy != null) {
-            publishWithHistory(from, channel, wilds, message, policy);
+            HistoryEngine engine = historyEngine;
+            if (engine != null && engine.handles(channel.getId())) {
+                // The engine gives it its position and brings it back to every server, this one too.
+                engine.publish(channel.getId(), freeze(message), policy);
+            } else {
+                publishWithHistory(from, channel, wilds, message, policy);
+            }
             return true;
         }
         ServerMessageImpl frozen = message instanceof ServerMessageImpl impl ? impl : copyOf(message);
@@ -730,6 +740,80 @@ public final class BayeuxServerImpl implements BayeuxServer {
         }
     }
 
+    /**
+     * Lets {@code engine} keep the histories of the channels it {@linkplain HistoryEngine#handles
+     * handles} (null: this server keeps them all); set before clients subscribe.
+     */
+    public void setHistoryEngine(HistoryEngine engine) {
+        this.historyEngine = engine;
+    }
+
+    HistoryEngine historyEngine() {
+        return historyEngine;
+    }
+
+    EngineHistories engineHistories() {
+        return engineHistories;
+    }
+
+    /**
+     * A message of {@code channel} from the history engine, at {@code position}: delivered to
+     * this server's subscribers in the order of positions, once, filling from the engine's
+     * history any gap before it. Called by the engine, off the event loops, one message at a time.
+     */
+    public void deliverFromEngine(String channel, ServerMessage.Mutable message, Position position) {
+        HistoryEngine engine = historyEngine;
+        HistoryPolicy policy = historyPolicy(channel);
+        if (engine == null || policy == null) {
+            LOG.debug("A message of {} from the history engine, which has no history here: dropped", channel);
+            return;
+        }
+        engineHistories.deliver(engine, channel, message, position, policy);
+    }
+
+    /** The engine now receives {@code channel}: this server delivers what it missed meanwhile. */
+    public void historyReceived(String channel) {
+        HistoryEngine engine = historyEngine;
+        HistoryPolicy policy = historyPolicy(channel);
+        if (engine != null && policy != null) {
+            engineHistories.catchUp(engine, channel, policy);
+        }
+    }
+
+    /** The engine stopped receiving some channels: this server forgets where it was in their histories. */
+    public void historyReceptionChanged() {
+        HistoryEngine engine = historyEngine;
+        if (engine != null) {
+            engineHistories.receptionChanged(engine);
+        }
+    }
+
+    /** Messages of histories kept by the engine that this server could not deliver: the engine had dropped them. */
+    public long historyUnrecoverable() {
+        return engineHistories.unrecoverable();
+    }
+
+    /** Fans out a stamped message from the engine to this server's subscribers. */
+    void fanOutFromEngine(String channelName, ServerMessage.Mutable message) {
+        ServerChannelImpl channel = (ServerChannelImpl) createChannelIfAbsent(channelName).getReference();
+        List<String> wildIds = channel.getChannelId().getWildIds();
+        ServerChannelImpl[] wilds = new ServerChannelImpl[wildIds.size()];
+        for (int i = 0; i < wilds.length; i++) {
+            wilds[i] = channels.get(wildIds.get(i));
+        }
+        if (channel.isLazy() || anyLazy(wilds)) {
+            message.setLazy(true);
+        }
+        fanOut(null, channel, wilds, freeze(message));
+    }
+
+    /** The message frozen: itself when it is this server's kind, else a copy. */
+    ServerMessageImpl freeze(ServerMessage message) {
+        ServerMessageImpl frozen = message instanceof ServerMessageImpl impl ? impl : copyOf(message);
+        frozen.freeze();
+        return frozen;
+    }
+
     HistoryStore histories() {
         return histories;
     }
@@ -744,7 +828,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
     }
 
     /** The history policy of the channel named {@code channelName} (not a wildcard), or null. */
-    HistoryPolicy historyPolicy(String channelName) {
+    public HistoryPolicy historyPolicy(String channelName) {
         if (!historyOn) {
             return null;
         }

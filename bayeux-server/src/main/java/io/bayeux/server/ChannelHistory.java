@@ -128,6 +128,11 @@ final class ChannelHistory {
         return entries.isEmpty() ? top : entries.peekFirst().offset - 1;
     }
 
+    /** Why the messages before the first one kept are gone: {@code trimmed} or {@code expired}. */
+    String evicted() {
+        return lastEviction.reason;
+    }
+
     @Override
     public String toString() {
         return "ChannelHistory[" + channel + ", epoch=" + epoch + ", top=" + top + ", kept=" + entries.size() + "]";

@@ -54,7 +54,12 @@ final class HistoryStore {
      * frozen yet.
      */
     static void stamp(ServerMessage.Mutable message, ChannelHistory history, HistoryPolicy policy) {
-        long offset = history.next();
+        stamp(message, new Position(history.next(), history.epoch), policy);
+    }
+
+    /** Marks a message with its position, in {@code ext.position} or in the {@code replay} dialect. */
+    static void stamp(ServerMessage.Mutable message, Position position, HistoryPolicy policy) {
+        long offset = position.offset();
         if (policy.replayIds()) {
             Object data = message.getData();
             Map<String, Object> stamped = new LinkedHashMap<>();
@@ -71,7 +76,7 @@ final class HistoryStore {
             stamped.put(EVENT_FIELD, event);
             message.setData(stamped);
         } else {
-            message.getExt(true).put(Position.EXT_FIELD, new Position(offset, history.epoch).toMap());
+            message.getExt(true).put(Position.EXT_FIELD, position.toMap());
         }
     }
 

@@ -3,6 +3,7 @@ package io.bayeux.server;
 import io.bayeux.api.Position;
 import io.bayeux.api.server.HistoryPolicy;
 import io.bayeux.api.server.ServerMessage;
+import io.bayeux.server.spi.HistoryEngine;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,8 +11,8 @@ import java.util.Map;
 
 /**
  * A subscription to a channel with history: it replays what the client asks for and joins the
- * channel's subscribers in one step under the history's monitor, under which publishes to the
- * channel are fanned out too; so the replayed messages come first, in order, and the live ones
+ * channel's subscribers in one step, under the lock under which the channel's messages are
+ * fanned out on this server; so the replayed messages come first, in order, and the live ones
  * follow with none lost and none twice. Recovery is all or nothing: when the history no longer
  * holds every message after the client's position, nothing is replayed and the reply says why.
  *
@@ -25,6 +26,20 @@ final class Recovery {
     static final String REPLAY_FIELD = "replay";
     static final long NEW_ONLY = -1;
     static final long ALL_RETAINED = -2;
+
+    /** What a subscription asked for: a position to recover from, or a replay id, or neither. */
+    record Request(String channel, HistoryPolicy policy, Position from, Long replayId) {
+    }
+
+    /**
+     * What to do: replay the messages in {@code (after, upTo]} (none when {@code after >= upTo}),
+     * then say {@code outcome} (positions dialect), or fail with {@code error} (replay dialect).
+     */
+    record Decision(long after, long upTo, Map<String, Object> outcome, String error) {
+        boolean replays() {
+            return error == null && after < upTo;
+        }
+    }
 
     private Recovery() {
     }
@@ -41,13 +56,12 @@ final class Recovery {
 
     /**
      * Subscribes the exchange's session to {@code channel}, which has history, replaying what it
-     * asked for.
+     * asked for, from this server's memory or from the engine that keeps the channel's history.
      *
-     * @return false after an error reply (a replay id the history does not cover)
+     * @return false after an error reply
      */
     static boolean subscribe(BayeuxServerImpl server, Exchange exchange, ServerChannelImpl channel, HistoryPolicy policy) {
         String name = channel.getId();
-        ServerSessionImpl session = exchange.session;
         Long replayId = null;
         if (policy.replayIds()) {
             Object asked = replayIdAsked(exchange.message, name);
@@ -59,60 +73,96 @@ final class Recovery {
                 }
             }
         }
-        Position from = policy.replayIds() ? null : recoverFrom(exchange.message, name);
+        Request request = new Request(name, policy, policy.replayIds() ? null : recoverFrom(exchange.message, name), replayId);
+        HistoryEngine engine = server.historyEngine();
+        Decision decision;
+        if (engine != null && engine.handles(name)) {
+            try {
+                decision = server.engineHistories().subscribe(engine, exchange.session, channel, request, exchange.message);
+            } catch (IllegalStateException x) {
+                exchange.error("503:" + name + ":history_unavailable");
+                return false;
+            }
+        } else {
+            decision = subscribeInMemory(server, exchange, channel, request);
+        }
+        if (decision.error != null) {
+            exchange.error(decision.error);
+            return false;
+        }
+        if (decision.outcome != null) {
+            outcomes(exchange).put(name, decision.outcome);
+        }
+        return true;
+    }
+
+    private static Decision subscribeInMemory(BayeuxServerImpl server, Exchange exchange, ServerChannelImpl channel, Request request) {
         long now = server.scheduler().now();
+        ServerSessionImpl session = exchange.session;
         while (true) {
-            ChannelHistory history = server.histories().history(name, now);
+            ChannelHistory history = server.histories().history(request.channel, now);
             ServerChannelImpl joined;
-            Map<String, Object> outcome = null;
+            Decision decision;
             synchronized (history) {
                 if (!server.histories().isCurrent(history)) {
                     continue;
                 }
-                List<ServerMessage> replay = List.of();
-                if (policy.replayIds()) {
-                    if (replayId != null && replayId == ALL_RETAINED) {
-                        replay = history.all(now, policy);
-                    } else if (replayId != null && replayId != NEW_ONLY) {
-                        if (history.gapAfter(replayId, now, policy) != null) {
-                            exchange.error("400:" + name + "," + replayId + ":replay_id_invalid");
-                            return false;
-                        }
-                        replay = history.after(replayId);
-                    }
-                } else {
-                    outcome = new LinkedHashMap<>();
-                    outcome.put(Position.OFFSET_FIELD, history.top());
-                    outcome.put(Position.EPOCH_FIELD, history.epoch);
-                    if (from != null) {
-                        String reason = from.epoch().equals(history.epoch) ? reasonOf(history.gapAfter(from.offset(), now, policy)) : "epoch";
-                        if (reason == null) {
-                            replay = history.after(from.offset());
-                            outcome.put(Position.RECOVERED_FIELD, true);
-                            outcome.put(Position.REPLAYED_FIELD, replay.size());
-                        } else {
-                            outcome.put(Position.RECOVERED_FIELD, false);
-                            outcome.put(Position.REASON_FIELD, reason);
-                        }
-                    }
+                history.expire(now, request.policy);
+                decision = decide(request, history.epoch, history.top(), history.beforeFirst() + 1, history.evicted());
+                if (decision.error != null) {
+                    return decision;
                 }
-                for (ServerMessage message : replay) {
-                    session.deliverReplayed(message);
+                if (decision.replays()) {
+                    for (ServerMessage message : history.after(decision.after)) {
+                        session.deliverReplayed(message);
+                    }
                 }
                 joined = channel.join(session);
             }
             if (joined != null) {
                 joined.notifySubscribed(session, exchange.message);
             }
-            if (outcome != null) {
-                outcomes(exchange).put(name, outcome);
-            }
-            return true;
+            return decision;
         }
     }
 
-    private static String reasonOf(ChannelHistory.Gap gap) {
-        return gap == null ? null : gap.reason;
+    /**
+     * Decides a subscription against a history whose last message delivered here is {@code top}
+     * and whose first message kept is {@code first}.
+     */
+    static Decision decide(Request request, String epoch, long top, long first, String evicted) {
+        if (request.policy.replayIds()) {
+            Long id = request.replayId;
+            if (id == null || id == NEW_ONLY) {
+                return new Decision(top, top, null, null);
+            }
+            if (id == ALL_RETAINED) {
+                return new Decision(first - 1, top, null, null);
+            }
+            if (id > top || id + 1 < first) {
+                return new Decision(top, top, null, "400:" + request.channel + "," + id + ":replay_id_invalid");
+            }
+            return new Decision(id, top, null, null);
+        }
+        Map<String, Object> outcome = new LinkedHashMap<>();
+        outcome.put(Position.OFFSET_FIELD, top);
+        outcome.put(Position.EPOCH_FIELD, epoch);
+        Position from = request.from;
+        if (from == null) {
+            return new Decision(top, top, outcome, null);
+        }
+        String reason = !from.epoch().equals(epoch) ? "epoch"
+                : from.offset() > top ? "ahead"
+                : from.offset() + 1 < first ? evicted
+                : null;
+        if (reason != null) {
+            outcome.put(Position.RECOVERED_FIELD, false);
+            outcome.put(Position.REASON_FIELD, reason);
+            return new Decision(top, top, outcome, null);
+        }
+        outcome.put(Position.RECOVERED_FIELD, true);
+        outcome.put(Position.REPLAYED_FIELD, top - from.offset());
+        return new Decision(from.offset(), top, outcome, null);
     }
 
     /** The reply's {@code ext.history}: channel → where its subscription starts. */
@@ -147,11 +197,9 @@ final class Recovery {
 
     /** A replay id given as a whole number or a string holding one (as some clients send it), or null. */
     private static Long parseReplayId(Object value) {
-        if (value instanceof Number number && !(number instanceof Double || number instanceof Float)) {
-            return number.longValue();
-        }
-        if (value instanceof Number number && number.doubleValue() == Math.rint(number.doubleValue())) {
-            return number.longValue();
+        if (value instanceof Number number) {
+            double d = number.doubleValue();
+            return number instanceof Double || number instanceof Float ? (d == Math.rint(d) ? (Long) number.longValue() : null) : (Long) number.longValue();
         }
         if (value instanceof String text) {
             try {
@@ -161,5 +209,10 @@ final class Recovery {
             }
         }
         return null;
+    }
+
+    /** The messages of {@code entries} in {@code (after, upTo]}. */
+    static List<HistoryEngine.Entry> within(List<HistoryEngine.Entry> entries, long after, long upTo) {
+        return entries.stream().filter(e -> e.offset() > after && e.offset() <= upTo).toList();
     }
 }

@@ -70,6 +70,14 @@ public final class RecoveryExtension implements ClientSession.Extension {
         return Map.copyOf(positions);
     }
 
+    /**
+     * Sets where the client stands in a channel's history, for instance a position the
+     * application kept from an earlier run: the next subscription to the channel recovers from it.
+     */
+    public synchronized void setPosition(String channel, Position position) {
+        positions.put(channel, position);
+    }
+
     @Override
     public boolean sendMeta(ClientSession session, Message.Mutable message) {
         if (!Channel.META_SUBSCRIBE.equals(message.getChannel())) {

@@ -8,6 +8,7 @@ import io.bayeux.api.server.LocalSession;
 import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
+import io.bayeux.server.BayeuxServerImpl;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -101,6 +102,8 @@ public class RedisCluster {
     private ExecutorService delivery;
     private Disposable events;
     private Hooks hooks;
+    /** The histories of the shared channels, in Redis; null when the server is not this project's. */
+    private volatile RedisHistory history;
     private boolean started;
 
     public RedisCluster(BayeuxServer bayeux, String redisURI) {
@@ -199,6 +202,10 @@ public class RedisCluster {
         connected = publisher.isOpen() && subscriber.isOpen();
         session = bayeux.newLocalSession("redis-cluster");
         session.handshake();
+        if (bayeux instanceof BayeuxServerImpl impl) {
+            history = new RedisHistory(this, impl);
+            impl.setHistoryEngine(history);
+        }
         hooks = new Hooks();
         bayeux.addListener(hooks);
         for (ServerChannel channel : bayeux.getChannels()) {
@@ -216,6 +223,10 @@ public class RedisCluster {
             started = false;
         }
         bayeux.removeListener(hooks);
+        if (history != null && bayeux instanceof BayeuxServerImpl impl) {
+            impl.setHistoryEngine(null);
+            history = null;
+        }
         for (ServerChannel channel : listened) {
             channel.removeListener(hooks);
         }
@@ -348,9 +359,12 @@ public class RedisCluster {
             if (want && wanted.add(name)) {
                 var async = subscriber.async();
                 var future = pattern ? async.psubscribe(name) : async.subscribe(name);
-                await(future, "subscribe " + name);
+                if (await(future, "subscribe " + name) && !pattern) {
+                    historyReceived(channelId);
+                }
             } else if (!want && wanted.remove(name)) {
                 confirmed.remove("subscribe " + name);
+                historyReceptionChanged();
                 var async = subscriber.async();
                 var future = pattern ? async.punsubscribe(name) : async.unsubscribe(name);
                 if (await(future, "unsubscribe " + name)) {
@@ -359,6 +373,25 @@ public class RedisCluster {
                 }
             }
         });
+    }
+
+    /** This node receives {@code channelId} from Redis now: its clients get what was published to its history meanwhile. */
+    private void historyReceived(String channelId) {
+        if (history != null && bayeux instanceof BayeuxServerImpl impl && !delivery.isShutdown()) {
+            delivery.execute(() -> impl.historyReceived(channelId));
+        }
+    }
+
+    /** This node stopped receiving some channels from Redis. */
+    private void historyReceptionChanged() {
+        if (history != null && bayeux instanceof BayeuxServerImpl impl && !delivery.isShutdown()) {
+            delivery.execute(impl::historyReceptionChanged);
+        }
+    }
+
+    /** Whether this node receives the messages of {@code channelId} (not a wildcard) from Redis: a subscription of its own covers it. */
+    boolean receives(String channelId) {
+        return covered(prefix + channelId);
     }
 
     /** Forgets the counts of the channels no Redis subscription of this node covers any more. */
@@ -460,6 +493,10 @@ public class RedisCluster {
         if (session != null && from == session.getServerSession()) {
             return;
         }
+        if (history != null && bayeux instanceof BayeuxServerImpl impl && impl.historyPolicy(channel.getId()) != null) {
+            // Its history's script publishes it, with its position.
+            return;
+        }
         Map<String, Object> envelope = new LinkedHashMap<>();
         envelope.put("node", nodeId);
         envelope.put("channel", channel.getId());
@@ -525,6 +562,13 @@ public class RedisCluster {
             envelope = JSON.readValue(json, Map.class);
         } catch (JsonProcessingException x) {
             LOGGER.warn("Not a cluster message: {}", json);
+            return;
+        }
+        RedisHistory history = this.history;
+        if (envelope.containsKey("o") && history != null) {
+            // A message of a history, in the order of its offsets: every node delivers it, its origin too.
+            received.incrementAndGet();
+            delivery.execute(() -> history.arrived(envelope));
             return;
         }
         if (!(envelope.get("node") instanceof String node) || !(envelope.get("seq") instanceof Number seq)
@@ -654,6 +698,12 @@ public class RedisCluster {
             }
             for (String name : List.copyOf(handlers.keySet())) {
                 await(async.subscribe(name), "subscribe " + name);
+            }
+            // What was published to the histories while this node did not hear Redis.
+            for (String name : List.copyOf(wanted)) {
+                if (!name.endsWith("/*") && name.startsWith(prefix)) {
+                    historyReceived(name.substring(prefix.length()));
+                }
             }
         });
     }
