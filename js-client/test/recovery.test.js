@@ -343,7 +343,7 @@ describe('recovery against the demo server', () => {
         await subscribe(a.client, channel, received);
         await publish(bob, channel, 'm1');
         await publish(bob, channel, 'm2');
-        await waitFor(() => received.items.length === 2, { what: 'm1 and m2' });
+        await waitFor(() => received.items.length >= 2, { what: 'm1 and m2' });
         const before = a.recovery.positions()[channel];
         assert.equal(typeof before.offset, 'number', `a position for ${channel}: ${JSON.stringify(a.recovery.positions())}`);
         assert.equal(typeof before.epoch, 'string');
@@ -356,13 +356,13 @@ describe('recovery against the demo server', () => {
         a.proxy.resume();
 
         assert.deepEqual(await a.recovered.next(10000), [channel, 5]);
-        await waitFor(() => received.items.length === 7, { what: 'the 5 missed messages' });
+        await waitFor(() => received.items.length >= 7, { what: 'the 5 missed messages' });
         assert.notEqual(a.client.getClientId(), firstSession, 'a new session');
         const again = a.subscribes.at(-1);
         assert.equal(again.subscription, channel);
         assert.deepEqual(again.ext.recover, { [channel]: before }, 'subscribed again from the last position received');
         await publish(bob, channel, 'live');
-        await waitFor(() => received.items.length === 8, { what: 'the live message' });
+        await waitFor(() => received.items.length >= 8, { what: 'the live message' });
         await publish(bob, channel, 'marker');
         await waitFor(() => received.items.length >= 9, { what: 'the marker' });
         assert.deepEqual(received.items.map((m) => m.data), ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'live', 'marker']);
@@ -448,7 +448,7 @@ describe('recovery against the demo server', () => {
         const failures = [];
         a.client.addListener('/meta/connect', (m) => { if (!m.successful && m.error) failures.push(m.error); });
         await publish(bob, channel, 0);
-        await waitFor(() => received.items.length === 1, { what: 'the first message' });
+        await waitFor(() => received.items.length >= 1, { what: 'the first message' });
         const firstSession = a.client.getClientId();
 
         a.proxy.cut(); // the session stays, and its queue (1000 messages at most) fills
@@ -468,9 +468,13 @@ describe('recovery against the demo server', () => {
         assert.deepEqual(await a.gaps.next(), [`/members/${transport}-overflow`, 'no_history']);
         assert.equal(failures[0], '409::queue_full');
         assert.notEqual(a.client.getClientId(), firstSession);
-        await waitFor(() => received.items.length === total + 1, { timeout: 10000, what: 'every message' });
+        await waitFor(() => received.items.length >= total + 1, { timeout: 20000, what: 'every message' }).catch((x) => {
+          const got = received.items.map((m) => m.data);
+          throw new Error(`${x.message}: got ${got.length}, first out of place ${got.find((n, i) => n !== i)}; connect errors ${failures};`
+            + ` recovered ${JSON.stringify(a.recovered.items)}; gaps ${JSON.stringify(a.gaps.items)}; subscribed again ${a.subscribes.filter((m) => m.subscription === channel).length - 1} times; ${a.client.getStatus()}`);
+        });
         await publish(bob, channel, 'live');
-        await waitFor(() => received.items.length === total + 2, { what: 'the live message' });
+        await waitFor(() => received.items.length >= total + 2, { what: 'the live message' });
         assert.deepEqual(received.items.map((m) => m.data), [...Array.from({ length: total + 1 }, (_, n) => n), 'live']);
       });
 
