@@ -137,6 +137,8 @@ describe('RecoveryExtension rules', () => {
     subscribeThrough(extension, ROOM, { [ROOM]: at(1) });
     subscribeThrough(extension, '/chat/**', undefined);
     extension.incoming(broadcast('/chat/other', 'via the wildcard', at(4)));
+    extension.outgoing({ id: 'u1', channel: '/meta/unsubscribe', subscription: ROOM });
+    assert.deepEqual(extension.positions(), { '/chat/other': at(4) }, 'forgotten as the unsubscribe leaves');
     extension.incoming({ id: 'u1', channel: '/meta/unsubscribe', successful: true, subscription: ROOM });
     assert.deepEqual(extension.positions(), { '/chat/other': at(4) });
     const sent = extension.outgoing({ id: 's', channel: '/meta/subscribe', subscription: ROOM });

@@ -86,6 +86,10 @@ export class RecoveryExtension {
       case SUBSCRIBE:
         this.#askRecovery(message);
         break;
+      case UNSUBSCRIBE:
+        // Forgotten now: a reply may never come through here (one to a session that went is made by the client).
+        channels(message.subscription).forEach((channel) => this.#positions.delete(channel));
+        break;
       case DISCONNECT:
         this.#forgetAll();
         break;
