@@ -9,15 +9,16 @@ import java.util.List;
 
 /**
  * The demo as a node of a cluster on Redis: the {@code --engine redis://HOST:PORT} flag of
- * {@link DemoServer} (instead of the {@code --oort-*} ones). The chat rooms ({@code /chat/**}
- * unless {@code --engine-channels} says otherwise) are shared through Redis, and the members
+ * {@link DemoServer} (instead of the {@code --oort-*} ones). The chat rooms and the events
+ * ({@code /chat/**} and {@code /event/**} unless {@code --engine-channels} says otherwise) are
+ * shared through Redis, their histories kept there, and the members
  * lists come from {@link RedisSeti} ({@link ClusterMembers}, as with {@code --oort-*}).
  */
 final class DemoRedis {
     static final List<String> FLAGS = List.of("--engine", "--engine-channels");
 
     private String uri;
-    private List<String> channels = List.of("/chat/**");
+    private List<String> channels = List.of("/chat/**", "/event/**");
 
     /** A running node: its server, cluster and presence. */
     record Node(NettyBayeuxServer server, RedisCluster cluster, RedisSeti seti) {

@@ -1,5 +1,6 @@
 package io.bayeux.examples;
 
+import io.bayeux.api.server.HistoryPolicy;
 import io.bayeux.common.json.JacksonJsonCodec;
 import io.bayeux.transport.NettyBayeuxServer;
 import org.junit.jupiter.api.AfterEach;
@@ -28,7 +29,9 @@ class DemoServerIT {
 
     @BeforeEach
     void start() {
-        server = DemoServer.configure(NettyBayeuxServer.builder().port(0)).build().start();
+        // As the demo runs by default: its rooms and events keep their last 100 messages.
+        server = DemoServer.configure(NettyBayeuxServer.builder().port(0))
+                .service(DemoServer.history(HistoryPolicy.of(100, Duration.ofMinutes(5)))).build().start();
     }
 
     @AfterEach
@@ -52,7 +55,7 @@ class DemoServerIT {
     void echoRepliesToTheSenderWithTheRequestIdAndMembersAreBroadcast() throws Exception {
         Client alice = new Client();
         alice.handshake();
-        List<Map<String, Object>> echo = alice.send(Map.of("channel", "/service/echo", "id", "e1", "data", Map.of("n", 1)));
+        List<Map<String, Object>> echo = alice.sendThenPoll(Map.of("channel", "/service/echo", "id", "e1", "data", Map.of("n", 1)));
         Map<String, Object> echoed = echo.stream().filter(m -> m.containsKey("data")).findFirst().orElseThrow();
         assertEquals("e1", echoed.get("id"));
         assertEquals(true, echoed.get("successful"));
@@ -70,6 +73,49 @@ class DemoServerIT {
         assertTrue(connect.stream().anyMatch(m -> List.of("alice", "bob").equals(m.get("data"))), connect.toString());
     }
 
+    @Test
+    @SuppressWarnings("unchecked")
+    void theRoomsKeepTheirHistoryWithPositionsAndTheEventsInTheReplayDialect() throws Exception {
+        Client alice = new Client();
+        alice.handshake();
+        Map<String, Object> subscribed = reply(alice.send(Map.of("channel", "/meta/subscribe", "subscription", "/chat/lobby")), "/meta/subscribe");
+        Map<String, Object> start = (Map<String, Object>) ((Map<String, Object>) ((Map<String, Object>) subscribed.get("ext")).get("history")).get("/chat/lobby");
+        Client bob = new Client();
+        bob.handshake();
+        bob.send(Map.of("channel", "/chat/lobby", "data", Map.of("text", "one")));
+        bob.send(Map.of("channel", "/chat/lobby", "data", Map.of("text", "two")));
+        bob.send(Map.of("channel", "/event/orders", "data", Map.of("order", 7)));
+
+        // A client that lost alice's session comes back with her position: both messages, in order.
+        Client back = new Client();
+        back.handshake();
+        List<Map<String, Object>> messages = back.sendThenPoll(Map.of("channel", "/meta/subscribe", "subscription", "/chat/lobby",
+                "ext", Map.of("recover", Map.of("/chat/lobby", Map.of("offset", start.get("offset"), "epoch", start.get("epoch"))))));
+        Map<String, Object> recovered = reply(messages, "/meta/subscribe");
+        Map<String, Object> outcome = (Map<String, Object>) ((Map<String, Object>) ((Map<String, Object>) recovered.get("ext")).get("history")).get("/chat/lobby");
+        assertEquals(true, outcome.get("recovered"), recovered.toString());
+        assertEquals(2, outcome.get("replayed"));
+        List<Object> texts = messages.stream().filter(m -> "/chat/lobby".equals(m.get("channel")) && m.containsKey("data"))
+                .map(m -> ((Map<String, Object>) m.get("data")).get("text")).toList();
+        assertEquals(List.of("one", "two"), texts);
+
+        // The events: the replay dialect, everything retained with -2.
+        Client replaying = new Client();
+        replaying.handshake();
+        List<Map<String, Object>> replayed = replaying.sendThenPoll(Map.of("channel", "/meta/subscribe", "subscription", "/event/orders",
+                "ext", Map.of("replay", Map.of("/event/orders", -2))));
+        assertEquals(true, reply(replayed, "/meta/subscribe").get("successful"));
+        Map<String, Object> event = replayed.stream().filter(m -> "/event/orders".equals(m.get("channel")) && m.containsKey("data"))
+                .findFirst().orElseThrow();
+        Map<String, Object> data = (Map<String, Object>) event.get("data");
+        assertEquals(7, data.get("order"));
+        assertTrue(((Map<String, Object>) data.get("event")).get("replayId") instanceof Number, "data.event.replayId: " + data);
+    }
+
+    private static Map<String, Object> reply(List<Map<String, Object>> messages, String channel) {
+        return messages.stream().filter(m -> channel.equals(m.get("channel")) && m.containsKey("successful")).findFirst().orElseThrow();
+    }
+
     /** A bare long-polling client; it keeps its browser cookie, to which the server binds its session. */
     private final class Client {
         private String clientId;
@@ -81,6 +127,16 @@ class DemoServerIT {
                     "supportedConnectionTypes", List.of("long-polling"))).get(0);
             clientId = (String) reply.get("clientId");
             send(Map.of("channel", "/meta/connect", "connectionType", "long-polling"));
+        }
+
+        /**
+         * Sends a message, then a connect that is not held: the message's reply, and what was
+         * delivered meanwhile (after its first connect, the client's deliveries wait for its next one).
+         */
+        List<Map<String, Object>> sendThenPoll(Map<String, Object> message) throws Exception {
+            List<Map<String, Object>> messages = send(message);
+            messages.addAll(send(Map.of("channel", "/meta/connect", "connectionType", "long-polling", "advice", Map.of("timeout", 0))));
+            return messages;
         }
 
         @SuppressWarnings("unchecked")

@@ -3,19 +3,21 @@ package io.bayeux.interop;
 import io.bayeux.api.Channel;
 import io.bayeux.api.Promise;
 import io.bayeux.api.server.BayeuxServer;
+import io.bayeux.api.server.HistoryPolicy;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.examples.DemoServer;
 import io.bayeux.transport.NettyBayeuxServer;
 
 import java.net.URI;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The demo server, exactly as {@link DemoServer} configures it, on an ephemeral port, plus one
- * test hook that makes the server forget a session the way an expiry or a restart does.
+ * The demo server, exactly as {@link DemoServer} configures it (with its history when made by
+ * {@link #withHistory}), on an ephemeral port, plus one test hook that makes the server forget a session the way an expiry or a restart does.
  *
  * <p>The hook: a client remote-calls {@value #FORGET} (e.g. {@code remoteCall("interop/forget", {})}).
  * The server answers it in the next {@code /meta/connect} reply (so the held connect returns
@@ -33,10 +35,23 @@ final class InteropServer implements AutoCloseable {
     private final NettyBayeuxServer server;
 
     InteropServer() {
-        server = DemoServer.configure(NettyBayeuxServer.builder().port(0))
-                .service(this::installForgetHook)
-                .build()
-                .start();
+        this(null);
+    }
+
+    private InteropServer(HistoryPolicy history) {
+        NettyBayeuxServer.Builder builder = DemoServer.configure(NettyBayeuxServer.builder().port(0));
+        if (history != null) {
+            builder.service(DemoServer.history(history));
+        }
+        server = builder.service(this::installForgetHook).build().start();
+    }
+
+    /**
+     * The demo as {@code bin/bayeux-demo --history-size SIZE --history-ttl TTL} starts it: history
+     * on every {@code /chat/**} channel, and the {@code replay} dialect on {@code /event/**}.
+     */
+    static InteropServer withHistory(int size, Duration ttl) {
+        return new InteropServer(HistoryPolicy.of(size, ttl));
     }
 
     private void installForgetHook(BayeuxServer bayeux) {
