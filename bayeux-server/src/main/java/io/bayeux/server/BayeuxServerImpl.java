@@ -82,6 +82,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private final HistoryStore histories = new HistoryStore(new java.security.SecureRandom(), System::currentTimeMillis);
     /** Set once a channel has a history policy; never reset (a plain read on the delivery path). */
     private volatile boolean historyOn;
+    private volatile boolean replayDialectOn;
     private volatile HistoryEngine historyEngine;
     private final EngineHistories engineHistories = new EngineHistories(this);
     private volatile SecurityPolicy securityPolicy = new DefaultSecurityPolicy();
@@ -728,9 +729,17 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     // --- history
 
-    /** Whether any channel was ever given a history: until then publishing does no history work. */
-    void historyConfigured() {
+    /** A channel was given {@code policy}: from now on publishing looks for histories. */
+    void historyConfigured(HistoryPolicy policy) {
         historyOn = true;
+        if (policy.replayIds()) {
+            replayDialectOn = true;
+        }
+    }
+
+    /** Whether a channel was ever given a history in the {@code replay} dialect: handshake replies then announce it. */
+    boolean replayDialectOn() {
+        return replayDialectOn;
     }
 
     /** Forgets expired history messages, and histories idle for long (see {@link HistoryStore#sweep}). */

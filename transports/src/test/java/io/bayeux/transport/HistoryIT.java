@@ -238,16 +238,22 @@ class HistoryIT {
 
     @ParameterizedTest(name = "websocket={0}")
     @ValueSource(booleans = {true, false})
-    void theHandshakeEchoesTheReplayExtension(boolean websocket) throws Exception {
-        start(HistoryPolicy.of(2, Duration.ofMinutes(5)));
+    void theHandshakeEchoesTheReplayExtensionAndAnnouncesItOnceAChannelSpeaksIt(boolean websocket) throws Exception {
+        server = NettyBayeuxServer.builder().port(0).build().start();
+        server.bayeux().createChannelIfAbsent("/chat/**").getReference().setHistory(HistoryPolicy.of(2, Duration.ofMinutes(5)));
+        Map<String, Object> asked = Map.of("channel", "/meta/handshake", "version", "1.0",
+                "supportedConnectionTypes", List.of("websocket", "long-polling"), "ext", Map.of("replay", true));
         RawClient client = new RawClient(server.uri(), websocket).open();
         closeables.add(client);
-        Map<String, Object> reply = RawClient.reply(client.send(Map.of("channel", "/meta/handshake", "version", "1.0",
-                "supportedConnectionTypes", List.of("websocket", "long-polling"), "ext", Map.of("replay", true))), "/meta/handshake");
-        assertEquals(Map.of("replay", true), reply.get("ext"));
+        assertEquals(Map.of("replay", true), RawClient.reply(client.send(asked), "/meta/handshake").get("ext"), "echoed");
         RawClient plain = new RawClient(server.uri(), websocket).open();
         closeables.add(plain);
-        assertNull(plain.handshake().get("ext"), "not asked, not echoed");
+        assertNull(plain.handshake().get("ext"), "no channel speaks it: not announced");
+
+        server.bayeux().createChannelIfAbsent("/event/**").getReference().setHistory(HistoryPolicy.of(2, Duration.ofMinutes(5)).withReplayIds());
+        RawClient told = new RawClient(server.uri(), websocket).open();
+        closeables.add(told);
+        assertEquals(Map.of("replay", true), told.handshake().get("ext"), "announced unasked, as Salesforce does");
     }
 
     @org.junit.jupiter.api.Test

@@ -40,9 +40,13 @@ class RedisHistoryIT {
     final RedisFixture fixture = RedisFixture.withRedis();
 
     private RedisTesting.Node historyNode() {
+        return historyNode(POLICY);
+    }
+
+    private RedisTesting.Node historyNode(HistoryPolicy policy) {
         RedisTesting.Node node = fixture.closing(node(fixture.redis(), "/chat/**", "/event/**"));
-        node.server().bayeux().createChannelIfAbsent("/chat/**", channel -> channel.setHistory(POLICY));
-        node.server().bayeux().createChannelIfAbsent("/event/**", channel -> channel.setHistory(POLICY.withReplayIds()));
+        node.server().bayeux().createChannelIfAbsent("/chat/**", channel -> channel.setHistory(policy));
+        node.server().bayeux().createChannelIfAbsent("/event/**", channel -> channel.setHistory(policy.withReplayIds()));
         return node;
     }
 
@@ -88,15 +92,20 @@ class RedisHistoryIT {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"websocket", "long-polling"})
     void publishesOnOneNodeRacingARecoveryOnTheOtherAreNeitherLostNorDoubled(String transport) throws Exception {
-        RedisTesting.Node a = historyNode();
-        RedisTesting.Node b = historyNode();
+        // Deep enough for everything published before the client subscribes.
+        HistoryPolicy deep = HistoryPolicy.of(1_000, Duration.ofMinutes(5));
+        RedisTesting.Node a = historyNode(deep);
+        RedisTesting.Node b = historyNode(deep);
         BayeuxClient publisher = fixture.connected(a.url(), "websocket");
-        assertTrue(publish(publisher, ROOM, Map.of("n", -1)).isSuccessful());
-        // Where the client stands: the position of that first message, read as a fresh subscriber would.
+        // Where the client stands: the position of a first message, as a subscriber on B got it.
         RecoveryExtension probe = new RecoveryExtension();
         BayeuxClient prober = fixture.connected(b.url(), "websocket");
         prober.addExtension(probe);
-        assertTrue(subscribe(prober, ROOM, (channel, message) -> { }).isSuccessful());
+        List<Integer> probed = new CopyOnWriteArrayList<>();
+        assertTrue(subscribe(prober, ROOM, (channel, message) -> probed.add(n(message))).isSuccessful());
+        await("B subscribed in Redis", () -> b.cluster().isSubscribed(ROOM));
+        assertTrue(publish(publisher, ROOM, Map.of("n", -1)).isSuccessful());
+        await("the first message on B", () -> probed.contains(-1));
         Position start = probe.positions().get(ROOM);
         assertNotNull(start);
 
@@ -108,12 +117,21 @@ class RedisHistoryIT {
         });
         RecoveryExtension recovery = new RecoveryExtension();
         recovery.setPosition(ROOM, start);
+        List<RecoveryExtension.Outcome> outcomes = new CopyOnWriteArrayList<>();
+        recovery.addListener((channel, outcome) -> outcomes.add(outcome));
         BayeuxClient client = fixture.connected(b.url(), transport);
         client.addExtension(recovery);
         List<Integer> received = new CopyOnWriteArrayList<>();
         assertTrue(subscribe(client, ROOM, (channel, message) -> received.add(n(message))).isSuccessful());
+        assertEquals(true, outcomes.get(0).recovered(), "recovered: " + outcomes);
         publishing.join(TimeUnit.SECONDS.toMillis(30));
-        await("all " + count, () -> received.size() >= count);
+        try {
+            await("all " + count, () -> received.size() >= count);
+        } catch (AssertionError x) {
+            List<Integer> missing = IntStream.range(0, count).filter(i -> !received.contains(i)).boxed().toList();
+            throw new AssertionError(x.getMessage() + "; received " + received.size() + ", missing " + missing + ", outcomes " + outcomes
+                    + "; B could not deliver " + b.server().bayeux().historyUnrecoverable(), x);
+        }
         assertTrue(publish(publisher, ROOM, Map.of("n", count)).isSuccessful());
         await("the marker", () -> received.contains(count));
         assertEquals(IntStream.rangeClosed(0, count).boxed().toList(), List.copyOf(received), "once each, in order");

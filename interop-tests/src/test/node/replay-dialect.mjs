@@ -2,7 +2,7 @@
 // speaks it: Faye's Node client with a Replay extension written the way jsforce's
 // StreamingExtension.Replay is, against the demo with history on (`/event/**` speak the dialect),
 // over WebSocket and long-polling. Run by NodeReplayIT, which sets BAYEUX_URL and
-// BAYEUX_HISTORY_SIZE; skipped when BAYEUX_HISTORY_SIZE is not set (NodeClientsIT's server).
+// BAYEUX_HISTORY_SIZE (not a *.test.mjs file: NodeClientsIT's server has no history).
 //
 // No sleeps: "nothing else arrived" is proved by a fence, a live message published after the
 // subscription, which the server queues after whatever the subscription replays.
@@ -15,7 +15,9 @@ const TRANSPORTS = ["websocket", "long-polling"];
 const HISTORY_SIZE = Number(process.env.BAYEUX_HISTORY_SIZE);
 /** Names this run's channels: the server keeps their history between runs. */
 const RUN = Date.now().toString(36);
-const skip = Number.isInteger(HISTORY_SIZE) && HISTORY_SIZE > 0 ? false : "BAYEUX_HISTORY_SIZE is not set: run through NodeReplayIT";
+if (!(Number.isInteger(HISTORY_SIZE) && HISTORY_SIZE > 0)) {
+    throw new Error("BAYEUX_HISTORY_SIZE is not set: run through NodeReplayIT");
+}
 
 /**
  * jsforce's StreamingExtension.Replay, for one channel: enabled when given a replay id (jsforce
@@ -73,7 +75,7 @@ function replayIdOf(data) {
 }
 
 for (const transport of TRANSPORTS) {
-    describe(`Faye with jsforce's Replay extension over ${transport}`, {timeout: 60000, skip}, () => {
+    describe(`Faye with jsforce's Replay extension over ${transport}`, {timeout: 60000}, () => {
         const clients = [];
         let channels = 0;
 
@@ -275,12 +277,9 @@ for (const transport of TRANSPORTS) {
 
         // jsforce's Replay made without an id (`new Replay(channel)`, then `setReplay(id)`), like
         // Salesforce's CometD JavaScript replay extension, sends ext.replay on subscribes only once
-        // a handshake reply said `ext.replay: true`, and sends nothing in the handshake: Salesforce
-        // announces it unasked; this server only echoes it (docs/history.md), so such a client
-        // never asks for a replay. Kept as a todo: it reports the gap without failing the run.
-        test("jsforce's Replay given its id by setReplay is enabled by the handshake reply alone", {
-            todo: "the server announces ext.replay only to a handshake that carried it"
-        }, async () => {
+        // a handshake reply said `ext.replay: true`, and sends nothing in the handshake: the server
+        // announces it unasked, as Salesforce does.
+        test("jsforce's Replay given its id by setReplay is enabled by the handshake reply alone", async () => {
             const channel = eventChannel("announced");
             const publisher = newClient();
             await publishTexts(publisher, channel, "m", 1, 2);
