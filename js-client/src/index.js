@@ -9,5 +9,6 @@ export { AckExtension } from './extensions/ack.js';
 export { TimesyncExtension } from './extensions/timesync.js';
 export { TimestampExtension } from './extensions/timestamp.js';
 export { ReloadExtension } from './extensions/reload.js';
+export { RecoveryExtension } from './extensions/recovery.js';
 export { promises } from './promises.js';
 export { CookieJar } from './cookies.js';

@@ -296,6 +296,38 @@ export class ReloadExtension implements Extension {
   outgoing(message: Message): Message | null;
 }
 
+/** Where a message stands in its channel's history (docs/history.md): `ext.position` on the wire. */
+export interface Position {
+  /** Grows with each message of the channel; compared only within one epoch. */
+  offset: number;
+  /** Names the history the offset belongs to. */
+  epoch: string;
+}
+
+/** Why a subscription could not be recovered: the server's `reason`, or `no_history`. */
+export type GapReason = 'epoch' | 'trimmed' | 'expired' | 'ahead' | 'no_history' | (string & {});
+
+export interface RecoveryOptions {
+  /** The channel's missed messages cannot all be had: nothing was replayed; reload its state. */
+  onGap?: (channel: string, reason: GapReason) => void;
+  /** The server replays the `replayed` missed messages (before or after the subscribe reply). */
+  onRecovered?: (channel: string, replayed: number) => void;
+  /** Default true. */
+  enabled?: boolean;
+}
+
+/** History and recovery: asks for what was missed when subscribing again, drops duplicates, reports gaps. */
+export class RecoveryExtension implements Extension {
+  constructor(options?: RecoveryOptions);
+  readonly enabled: boolean;
+  setEnabled(enabled: boolean): void;
+  /** A copy of the remembered positions, by channel. */
+  positions(): Record<string, Position>;
+  registered(name: string, client: BayeuxClient): void;
+  incoming(message: Message): Message | null;
+  outgoing(message: Message): Message;
+}
+
 export function isValidChannel(name: unknown): boolean;
 export function matchingPatterns(channel: string): string[];
 

@@ -7,6 +7,7 @@ import {
   CallbackPollingTransport,
   DEFAULTS,
   LongPollingTransport,
+  RecoveryExtension,
   ReloadExtension,
   RequestTransport,
   TimestampExtension,
@@ -21,11 +22,14 @@ import type {
   Configuration,
   Extension,
   Failure,
+  GapReason,
   Handle,
   LogLevel,
   Message,
   MessageCallback,
+  Position,
   PromiseClient,
+  RecoveryOptions,
   Reply,
   ReplyCallback,
   Status,
@@ -36,6 +40,7 @@ import type {
   WebSocketLike,
 } from 'bayeux-client';
 import { AckExtension as AckFromPath } from 'bayeux-client/extensions/ack';
+import { RecoveryExtension as RecoveryFromPath, type Position as PositionFromPath } from 'bayeux-client/extensions/recovery';
 import { ReloadExtension as ReloadFromPath, type StorageLike as StorageFromPath } from 'bayeux-client/extensions/reload';
 import { TimestampExtension as TimestampFromPath } from 'bayeux-client/extensions/timestamp';
 import { TimesyncExtension as TimesyncFromPath } from 'bayeux-client/extensions/timesync';
@@ -143,6 +148,17 @@ const timestamp = new TimestampExtension({ now: () => 0 });
 const storage: StorageLike = { getItem: (k) => null, setItem: (k, v) => {}, removeItem: (k) => {} };
 const reload = new ReloadExtension({ storage, name: 'app', maxAge: 60000, autoSave: false, now: Date.now });
 const saved: boolean = reload.save();
+const recoveryOptions: RecoveryOptions = {
+  onGap: (channel: string, reason: GapReason) => console.log(channel, reason === 'trimmed'),
+  onRecovered: (channel: string, replayed: number) => console.log(channel, replayed),
+  enabled: true,
+};
+const recovery = new RecoveryExtension(recoveryOptions);
+recovery.setEnabled(false);
+const recoveryOn: boolean = recovery.enabled;
+const positions: Record<string, Position> = recovery.positions();
+const lastOffset: number | undefined = positions['/chat/room']?.offset;
+const lastEpoch: string | undefined = positions['/chat/room']?.epoch;
 const custom: Extension = {
   registered(name: string, c: BayeuxClient) {},
   unregistered() {},
@@ -153,6 +169,7 @@ client.registerExtension('ack', ack);
 client.registerExtension('timesync', timesync);
 client.registerExtension('timestamp', timestamp);
 client.registerExtension('reload', reload);
+client.registerExtension('recovery', recovery);
 client.registerExtension('custom', custom);
 const gotExtension: Extension | null = client.getExtension('ack');
 const unregisteredExtension: boolean = client.unregisterExtension('custom');
@@ -160,6 +177,8 @@ const reloaded: boolean | undefined = client.reload?.();
 
 // The subpath exports give the very same classes.
 const sameAck: AckExtension = new AckFromPath();
+const sameRecovery: RecoveryExtension = new RecoveryFromPath({ onGap: () => {} });
+const samePosition: Position = { offset: 1, epoch: 'e' } as PositionFromPath;
 const sameReload: ReloadExtension = new ReloadFromPath({ storage: storage as StorageFromPath });
 const sameTimestamp: TimestampExtension = new TimestampFromPath();
 const sameTimesync: TimesyncExtension = new TimesyncFromPath();

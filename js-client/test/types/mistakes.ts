@@ -2,6 +2,7 @@
 // (a line that compiles fails the type check with "Unused '@ts-expect-error' directive").
 import { BayeuxClient, AckExtension, type Configuration, type Status } from 'bayeux-client';
 import { TimesyncExtension } from 'bayeux-client/extensions/timesync';
+import { RecoveryExtension } from 'bayeux-client/extensions/recovery';
 
 const client = new BayeuxClient();
 // @ts-expect-error: the log level is one of a few names
@@ -16,5 +17,9 @@ const id: string = client.getClientId();
 new AckExtension(true);
 // @ts-expect-error: the offset is a number
 const offset: string = new TimesyncExtension().getTimeOffset();
+// @ts-expect-error: onGap gets the channel and a reason, not a number
+new RecoveryExtension({ onGap: (channel: string, reason: number) => {} });
+// @ts-expect-error: a position's offset is a number
+const badOffset: string = new RecoveryExtension().positions()['/chat/room'].offset;
 // @ts-expect-error: no such module in the package
 import('bayeux-client/extensions/nope');

@@ -7,8 +7,10 @@
 //
 // ?transport=long-polling (or websocket) forces a transport. A reload keeps the session: the
 // reload extension resumes the clientId, and the name and room kept in sessionStorage let the
-// page join again without asking.
-import { BayeuxClient, ReloadExtension } from '/js/index.js';
+// page join again without asking. A page cut off for long (its session forgotten by the server)
+// gets back the messages it missed from the room's history (the recovery extension), or says
+// plainly that some are missing.
+import { BayeuxClient, ReloadExtension, RecoveryExtension } from '/js/index.js';
 
 const STORED = 'bayeux-demo.chat';
 const TRANSPORTS = ['websocket', 'long-polling', 'callback-polling'];
@@ -20,6 +22,18 @@ const client = new BayeuxClient({
   ...(TRANSPORTS.includes(forced) ? { transports: [forced] } : {}),
 });
 client.registerExtension('reload', new ReloadExtension());
+const gaps = [];      // [channel, reason] of each room that could not be recovered
+const recovered = []; // [channel, replayed] of each room that was
+client.registerExtension('recovery', new RecoveryExtension({
+  onRecovered: (channel, replayed) => recovered.push([channel, replayed]),
+  onGap: (channel, reason) => {
+    gaps.push([channel, reason]);
+    // The member list is sent again when the page joins again; only a room's messages can go missing.
+    if (me && channel === `/chat/${me.room}`) {
+      line('system gap', `Some messages in ${me.room} could not be recovered (${reason}): what was said meanwhile may be missing.`);
+    }
+  },
+}));
 
 let me = null;     // { user, room } while in a room
 let handles = null; // the room's two subscriptions
@@ -39,6 +53,8 @@ window.chat = {
   clientId: () => client.getClientId(),
   transport: () => client.getTransport(),
   status: () => client.getStatus(),
+  gaps: () => gaps.map((g) => [...g]),
+  recovered: () => recovered.map((r) => [...r]),
 };
 
 // Every successful handshake: the first one enters the room; after a re-handshake (the server
