@@ -442,14 +442,10 @@ describe('recovery against the demo server', () => {
         assert.deepEqual(a.gaps.items, []);
       });
 
-      // Over long-polling the server may hand the replay to two responses at once: part to the
-      // /meta/subscribe's response, the rest to the held /meta/connect's, which can arrive first;
-      // the messages of the later one then look like duplicates and are dropped (seen about one
-      // run in five with this 1100-message replay). A server bug, reported to the server side:
-      // the test stays, as a todo, until the server delivers a session's messages in order.
-      const serverSplitsReplay = transport === 'long-polling'
-        ? 'the server splits a replay over the subscribe response and the held connect, which may arrive in either order' : undefined;
-      it('a session whose queue overflowed is told 409::queue_full, handshakes again and recovers, and hears of the channels it cannot', { todo: serverSplitsReplay }, async () => {
+      // Over long-polling the replay must come in one response at a time, in order: after the
+      // first connect (which the client asks with a timeout of 0), the subscribe's response
+      // leaves the session's messages to the next connect.
+      it('a session whose queue overflowed is told 409::queue_full, handshakes again and recovers, and hears of the channels it cannot', async () => {
         const channel = `/chat/${transport}-overflow`;
         const a = await alice(large);
         const bob = await publisher(large);
