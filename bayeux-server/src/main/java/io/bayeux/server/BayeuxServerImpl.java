@@ -7,8 +7,6 @@ import io.bayeux.api.Message;
 import io.bayeux.api.Session;
 import io.bayeux.api.server.Authorizer;
 import io.bayeux.api.server.HistoryPolicy;
-import io.bayeux.api.Position;
-import io.bayeux.server.spi.HistoryEngine;
 import io.bayeux.api.server.BayeuxContext;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ConfigurableServerChannel;
@@ -79,12 +77,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private final Map<String, MetaHandler> metaHandlers;
     private final Sweeper sweeper;
     private final BrowserHolds browserHolds = new BrowserHolds();
-    private final HistoryStore histories = new HistoryStore(new java.security.SecureRandom(), System::currentTimeMillis);
-    /** Set once a channel has a history policy; never reset (a plain read on the delivery path). */
-    private volatile boolean historyOn;
-    private volatile boolean replayDialectOn;
-    private volatile HistoryEngine historyEngine;
-    private final EngineHistories engineHistories = new EngineHistories(this);
+    private final Histories histories = new Histories(this);
     private volatile SecurityPolicy securityPolicy = new DefaultSecurityPolicy();
     /** The context of the message being handled on each thread: one per server, so two servers in a JVM never mix. */
     private final ThreadLocal<BayeuxContext> currentContext = new ThreadLocal<>();
@@ -652,50 +645,17 @@ public final class BayeuxServerImpl implements BayeuxServer {
         if (!extensions.outgoing(from, null, message)) {
             return false;
         }
-        HistoryPolicy policy = historyOn ? historyPolicy(channel, wilds) : null;
+        HistoryPolicy policy = histories.isOn() ? Histories.policy(channel, wilds) : null;
         if (policy != null) {
-            HistoryEngine engine = historyEngine;
-            if (engine != null && engine.handles(channel.getId())) {
-                // The engine gives it its position and brings it back to every server, this one too.
-                engine.publish(channel.getId(), freeze(message), policy);
-            } else {
-                publishWithHistory(from, channel, wilds, message, policy);
-            }
+            histories.publish(from, channel, wilds, message, policy);
             return true;
         }
-        ServerMessageImpl frozen = message instanceof ServerMessageImpl impl ? impl : copyOf(message);
-        frozen.freeze();
-        fanOut(from, channel, wilds, frozen);
+        fanOut(from, channel, wilds, freeze(message));
         return true;
     }
 
-    /**
-     * Publishes on a channel with history: the message gets the next position of the channel's
-     * history, is kept there and goes to the subscribers, all under the history's monitor, so
-     * that the channel's messages reach every subscriber in the order of their offsets and a
-     * subscription that replays from the history misses none and gets none twice.
-     */
-    private void publishWithHistory(ServerSessionImpl from, ServerChannelImpl channel, ServerChannelImpl[] wilds,
-                                    ServerMessage.Mutable message, HistoryPolicy policy) {
-        long now = scheduler.now();
-        while (true) {
-            ChannelHistory history = histories.history(channel.getId(), now);
-            synchronized (history) {
-                if (!histories.isCurrent(history)) {
-                    continue;
-                }
-                HistoryStore.stamp(message, history, policy);
-                ServerMessageImpl frozen = message instanceof ServerMessageImpl impl ? impl : copyOf(message);
-                frozen.freeze();
-                history.append(frozen, now, policy);
-                fanOut(from, channel, wilds, frozen);
-                return;
-            }
-        }
-    }
-
     /** Delivers a frozen broadcast to every subscriber of the channel and of its wildcard channels, once per session. */
-    private void fanOut(ServerSessionImpl from, ServerChannelImpl channel, ServerChannelImpl[] wilds, ServerMessageImpl frozen) {
+    void fanOut(ServerSessionImpl from, ServerChannelImpl channel, ServerChannelImpl[] wilds, ServerMessageImpl frozen) {
         long lazyTimeout = frozen.isLazy() ? lazyTimeout(channel, wilds) : -1;
         boolean toPublisher = channel.isBroadcastToPublisher();
         int populated = channel.subscribers().isEmpty() ? 0 : 1;
@@ -729,91 +689,29 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     // --- history
 
-    /** A channel was given {@code policy}: from now on publishing looks for histories. */
-    void historyConfigured(HistoryPolicy policy) {
-        historyOn = true;
-        if (policy.replayIds()) {
-            replayDialectOn = true;
-        }
+    /** The histories of this server's channels, in memory or kept by an engine. */
+    public Histories histories() {
+        return histories;
     }
 
-    /** Whether a channel was ever given a history in the {@code replay} dialect: handshake replies then announce it. */
-    boolean replayDialectOn() {
-        return replayDialectOn;
-    }
-
-    /** Forgets expired history messages, and histories idle for long (see {@link HistoryStore#sweep}). */
-    void sweepHistories(long now) {
-        if (historyOn) {
-            histories.sweep(now, this::historyPolicy);
-        }
-    }
-
-    /**
-     * Lets {@code engine} keep the histories of the channels it {@linkplain HistoryEngine#handles
-     * handles} (null: this server keeps them all); set before clients subscribe.
-     */
-    public void setHistoryEngine(HistoryEngine engine) {
-        this.historyEngine = engine;
-    }
-
-    HistoryEngine historyEngine() {
-        return historyEngine;
-    }
-
-    EngineHistories engineHistories() {
-        return engineHistories;
-    }
-
-    /**
-     * A message of {@code channel} from the history engine, at {@code position}: delivered to
-     * this server's subscribers in the order of positions, once, filling from the engine's
-     * history any gap before it. Called by the engine, off the event loops, one message at a time.
-     */
-    public void deliverFromEngine(String channel, ServerMessage.Mutable message, Position position) {
-        HistoryEngine engine = historyEngine;
-        HistoryPolicy policy = historyPolicy(channel);
-        if (engine == null || policy == null) {
-            LOG.debug("A message of {} from the history engine, which has no history here: dropped", channel);
-            return;
-        }
-        engineHistories.deliver(engine, channel, message, position, policy);
-    }
-
-    /** The engine now receives {@code channel}: this server delivers what it missed meanwhile. */
-    public void historyReceived(String channel) {
-        HistoryEngine engine = historyEngine;
-        HistoryPolicy policy = historyPolicy(channel);
-        if (engine != null && policy != null) {
-            engineHistories.catchUp(engine, channel, policy);
-        }
-    }
-
-    /** The engine stopped receiving some channels: this server forgets where it was in their histories. */
-    public void historyReceptionChanged() {
-        HistoryEngine engine = historyEngine;
-        if (engine != null) {
-            engineHistories.receptionChanged(engine);
-        }
-    }
-
-    /** Messages of histories kept by the engine that this server could not deliver: the engine had dropped them. */
-    public long historyUnrecoverable() {
-        return engineHistories.unrecoverable();
-    }
-
-    /** Fans out a stamped message from the engine to this server's subscribers. */
+    /** Fans out a stamped message from the history engine to this server's subscribers. */
     void fanOutFromEngine(String channelName, ServerMessage.Mutable message) {
         ServerChannelImpl channel = (ServerChannelImpl) createChannelIfAbsent(channelName).getReference();
-        List<String> wildIds = channel.getChannelId().getWildIds();
-        ServerChannelImpl[] wilds = new ServerChannelImpl[wildIds.size()];
-        for (int i = 0; i < wilds.length; i++) {
-            wilds[i] = channels.get(wildIds.get(i));
-        }
+        ServerChannelImpl[] wilds = wildChannels(channel.getChannelId());
         if (channel.isLazy() || anyLazy(wilds)) {
             message.setLazy(true);
         }
         fanOut(null, channel, wilds, freeze(message));
+    }
+
+    /** The wildcard channels that match {@code id}, most specific first, null where none exists. */
+    ServerChannelImpl[] wildChannels(ChannelId id) {
+        List<String> wildIds = id.getWildIds();
+        ServerChannelImpl[] wilds = new ServerChannelImpl[wildIds.size()];
+        for (int i = 0; i < wilds.length; i++) {
+            wilds[i] = channels.get(wildIds.get(i));
+        }
+        return wilds;
     }
 
     /** The message frozen: itself when it is this server's kind, else a copy. */
@@ -821,36 +719,6 @@ public final class BayeuxServerImpl implements BayeuxServer {
         ServerMessageImpl frozen = message instanceof ServerMessageImpl impl ? impl : copyOf(message);
         frozen.freeze();
         return frozen;
-    }
-
-    HistoryStore histories() {
-        return histories;
-    }
-
-    /** The history policy of a channel: its own, or the most specific of its wildcard channels'. */
-    static HistoryPolicy historyPolicy(ServerChannelImpl channel, ServerChannelImpl[] wilds) {
-        HistoryPolicy policy = channel == null ? null : channel.getHistory();
-        for (int i = 0; policy == null && i < wilds.length; i++) {
-            policy = wilds[i] == null ? null : wilds[i].getHistory();
-        }
-        return policy;
-    }
-
-    /** The history policy of the channel named {@code channelName} (not a wildcard), or null. */
-    public HistoryPolicy historyPolicy(String channelName) {
-        if (!historyOn) {
-            return null;
-        }
-        ChannelId id = ChannelId.of(channelName);
-        if (id.isWild()) {
-            return null;
-        }
-        List<String> wildIds = id.getWildIds();
-        ServerChannelImpl[] wilds = new ServerChannelImpl[wildIds.size()];
-        for (int i = 0; i < wilds.length; i++) {
-            wilds[i] = channels.get(wildIds.get(i));
-        }
-        return historyPolicy(channels.get(channelName), wilds);
     }
 
     private static boolean anyLazy(ServerChannelImpl[] channels) {

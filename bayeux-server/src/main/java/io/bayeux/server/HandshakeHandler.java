@@ -57,7 +57,7 @@ final class HandshakeHandler implements MetaHandler {
         reply.setSuccessful(true);
         reply.setClientId(session.getId());
         Map<String, Object> ext = exchange.message.getExt();
-        if (server.replayDialectOn() || (ext != null && Boolean.TRUE.equals(ext.get(Recovery.REPLAY_FIELD)))) {
+        if (server.histories().replayDialectOn() || (ext != null && Boolean.TRUE.equals(ext.get(Recovery.REPLAY_FIELD)))) {
             // The replay extension of Salesforce's Streaming API: announced, as Salesforce does,
             // when a channel speaks it (some of its clients turn it on only when told), echoed when asked.
             reply.getExt(true).put(Recovery.REPLAY_FIELD, true);

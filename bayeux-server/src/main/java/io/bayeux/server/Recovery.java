@@ -74,11 +74,11 @@ final class Recovery {
             }
         }
         Request request = new Request(name, policy, policy.replayIds() ? null : recoverFrom(exchange.message, name), replayId);
-        HistoryEngine engine = server.historyEngine();
+        HistoryEngine engine = server.histories().engine();
         Decision decision;
         if (engine != null && engine.handles(name)) {
             try {
-                decision = server.engineHistories().subscribe(engine, exchange.session, channel, request, exchange.message);
+                decision = server.histories().cursors().subscribe(engine, exchange.session, channel, request, exchange.message);
             } catch (IllegalStateException x) {
                 exchange.error("503:" + name + ":history_unavailable");
                 return false;
@@ -100,11 +100,11 @@ final class Recovery {
         long now = server.scheduler().now();
         ServerSessionImpl session = exchange.session;
         while (true) {
-            ChannelHistory history = server.histories().history(request.channel, now);
+            ChannelHistory history = server.histories().memory().history(request.channel, now);
             ServerChannelImpl joined;
             Decision decision;
             synchronized (history) {
-                if (!server.histories().isCurrent(history)) {
+                if (!server.histories().memory().isCurrent(history)) {
                     continue;
                 }
                 history.expire(now, request.policy);

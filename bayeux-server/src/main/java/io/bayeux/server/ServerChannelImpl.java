@@ -164,7 +164,7 @@ final class ServerChannelImpl implements ServerChannel {
                 this.history = history;
                 idleSweeps = 0;
                 if (history != null) {
-                    server.historyConfigured(history);
+                    server.histories().configured(history);
                 }
                 return;
             }

@@ -82,7 +82,7 @@ final class SubscribeHandler implements MetaHandler {
                 exchange.error("403:" + denied.reason() + ":subscribe_denied");
                 return false;
             }
-            HistoryPolicy policy = id.isWild() ? null : server.historyPolicy(name);
+            HistoryPolicy policy = id.isWild() ? null : server.histories().policy(name);
             if (policy == null) {
                 channel.subscribe(session, exchange.message);
                 if (!id.isWild()) {

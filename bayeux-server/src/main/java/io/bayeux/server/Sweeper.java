@@ -74,6 +74,6 @@ final class Sweeper {
             }
         }
         server.browserHolds().sweep();
-        server.sweepHistories(now);
+        server.histories().sweep(now);
     }
 }

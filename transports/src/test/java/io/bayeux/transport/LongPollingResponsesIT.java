@@ -77,9 +77,23 @@ class LongPollingResponsesIT {
         post(http, List.of("Cookie: " + browser),
                 "[{\"channel\":\"/meta/subscribe\",\"subscription\":\"" + channel + "\",\"clientId\":\"" + clientId + "\"}]");
         connectSent[0] = System.nanoTime();
-        post(http, List.of("Cookie: " + browser),
-                "[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"advice\":{\"timeout\":0},\"clientId\":\"" + clientId + "\"}]");
+        post(http, List.of("Cookie: " + browser), poll(clientId));
         return new String[] {browser, clientId};
+    }
+
+    private static String poll(String clientId) {
+        return "[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"advice\":{\"timeout\":0},\"clientId\":\"" + clientId + "\"}]";
+    }
+
+    /**
+     * As {@link #connectedSubscriber}, then a second connect, not held either: after a first
+     * connect a client connects again at once, and until it does, the replies to its other
+     * requests leave its messages to that connect; after this one they carry them.
+     */
+    private static String[] pollingSubscriber(RawHttp http, String channel) throws Exception {
+        String[] session = connectedSubscriber(http, channel);
+        post(http, List.of("Cookie: " + session[0]), poll(session[1]));
+        return session;
     }
 
     /**
@@ -106,7 +120,7 @@ class LongPollingResponsesIT {
         String data = "x".repeat(3_000);
         for (int connection = 0; connection < 2; connection++) {
             try (RawHttp http = RawHttp.connect(server.port())) {
-                String[] session = connectedSubscriber(http, "/big");
+                String[] session = pollingSubscriber(http, "/big");
                 String browser = session[0];
                 String clientId = session[1];
                 for (int i = 0; i < 3; i++) {
@@ -133,7 +147,7 @@ class LongPollingResponsesIT {
         server.restart(builder -> builder.gzipLevel(0));
         String data = "x".repeat(3_000);
         try (RawHttp http = RawHttp.connect(server.port())) {
-            String[] session = connectedSubscriber(http, "/big");
+            String[] session = pollingSubscriber(http, "/big");
             String browser = session[0];
             String clientId = session[1];
             RawHttp.Response reply = post(http, List.of("Cookie: " + browser, "Accept-Encoding: gzip"),
@@ -143,6 +157,20 @@ class LongPollingResponsesIT {
             List<Map<String, Object>> messages = messages(reply.body());
             assertEquals(2, messages.size());
             assertEquals(data, messages.get(0).get("data"));
+        }
+    }
+
+    @Test
+    void afterTheFirstConnectEvenAskedWithATimeoutOfZeroTheRepliesToOtherRequestsLeaveTheMessagesToTheNextConnect() throws Exception {
+        // CometD's JavaScript client asks its first connect with a timeout of 0, then connects
+        // again at once: a publish reply that carried messages could be read after that connect's.
+        try (RawHttp http = RawHttp.connect(server.port())) {
+            String[] session = connectedSubscriber(http, "/mine");
+            RawHttp.Response reply = post(http, List.of("Cookie: " + session[0]),
+                    "[{\"channel\":\"/mine\",\"data\":\"own\",\"clientId\":\"" + session[1] + "\"}]");
+            assertEquals(1, messages(reply.body()).size(), "the publish reply alone: " + reply.text());
+            RawHttp.Response connect = post(http, List.of("Cookie: " + session[0]), poll(session[1]));
+            assertTrue(messages(connect.body()).stream().anyMatch(m -> "own".equals(m.get("data"))), connect.text());
         }
     }
 
@@ -419,7 +447,7 @@ class LongPollingResponsesIT {
     /** The Content-Encoding of the reply to a publish of {@code data} that the publisher itself receives, and its messages. */
     private static String replyEncoding(int port, String data) throws Exception {
         try (RawHttp http = RawHttp.connect(port)) {
-            String[] session = connectedSubscriber(http, "/sized");
+            String[] session = pollingSubscriber(http, "/sized");
             RawHttp.Response reply = post(http, List.of("Cookie: " + session[0], "Accept-Encoding: gzip"),
                     "[{\"channel\":\"/sized\",\"data\":\"" + data + "\",\"clientId\":\"" + session[1] + "\"}]");
             assertBayeuxHeaders(reply);

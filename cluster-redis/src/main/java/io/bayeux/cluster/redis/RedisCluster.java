@@ -204,7 +204,7 @@ public class RedisCluster {
         session.handshake();
         if (bayeux instanceof BayeuxServerImpl impl) {
             history = new RedisHistory(this, impl);
-            impl.setHistoryEngine(history);
+            impl.histories().setEngine(history);
         }
         hooks = new Hooks();
         bayeux.addListener(hooks);
@@ -224,7 +224,7 @@ public class RedisCluster {
         }
         bayeux.removeListener(hooks);
         if (history != null && bayeux instanceof BayeuxServerImpl impl) {
-            impl.setHistoryEngine(null);
+            impl.histories().setEngine(null);
             history = null;
         }
         for (ServerChannel channel : listened) {
@@ -378,14 +378,14 @@ public class RedisCluster {
     /** This node receives {@code channelId} from Redis now: its clients get what was published to its history meanwhile. */
     private void historyReceived(String channelId) {
         if (history != null && bayeux instanceof BayeuxServerImpl impl && !delivery.isShutdown()) {
-            delivery.execute(() -> impl.historyReceived(channelId));
+            delivery.execute(() -> impl.histories().received(channelId));
         }
     }
 
     /** This node stopped receiving some channels from Redis. */
     private void historyReceptionChanged() {
         if (history != null && bayeux instanceof BayeuxServerImpl impl && !delivery.isShutdown()) {
-            delivery.execute(impl::historyReceptionChanged);
+            delivery.execute(impl.histories()::receptionChanged);
         }
     }
 
@@ -493,7 +493,7 @@ public class RedisCluster {
         if (session != null && from == session.getServerSession()) {
             return;
         }
-        if (history != null && bayeux instanceof BayeuxServerImpl impl && impl.historyPolicy(channel.getId()) != null) {
+        if (history != null && bayeux instanceof BayeuxServerImpl impl && impl.histories().policy(channel.getId()) != null) {
             // Its history's script publishes it, with its position.
             return;
         }

@@ -273,7 +273,7 @@ final class RedisHistory implements HistoryEngine {
                 || !(envelope.get("c") instanceof String channel) || !(envelope.get("m") instanceof Map<?, ?> payload)) {
             return false;
         }
-        server.deliverFromEngine(channel, message(channel, payload), new Position(offset.longValue(), epoch));
+        server.histories().deliverFromEngine(channel, message(channel, payload), new Position(offset.longValue(), epoch));
         return true;
     }
 }

@@ -130,7 +130,7 @@ class RedisHistoryIT {
         } catch (AssertionError x) {
             List<Integer> missing = IntStream.range(0, count).filter(i -> !received.contains(i)).boxed().toList();
             throw new AssertionError(x.getMessage() + "; received " + received.size() + ", missing " + missing + ", outcomes " + outcomes
-                    + "; B could not deliver " + b.server().bayeux().historyUnrecoverable(), x);
+                    + "; B could not deliver " + b.server().bayeux().histories().unrecoverable(), x);
         }
         assertTrue(publish(publisher, ROOM, Map.of("n", count)).isSuccessful());
         await("the marker", () -> received.contains(count));
