@@ -153,6 +153,60 @@ class RecoveryIT {
         assertNotEquals(firstSession, client.getId());
     }
 
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"websocket", "long-polling"})
+    void messagesThatFollowAReplayLargerThanTheQueueBoundDoNotOverflowIt(String transport) throws Exception {
+        NettyBayeuxServer server = start(HistoryPolicy.of(100, Duration.ofMinutes(5)), b -> b.maxQueue(10, QueueOverflow.DISCONNECT));
+        BlockingQueue<RecoveryExtension.Outcome> outcomes = new LinkedBlockingQueue<>();
+        BayeuxClient client = recoveringClient(transport, new HandshakeGate(), (channel, outcome) -> outcomes.add(outcome));
+        Received received = new Received();
+        subscribe(client, ROOM, (channel, message) -> received.add(message));
+        ServerChannel room = server.bayeux().getChannel(ROOM);
+        room.publish(null, 0, Promise.noop());
+        received.await(1);
+        String firstSession = client.getId();
+
+        // The client's next session holds its messages from its start: what its recovery replays
+        // (40 messages, past the bound of 10) and 5 live ones after it wait in its queue together.
+        BlockingQueue<ServerSession> next = new LinkedBlockingQueue<>();
+        server.bayeux().addListener(new io.bayeux.api.server.BayeuxServer.SessionListener() {
+            @Override
+            public void sessionAdded(ServerSession session, io.bayeux.api.server.ServerMessage message) {
+                session.startBatch();
+                next.add(session);
+            }
+
+            @Override
+            public void sessionRemoved(ServerSession session, io.bayeux.api.server.ServerMessage message, boolean timeout) {
+            }
+        });
+        CountDownLatch resubscribed = new CountDownLatch(1);
+        room.addListener((ServerChannel.SubscriptionListener) new ServerChannel.SubscriptionListener() {
+            @Override
+            public void subscribed(ServerSession session, ServerChannel channel, io.bayeux.api.server.ServerMessage message) {
+                resubscribed.countDown();
+            }
+
+            @Override
+            public void unsubscribed(ServerSession session, ServerChannel channel, io.bayeux.api.server.ServerMessage message) {
+            }
+        });
+        forget(server, firstSession);
+        ServerSession second = next.poll(10, TimeUnit.SECONDS);
+        for (int i = 1; i <= 40; i++) {
+            room.publish(null, i, Promise.noop());
+        }
+        assertTrue(resubscribed.await(10, TimeUnit.SECONDS), "subscribed again");
+        for (int i = 41; i <= 45; i++) {
+            room.publish(null, i, Promise.noop());
+        }
+        second.endBatch();
+        assertEquals(new RecoveryExtension.Outcome(true, 40, null), outcomes.poll(10, TimeUnit.SECONDS));
+        received.await(46);
+        assertEquals(IntStream.rangeClosed(0, 45).boxed().toList(), received.list(), "every message once, in order");
+        assertEquals(second.getId(), client.getId(), "no second overflow");
+    }
+
     /** A connected client with recovery telling {@code listener}, whose handshakes {@code gate} holds when closed. */
     private BayeuxClient recoveringClient(String transport, HandshakeGate gate, RecoveryExtension.Listener listener) throws InterruptedException {
         BayeuxClient client = fixture.client(transport, config);

@@ -95,6 +95,11 @@ public final class ServerSessionImpl implements ServerSession {
      * for {@code maxInterval} at most.
      */
     private boolean connectDue;
+    /**
+     * How many messages a recovery queued past the bound: a replay never overflows the queue it
+     * fills, nor does what follows it, until the queue drained. Guarded by the lock.
+     */
+    private int replayAllowance;
 
     private volatile State state = State.NEW;
     private volatile String userAgent;
@@ -602,7 +607,7 @@ public final class ServerSessionImpl implements ServerSession {
     /**
      * Queues a message replayed from a channel's history, past {@code maxQueue} if need be: the
      * history's size bounds what a recovery adds, and a recovery that overflowed would lose
-     * what it recovers.
+     * what it recovers. The bound then counts beside what was replayed, until the queue drained.
      */
     boolean deliverReplayed(ServerMessage message) {
         return deliver(null, message, -1, false);
@@ -658,6 +663,9 @@ public final class ServerSessionImpl implements ServerSession {
             if (state == State.REMOVED || !queue.offer(sender, message, lazy, bounded ? queueBound() : -1)) {
                 return false;
             }
+            if (!bounded) {
+                replayAllowance++;
+            }
             if (!behind && queue.size() >= behindMark()) {
                 ConnectionImpl connection = pushConnection;
                 // A reader that keeps reading but has this much waiting: the server is behind, not
@@ -675,17 +683,23 @@ public final class ServerSessionImpl implements ServerSession {
         }
     }
 
-    /** Under the lock: the session's {@code maxQueue}, or the lower bound of a stalled reader's queue. */
+    /**
+     * Under the lock: the session's {@code maxQueue}, or the lower bound of a stalled reader's
+     * queue; beside it, what a recovery replayed, until the queue drained.
+     */
     private int queueBound() {
+        if (replayAllowance > 0 && queue.isEmpty()) {
+            replayAllowance = 0;
+        }
         int max = maxQueue();
         int stalledMax = server.config().maxStalledQueue();
         if (stalledMax > 0 && (max < 0 || stalledMax < max)) {
             ConnectionImpl connection = pushConnection;
             if (connection != null && connection.endpoint().isStalled()) {
-                return stalledMax;
+                return stalledMax + replayAllowance;
             }
         }
-        return max;
+        return max < 0 ? max : max + replayAllowance;
     }
 
     /** The queue length at which a reader that keeps reading counts as one the server is behind with. */
