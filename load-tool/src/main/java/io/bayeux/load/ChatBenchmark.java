@@ -5,6 +5,7 @@ import io.bayeux.api.client.ClientSessionChannel;
 import io.bayeux.client.BayeuxClient;
 import io.bayeux.client.ClientConfig;
 import io.bayeux.client.ext.AckExtension;
+import io.bayeux.client.ext.RecoveryExtension;
 import io.bayeux.client.transport.ClientTransport;
 import io.bayeux.client.transport.LongPollingTransport;
 import io.bayeux.client.transport.WebSocketTransport;
@@ -46,6 +47,12 @@ import java.util.concurrent.locks.LockSupport;
  * monotonic clock: publishers and receivers are in the same JVM), {@code w} true for warm-up
  * messages, {@code c} the chat text ({@code --message-size} characters).
  *
+ * <p>With {@code --cut-every} a random client's connection is cut that often; with
+ * {@code --cut-for} it stays cut that long (see {@link CuttableTransport}) and publishes nothing
+ * meanwhile. With {@code --recover} every client has a {@link RecoveryExtension}: what it
+ * recovers arrives as any message does (the extension drops what it had already), and the
+ * run counts the subscriptions recovered, those not recovered by reason, and the messages replayed.
+ *
  * <p>Threads: the caller's thread starts the clients and paces the publishers; one scheduler
  * thread samples every second (and cuts connections in soak runs); the event loops receive.
  */
@@ -82,6 +89,10 @@ public final class ChatBenchmark {
     private final LongAdder subscribeFailures = new LongAdder();
     private final LongAdder handshakes = new LongAdder();
     private final AtomicInteger cuts = new AtomicInteger();
+    private final LongAdder recovered = new LongAdder();
+    private final LongAdder replayed = new LongAdder();
+    /** Subscriptions that asked to recover and could not, by reason. */
+    private final java.util.concurrent.ConcurrentHashMap<String, LongAdder> unrecovered = new java.util.concurrent.ConcurrentHashMap<>();
     private final java.util.concurrent.atomic.AtomicReference<String> firstSubscribeError = new java.util.concurrent.atomic.AtomicReference<>();
     private final List<RunResult.Sample> timeline = new ArrayList<>();
     private volatile long lastArrival;
@@ -92,6 +103,8 @@ public final class ChatBenchmark {
     private Ledger ledger;
     private BayeuxClient[] clients;
     private ClientTransport[] transports;
+    /** With {@code --cut-for}: each client's transport, the one cut; else null. */
+    private CuttableTransport[] cuttable;
     /** {@code --stalled-clients}: joined, never read; closed at the end of the run. */
     private final List<StalledClient> stalled = new ArrayList<>();
     /** How many stalled clients joined (they count as connected clients). */
@@ -124,6 +137,7 @@ public final class ChatBenchmark {
         ledger = new Ledger(scenario.readers(), scenario.rooms(), scenario.roomsPerClient(), scenario.seed(), scenario.selfDelivery());
         clients = new BayeuxClient[scenario.readers()];
         transports = new ClientTransport[scenario.readers()];
+        cuttable = scenario.cutFor() == null ? null : new CuttableTransport[scenario.readers()];
         BayeuxClient statsClient = null;
         try {
             Long rssBefore = serverPid == null ? null : ProcessFigures.rssBytes(serverPid);
@@ -203,7 +217,7 @@ public final class ChatBenchmark {
                 total = measured.copy();
             }
             return new RunResult(label, describe(scenario), startedAt.toString(), drainOutcome, connect, counts, rates, latency(total),
-                    percentiles(total), List.copyOf(timeline()), toolFigures, serverFigures, stalledFigures);
+                    percentiles(total), List.copyOf(timeline()), toolFigures, serverFigures, stalledFigures, recoveryFigures());
         } finally {
             sampler.shutdownNow();
             closeStalled();
@@ -226,11 +240,20 @@ public final class ChatBenchmark {
             URI url = scenario.urls().get(c % scenario.urls().size());
             ClientTransport transport = Scenario.WEBSOCKET.equals(scenario.transport())
                     ? new WebSocketTransport(config) : new LongPollingTransport(config);
+            if (cuttable != null) {
+                cuttable[c] = new CuttableTransport(transport);
+                transport = cuttable[c];
+            }
             BayeuxClient client = new BayeuxClient(url.toString(), config, transport);
             clients[c] = client;
             transports[c] = transport;
             if (scenario.ack()) {
                 client.addExtension(new AckExtension());
+            }
+            if (scenario.recover()) {
+                RecoveryExtension recovery = new RecoveryExtension();
+                recovery.addListener(this::recovery);
+                client.addExtension(recovery);
             }
             // Every successful handshake after a client's first means its session was lost and made anew.
             client.getChannel(io.bayeux.api.Channel.META_HANDSHAKE).addListener((ClientSessionChannel.MessageListener) (channel, reply) -> {
@@ -377,7 +400,7 @@ public final class ChatBenchmark {
     }
 
     private void publishBatch(Random random, String chat, boolean warm) {
-        int publisher = random.nextInt(clients.length);
+        int publisher = publisher(random.nextInt(clients.length));
         BayeuxClient client = clients[publisher];
         int[] rooms = ledger.roomsOf(publisher);
         client.startBatch();
@@ -414,7 +437,8 @@ public final class ChatBenchmark {
 
     /** After the last batch: waits until everything expected arrived, or nothing arrived for a while. */
     private String drain() {
-        return waitForArrivals(scenario.drainTimeout());
+        // A client cut at the end comes back only when its cut is over: that is not part of the wait.
+        return waitForArrivals(scenario.cutFor() == null ? scenario.drainTimeout() : scenario.drainTimeout().plus(scenario.cutFor()));
     }
 
     /** @return {@code complete}, {@code quiet} (nothing arrived for a while) or {@code timeout} (still arriving) */
@@ -441,11 +465,68 @@ public final class ChatBenchmark {
 
     private void cut(Random random) {
         int victim = random.nextInt(transports.length);
+        if (cuttable != null) {
+            // A client cut already is not cut again: its cut would only grow longer.
+            victim = notCut(victim);
+            if (cuttable[victim] != null && !cuttable[victim].isCut()) {
+                cuts.incrementAndGet();
+                cuttable[victim].cut(scenario.cutFor());
+            }
+            return;
+        }
         ClientTransport transport = transports[victim];
         if (transport != null) {
             cuts.incrementAndGet();
             transport.abort();
         }
+    }
+
+    /** {@code client}, or the next client after it whose network is not cut; {@code client} if all are. */
+    private int notCut(int client) {
+        for (int i = 0; i < cuttable.length; i++) {
+            int candidate = (client + i) % cuttable.length;
+            if (cuttable[candidate] != null && !cuttable[candidate].isCut()) {
+                return candidate;
+            }
+        }
+        return client;
+    }
+
+    /**
+     * With {@code --cut-for}: {@code client}, or the next client after it that is connected and
+     * not cut (one that is away could only keep its messages for later, timed as late); else
+     * {@code client}.
+     */
+    private int publisher(int client) {
+        if (cuttable == null) {
+            return client;
+        }
+        for (int i = 0; i < cuttable.length; i++) {
+            int candidate = (client + i) % cuttable.length;
+            if (cuttable[candidate] != null && !cuttable[candidate].isCut() && clients[candidate].isConnected()) {
+                return candidate;
+            }
+        }
+        return client;
+    }
+
+    /** A client's {@link RecoveryExtension} tells how a subscription that asked to recover went. */
+    private void recovery(String channel, RecoveryExtension.Outcome outcome) {
+        if (outcome.recovered()) {
+            recovered.increment();
+            replayed.add(outcome.replayed());
+        } else {
+            unrecovered.computeIfAbsent(String.valueOf(outcome.reason()), reason -> new LongAdder()).increment();
+        }
+    }
+
+    private RunResult.Recovery recoveryFigures() {
+        if (!scenario.recover()) {
+            return null;
+        }
+        Map<String, Long> notRecovered = new java.util.TreeMap<>();
+        unrecovered.forEach((reason, count) -> notRecovered.put(reason, count.sum()));
+        return new RunResult.Recovery(recovered.sum(), notRecovered.values().stream().mapToLong(Long::longValue).sum(), notRecovered, replayed.sum());
     }
 
     // --- sampling
@@ -597,6 +678,12 @@ public final class ChatBenchmark {
         }
         if (s.cutEvery() != null) {
             map.put("cutEverySeconds", s.cutEvery().toMillis() / 1000.0);
+        }
+        if (s.cutFor() != null) {
+            map.put("cutForSeconds", s.cutFor().toMillis() / 1000.0);
+        }
+        if (s.recover()) {
+            map.put("recover", true);
         }
         return map;
     }
