@@ -89,10 +89,7 @@ public final class ChatBenchmark {
     private final LongAdder subscribeFailures = new LongAdder();
     private final LongAdder handshakes = new LongAdder();
     private final AtomicInteger cuts = new AtomicInteger();
-    private final LongAdder recovered = new LongAdder();
-    private final LongAdder replayed = new LongAdder();
-    /** Subscriptions that asked to recover and could not, by reason. */
-    private final java.util.concurrent.ConcurrentHashMap<String, LongAdder> unrecovered = new java.util.concurrent.ConcurrentHashMap<>();
+    private final RecoveryCount recoveries = new RecoveryCount();
     private final java.util.concurrent.atomic.AtomicReference<String> firstSubscribeError = new java.util.concurrent.atomic.AtomicReference<>();
     private final List<RunResult.Sample> timeline = new ArrayList<>();
     private volatile long lastArrival;
@@ -103,8 +100,8 @@ public final class ChatBenchmark {
     private Ledger ledger;
     private BayeuxClient[] clients;
     private ClientTransport[] transports;
-    /** With {@code --cut-for}: each client's transport, the one cut; else null. */
-    private CuttableTransport[] cuttable;
+    /** With {@code --cut-for}: the clients' cuttable transports; else null. */
+    private NetworkCuts networkCuts;
     /** {@code --stalled-clients}: joined, never read; closed at the end of the run. */
     private final List<StalledClient> stalled = new ArrayList<>();
     /** How many stalled clients joined (they count as connected clients). */
@@ -137,7 +134,7 @@ public final class ChatBenchmark {
         ledger = new Ledger(scenario.readers(), scenario.rooms(), scenario.roomsPerClient(), scenario.seed(), scenario.selfDelivery());
         clients = new BayeuxClient[scenario.readers()];
         transports = new ClientTransport[scenario.readers()];
-        cuttable = scenario.cutFor() == null ? null : new CuttableTransport[scenario.readers()];
+        networkCuts = scenario.cutFor() == null ? null : new NetworkCuts(clients, scenario.cutFor());
         BayeuxClient statsClient = null;
         try {
             Long rssBefore = serverPid == null ? null : ProcessFigures.rssBytes(serverPid);
@@ -217,7 +214,8 @@ public final class ChatBenchmark {
                 total = measured.copy();
             }
             return new RunResult(label, describe(scenario), startedAt.toString(), drainOutcome, connect, counts, rates, latency(total),
-                    percentiles(total), List.copyOf(timeline()), toolFigures, serverFigures, stalledFigures, recoveryFigures());
+                    percentiles(total), List.copyOf(timeline()), toolFigures, serverFigures, stalledFigures,
+                    scenario.recover() ? recoveries.figures() : null);
         } finally {
             sampler.shutdownNow();
             closeStalled();
@@ -240,9 +238,8 @@ public final class ChatBenchmark {
             URI url = scenario.urls().get(c % scenario.urls().size());
             ClientTransport transport = Scenario.WEBSOCKET.equals(scenario.transport())
                     ? new WebSocketTransport(config) : new LongPollingTransport(config);
-            if (cuttable != null) {
-                cuttable[c] = new CuttableTransport(transport);
-                transport = cuttable[c];
+            if (networkCuts != null) {
+                transport = networkCuts.wrap(c, transport);
             }
             BayeuxClient client = new BayeuxClient(url.toString(), config, transport);
             clients[c] = client;
@@ -252,7 +249,7 @@ public final class ChatBenchmark {
             }
             if (scenario.recover()) {
                 RecoveryExtension recovery = new RecoveryExtension();
-                recovery.addListener(this::recovery);
+                recovery.addListener(recoveries);
                 client.addExtension(recovery);
             }
             // Every successful handshake after a client's first means its session was lost and made anew.
@@ -400,7 +397,10 @@ public final class ChatBenchmark {
     }
 
     private void publishBatch(Random random, String chat, boolean warm) {
-        int publisher = publisher(random.nextInt(clients.length));
+        int publisher = random.nextInt(clients.length);
+        if (networkCuts != null) {
+            publisher = networkCuts.publisher(publisher);
+        }
         BayeuxClient client = clients[publisher];
         int[] rooms = ledger.roomsOf(publisher);
         client.startBatch();
@@ -465,12 +465,9 @@ public final class ChatBenchmark {
 
     private void cut(Random random) {
         int victim = random.nextInt(transports.length);
-        if (cuttable != null) {
-            // A client cut already is not cut again: its cut would only grow longer.
-            victim = notCut(victim);
-            if (cuttable[victim] != null && !cuttable[victim].isCut()) {
+        if (networkCuts != null) {
+            if (networkCuts.cut(victim)) {
                 cuts.incrementAndGet();
-                cuttable[victim].cut(scenario.cutFor());
             }
             return;
         }
@@ -479,54 +476,6 @@ public final class ChatBenchmark {
             cuts.incrementAndGet();
             transport.abort();
         }
-    }
-
-    /** {@code client}, or the next client after it whose network is not cut; {@code client} if all are. */
-    private int notCut(int client) {
-        for (int i = 0; i < cuttable.length; i++) {
-            int candidate = (client + i) % cuttable.length;
-            if (cuttable[candidate] != null && !cuttable[candidate].isCut()) {
-                return candidate;
-            }
-        }
-        return client;
-    }
-
-    /**
-     * With {@code --cut-for}: {@code client}, or the next client after it that is connected and
-     * not cut (one that is away could only keep its messages for later, timed as late); else
-     * {@code client}.
-     */
-    private int publisher(int client) {
-        if (cuttable == null) {
-            return client;
-        }
-        for (int i = 0; i < cuttable.length; i++) {
-            int candidate = (client + i) % cuttable.length;
-            if (cuttable[candidate] != null && !cuttable[candidate].isCut() && clients[candidate].isConnected()) {
-                return candidate;
-            }
-        }
-        return client;
-    }
-
-    /** A client's {@link RecoveryExtension} tells how a subscription that asked to recover went. */
-    private void recovery(String channel, RecoveryExtension.Outcome outcome) {
-        if (outcome.recovered()) {
-            recovered.increment();
-            replayed.add(outcome.replayed());
-        } else {
-            unrecovered.computeIfAbsent(String.valueOf(outcome.reason()), reason -> new LongAdder()).increment();
-        }
-    }
-
-    private RunResult.Recovery recoveryFigures() {
-        if (!scenario.recover()) {
-            return null;
-        }
-        Map<String, Long> notRecovered = new java.util.TreeMap<>();
-        unrecovered.forEach((reason, count) -> notRecovered.put(reason, count.sum()));
-        return new RunResult.Recovery(recovered.sum(), notRecovered.values().stream().mapToLong(Long::longValue).sum(), notRecovered, replayed.sum());
     }
 
     // --- sampling

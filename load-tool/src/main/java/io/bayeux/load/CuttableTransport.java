@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
  * A client's transport whose network can be cut for a while ({@code --cut-every} with
@@ -21,25 +22,33 @@ import java.util.List;
  */
 final class CuttableTransport implements ClientTransport {
     private final ClientTransport delegate;
-    /** {@link System#nanoTime()} when the current cut ends; a cut has ended when this is in the past. */
-    private volatile long cutUntil = System.nanoTime();
+    /** Nanoseconds, as {@link System#nanoTime()}; another clock in tests. */
+    private final LongSupplier clock;
+    /** The {@link #clock}'s time when the current cut ends; a cut has ended when this is in the past. */
+    private volatile long cutUntil;
     private volatile EventLoopGroup group;
     private volatile Listener listener;
 
     CuttableTransport(ClientTransport delegate) {
+        this(delegate, System::nanoTime);
+    }
+
+    CuttableTransport(ClientTransport delegate, LongSupplier clock) {
         this.delegate = delegate;
+        this.clock = clock;
+        this.cutUntil = clock.getAsLong();
     }
 
     /** Drops the connections; the transport refuses to send for {@code duration}. */
     void cut(Duration duration) {
         // First the refusal, then the abort: what the client sends on hearing of it fails too.
-        cutUntil = System.nanoTime() + duration.toNanos();
+        cutUntil = clock.getAsLong() + duration.toNanos();
         delegate.abort();
     }
 
     /** Whether a cut is on now. */
     boolean isCut() {
-        return cutUntil - System.nanoTime() > 0;
+        return cutUntil - clock.getAsLong() > 0;
     }
 
     @Override

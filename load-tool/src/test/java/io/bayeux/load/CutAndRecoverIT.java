@@ -1,5 +1,6 @@
 package io.bayeux.load;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.HistoryPolicy;
 import io.bayeux.api.server.ServerMessage;
@@ -9,7 +10,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -88,6 +94,21 @@ class CutAndRecoverIT {
         assertEquals(0, counts.unexpected(), counts.toString());
         assertEquals(0, counts.failedPublishes(), "a cut client does not publish: " + counts);
         assertEquals(counts.expected(), counts.received(), "every expected delivery once, the replayed ones included");
+
+        // The three outputs tell it: the summary table, the JSON and the HTML report.
+        ByteArrayOutputStream summary = new ByteArrayOutputStream();
+        Summary.print(result, new PrintStream(summary, true, StandardCharsets.UTF_8));
+        assertTrue(summary.toString(StandardCharsets.UTF_8).contains(String.format(Locale.ROOT,
+                "recovery        %,d subscriptions recovered, %,d messages replayed; 0 not recovered", recovery.recovered(), recovery.replayed())),
+                summary.toString(StandardCharsets.UTF_8));
+        JsonNode json = Summary.JSON.valueToTree(result);
+        assertEquals(recovery.replayed(), json.get("recovery").get("replayed").asLong());
+        assertEquals(recovery.recovered(), json.get("recovery").get("recovered").asLong());
+        assertTrue(json.get("scenario").get("recover").asBoolean());
+        assertEquals(CUT_FOR.toMillis() / 1000.0, json.get("scenario").get("cutForSeconds").asDouble());
+        String html = HtmlReport.render(List.of(result), null);
+        assertTrue(html.contains("<h2>Recovery</h2>"), "the report's recovery table");
+        assertTrue(html.contains(String.format(Locale.ROOT, "<td>%,d</td><td>%,d</td><td>0</td></tr>", recovery.recovered(), recovery.replayed())), html);
     }
 
     @Test
