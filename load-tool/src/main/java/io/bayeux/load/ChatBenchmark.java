@@ -5,6 +5,7 @@ import io.bayeux.api.client.ClientSessionChannel;
 import io.bayeux.client.BayeuxClient;
 import io.bayeux.client.ClientConfig;
 import io.bayeux.client.ext.AckExtension;
+import io.bayeux.client.ext.RecoveryExtension;
 import io.bayeux.client.transport.ClientTransport;
 import io.bayeux.client.transport.LongPollingTransport;
 import io.bayeux.client.transport.WebSocketTransport;
@@ -46,6 +47,12 @@ import java.util.concurrent.locks.LockSupport;
  * monotonic clock: publishers and receivers are in the same JVM), {@code w} true for warm-up
  * messages, {@code c} the chat text ({@code --message-size} characters).
  *
+ * <p>With {@code --cut-every} a random client's connection is cut that often; with
+ * {@code --cut-for} it stays cut that long (see {@link CuttableTransport}) and publishes nothing
+ * meanwhile. With {@code --recover} every client has a {@link RecoveryExtension}: what it
+ * recovers arrives as any message does (the extension drops what it had already), and the
+ * run counts the subscriptions recovered, those not recovered by reason, and the messages replayed.
+ *
  * <p>Threads: the caller's thread starts the clients and paces the publishers; one scheduler
  * thread samples every second (and cuts connections in soak runs); the event loops receive.
  */
@@ -82,6 +89,7 @@ public final class ChatBenchmark {
     private final LongAdder subscribeFailures = new LongAdder();
     private final LongAdder handshakes = new LongAdder();
     private final AtomicInteger cuts = new AtomicInteger();
+    private final RecoveryCount recoveries = new RecoveryCount();
     private final java.util.concurrent.atomic.AtomicReference<String> firstSubscribeError = new java.util.concurrent.atomic.AtomicReference<>();
     private final List<RunResult.Sample> timeline = new ArrayList<>();
     private volatile long lastArrival;
@@ -92,6 +100,8 @@ public final class ChatBenchmark {
     private Ledger ledger;
     private BayeuxClient[] clients;
     private ClientTransport[] transports;
+    /** With {@code --cut-for}: the clients' cuttable transports; else null. */
+    private NetworkCuts networkCuts;
     /** {@code --stalled-clients}: joined, never read; closed at the end of the run. */
     private final List<StalledClient> stalled = new ArrayList<>();
     /** How many stalled clients joined (they count as connected clients). */
@@ -124,6 +134,7 @@ public final class ChatBenchmark {
         ledger = new Ledger(scenario.readers(), scenario.rooms(), scenario.roomsPerClient(), scenario.seed(), scenario.selfDelivery());
         clients = new BayeuxClient[scenario.readers()];
         transports = new ClientTransport[scenario.readers()];
+        networkCuts = scenario.cutFor() == null ? null : new NetworkCuts(clients, scenario.cutFor());
         BayeuxClient statsClient = null;
         try {
             Long rssBefore = serverPid == null ? null : ProcessFigures.rssBytes(serverPid);
@@ -203,7 +214,8 @@ public final class ChatBenchmark {
                 total = measured.copy();
             }
             return new RunResult(label, describe(scenario), startedAt.toString(), drainOutcome, connect, counts, rates, latency(total),
-                    percentiles(total), List.copyOf(timeline()), toolFigures, serverFigures, stalledFigures);
+                    percentiles(total), List.copyOf(timeline()), toolFigures, serverFigures, stalledFigures,
+                    scenario.recover() ? recoveries.figures() : null);
         } finally {
             sampler.shutdownNow();
             closeStalled();
@@ -226,11 +238,19 @@ public final class ChatBenchmark {
             URI url = scenario.urls().get(c % scenario.urls().size());
             ClientTransport transport = Scenario.WEBSOCKET.equals(scenario.transport())
                     ? new WebSocketTransport(config) : new LongPollingTransport(config);
+            if (networkCuts != null) {
+                transport = networkCuts.wrap(c, transport);
+            }
             BayeuxClient client = new BayeuxClient(url.toString(), config, transport);
             clients[c] = client;
             transports[c] = transport;
             if (scenario.ack()) {
                 client.addExtension(new AckExtension());
+            }
+            if (scenario.recover()) {
+                RecoveryExtension recovery = new RecoveryExtension();
+                recovery.addListener(recoveries);
+                client.addExtension(recovery);
             }
             // Every successful handshake after a client's first means its session was lost and made anew.
             client.getChannel(io.bayeux.api.Channel.META_HANDSHAKE).addListener((ClientSessionChannel.MessageListener) (channel, reply) -> {
@@ -378,6 +398,9 @@ public final class ChatBenchmark {
 
     private void publishBatch(Random random, String chat, boolean warm) {
         int publisher = random.nextInt(clients.length);
+        if (networkCuts != null) {
+            publisher = networkCuts.publisher(publisher);
+        }
         BayeuxClient client = clients[publisher];
         int[] rooms = ledger.roomsOf(publisher);
         client.startBatch();
@@ -414,7 +437,8 @@ public final class ChatBenchmark {
 
     /** After the last batch: waits until everything expected arrived, or nothing arrived for a while. */
     private String drain() {
-        return waitForArrivals(scenario.drainTimeout());
+        // A client cut at the end comes back only when its cut is over: that is not part of the wait.
+        return waitForArrivals(scenario.cutFor() == null ? scenario.drainTimeout() : scenario.drainTimeout().plus(scenario.cutFor()));
     }
 
     /** @return {@code complete}, {@code quiet} (nothing arrived for a while) or {@code timeout} (still arriving) */
@@ -441,6 +465,12 @@ public final class ChatBenchmark {
 
     private void cut(Random random) {
         int victim = random.nextInt(transports.length);
+        if (networkCuts != null) {
+            if (networkCuts.cut(victim)) {
+                cuts.incrementAndGet();
+            }
+            return;
+        }
         ClientTransport transport = transports[victim];
         if (transport != null) {
             cuts.incrementAndGet();
@@ -597,6 +627,12 @@ public final class ChatBenchmark {
         }
         if (s.cutEvery() != null) {
             map.put("cutEverySeconds", s.cutEvery().toMillis() / 1000.0);
+        }
+        if (s.cutFor() != null) {
+            map.put("cutForSeconds", s.cutFor().toMillis() / 1000.0);
+        }
+        if (s.recover()) {
+            map.put("recover", true);
         }
         return map;
     }

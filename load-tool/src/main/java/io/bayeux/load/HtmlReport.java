@@ -101,6 +101,28 @@ final class HtmlReport {
                     .append("</td><td").append("timeout".equals(r.drain()) ? " class=\"bad\"" : "").append(">").append(esc(r.drain())).append("</td></tr>\n");
         }
         html.append("</table>\n");
+        if (runs.stream().anyMatch(r -> r.recovery() != null)) {
+            html.append("<h2>Recovery</h2>\n<p>Subscriptions made again with a position after a re-handshake: recovered"
+                    + " (the server replayed what the client missed, counted above as arrivals) or not, by reason.</p>\n"
+                    + "<table><tr><th>run</th><th>connections cut</th><th>handshakes again</th><th>recovered</th><th>replayed</th>"
+                    + "<th>not recovered</th></tr>\n");
+            for (RunResult r : runs) {
+                RunResult.Recovery rc = r.recovery();
+                if (rc == null) {
+                    continue;
+                }
+                StringBuilder reasons = new StringBuilder();
+                rc.reasons().forEach((reason, n) -> reasons.append(reasons.isEmpty() ? " (" : ", ").append(reason).append(' ').append(n));
+                html.append("<tr><td>").append(esc(r.label())).append("</td><td>").append(r.connect().cuts())
+                        .append("</td><td>").append(String.format(Locale.ROOT, "%,d", r.connect().rehandshakes()))
+                        .append("</td><td>").append(String.format(Locale.ROOT, "%,d", rc.recovered()))
+                        .append("</td><td>").append(String.format(Locale.ROOT, "%,d", rc.replayed()))
+                        .append("</td><td").append(rc.notRecovered() != 0 ? " class=\"bad\"" : "").append(">")
+                        .append(String.format(Locale.ROOT, "%,d", rc.notRecovered())).append(esc(reasons.isEmpty() ? "" : reasons + ")"))
+                        .append("</td></tr>\n");
+            }
+            html.append("</table>\n");
+        }
         html.append("<h2>Latency distribution</h2>\n").append(image(latencyChart(runs, comparison), "latency percentile plot")).append('\n');
         html.append("<h2>Messages per second over time</h2>\n").append(image(rateChart(runs, comparison), "msg/s over time")).append('\n');
         html.append("</body></html>\n");

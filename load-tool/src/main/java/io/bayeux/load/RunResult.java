@@ -25,10 +25,26 @@ import java.util.Map;
  * @param tool        the load tool's own cost
  * @param server      the server's figures, where they could be read
  * @param stalled     with {@code --stalled-clients}: what the readers and the server made of them, else null
+ * @param recovery    with {@code --recover}: how the clients' subscriptions recovered, else null
  */
 public record RunResult(String label, Map<String, Object> scenario, String startedAt, String drain, Connect connect,
                         Counts counts, Rates rates, Latency latency, List<double[]> percentiles,
-                        List<Sample> timeline, Tool tool, Server server, Stalled stalled) {
+                        List<Sample> timeline, Tool tool, Server server, Stalled stalled, Recovery recovery) {
+
+    /**
+     * What the clients' {@code RecoveryExtension}s told ({@code --recover}): every subscription
+     * made again with a position (after a re-handshake) either recovered, and the server replayed
+     * what the client missed, or did not, for a reason ({@code trimmed}, {@code expired},
+     * {@code epoch}, {@code ahead}, {@code no_history}...; see docs/history.md). The replayed
+     * messages are counted as arrivals like any other: a lost message stays lost unless replayed.
+     *
+     * @param recovered    subscriptions recovered
+     * @param notRecovered subscriptions not recovered
+     * @param reasons      those not recovered, by reason
+     * @param replayed     messages the server replayed to the recovered subscriptions
+     */
+    public record Recovery(long recovered, long notRecovered, Map<String, Long> reasons, long replayed) {
+    }
 
     /**
      * A run with clients that never read ({@code --stalled-clients}). "Before" is once every

@@ -32,12 +32,18 @@ import java.util.Objects;
  * @param stalledClients  how many of the {@code clients} join their rooms over WebSocket and then
  *                        never read their socket again; they never publish and are not counted
  *                        as receivers
+ * @param cutFor          with {@code cutEvery}: how long a cut client stays away (its sends fail at
+ *                        once, as when the network is down, so it reconnects only after this);
+ *                        null: it reconnects at once
+ * @param recover         the {@code RecoveryExtension} on every client: after a re-handshake it
+ *                        subscribes again with the position of the last message it got in each
+ *                        room, and the server replays what it missed (the rooms need a history)
  */
 public record Scenario(List<URI> urls, String transport, int clients, int rooms, int roomsPerClient, long seed,
                        int rampUpRate, int batchSize, Duration batchInterval, int batches, int warmupBatches,
                        int messageSize, boolean selfDelivery, boolean idle, Duration hold, boolean ack,
                        Duration soak, Duration cutEvery, Duration drainTimeout, Duration connectTimeout,
-                       int stalledClients) {
+                       int stalledClients, Duration cutFor, boolean recover) {
     public static final String WEBSOCKET = "websocket";
     public static final String LONG_POLLING = "long-polling";
 
@@ -70,6 +76,18 @@ public record Scenario(List<URI> urls, String transport, int clients, int rooms,
         if (stalledClients > 0 && (!WEBSOCKET.equals(transport) || idle)) {
             throw new IllegalArgumentException("--stalled-clients needs --transport websocket and a run that publishes (not --idle)");
         }
+        if (cutFor != null && (cutEvery == null || cutFor.isNegative() || cutFor.isZero())) {
+            throw new IllegalArgumentException("--cut-for needs --cut-every and a positive duration: " + cutFor);
+        }
+    }
+
+    /** The same with stalled clients, without {@code cutFor} nor {@code recover}. */
+    public Scenario(List<URI> urls, String transport, int clients, int rooms, int roomsPerClient, long seed,
+                    int rampUpRate, int batchSize, Duration batchInterval, int batches, int warmupBatches,
+                    int messageSize, boolean selfDelivery, boolean idle, Duration hold, boolean ack,
+                    Duration soak, Duration cutEvery, Duration drainTimeout, Duration connectTimeout, int stalledClients) {
+        this(urls, transport, clients, rooms, roomsPerClient, seed, rampUpRate, batchSize, batchInterval, batches, warmupBatches,
+                messageSize, selfDelivery, idle, hold, ack, soak, cutEvery, drainTimeout, connectTimeout, stalledClients, null, false);
     }
 
     /** The same without stalled clients. */
@@ -78,7 +96,24 @@ public record Scenario(List<URI> urls, String transport, int clients, int rooms,
                     int messageSize, boolean selfDelivery, boolean idle, Duration hold, boolean ack,
                     Duration soak, Duration cutEvery, Duration drainTimeout, Duration connectTimeout) {
         this(urls, transport, clients, rooms, roomsPerClient, seed, rampUpRate, batchSize, batchInterval, batches, warmupBatches,
-                messageSize, selfDelivery, idle, hold, ack, soak, cutEvery, drainTimeout, connectTimeout, 0);
+                messageSize, selfDelivery, idle, hold, ack, soak, cutEvery, drainTimeout, connectTimeout, 0, null, false);
+    }
+
+    /**
+     * The same with connections cut every {@code cutEvery}, each for {@code cutFor} (null: the
+     * client reconnects at once), with recovery on or off.
+     */
+    public Scenario withCuts(Duration cutEvery, Duration cutFor, boolean recover) {
+        return new Scenario(urls, transport, clients, rooms, roomsPerClient, seed, rampUpRate, batchSize, batchInterval, batches,
+                warmupBatches, messageSize, selfDelivery, idle, hold, ack, soak, cutEvery, drainTimeout, connectTimeout, stalledClients,
+                cutFor, recover);
+    }
+
+    /** The same publishing every {@code batchInterval}. */
+    public Scenario withBatchInterval(Duration batchInterval) {
+        return new Scenario(urls, transport, clients, rooms, roomsPerClient, seed, rampUpRate, batchSize, batchInterval, batches,
+                warmupBatches, messageSize, selfDelivery, idle, hold, ack, soak, cutEvery, drainTimeout, connectTimeout, stalledClients,
+                cutFor, recover);
     }
 
     /** The clients that read (and publish): all but the stalled ones. */

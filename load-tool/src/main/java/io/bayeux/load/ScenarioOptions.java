@@ -69,6 +69,12 @@ public final class ScenarioOptions {
     @Option(names = "--cut-every", paramLabel = "SECONDS", description = "Close a random client's connection (client side) this often")
     Double cutEvery;
 
+    @Option(names = "--cut-for", paramLabel = "DURATION", description = "With --cut-every: the cut client stays away this long (its sends fail, as when the network is down), e.g. 5s; longer than the server's max interval, its session expires and it handshakes again")
+    String cutFor;
+
+    @Option(names = "--recover", description = "Recovery on every client (RecoveryExtension): after a re-handshake it subscribes again from the last message it got in each room, and the server replays what it missed (the rooms need a history: server --history-size)")
+    boolean recover;
+
     @Option(names = "--stalled-clients", paramLabel = "N", description = "Of the --clients, N join their rooms over WebSocket, then never read their socket again (the server sees a full socket); they never publish and are not counted as receivers. Reports how long the others took to get every message, and the server's memory growth (default: ${DEFAULT-VALUE})")
     int stalledClients;
 
@@ -87,7 +93,8 @@ public final class ScenarioOptions {
                 batches, warmupBatches, messageSize, !noSelfDelivery, idle, parseDuration(hold, "--hold"), ack,
                 soak == null ? null : parseDuration(soak, "--soak"),
                 cutEvery == null ? null : Duration.ofMillis(Math.round(cutEvery * 1000)),
-                parseDuration(drainTimeout, "--drain-timeout"), parseDuration(connectTimeout, "--connect-timeout").plus(ramp), stalledClients);
+                parseDuration(drainTimeout, "--drain-timeout"), parseDuration(connectTimeout, "--connect-timeout").plus(ramp), stalledClients,
+                cutFor == null ? null : parseDuration(cutFor, "--cut-for"), recover);
         Double publishRate = rate;
         if (deliveryRate != null) {
             if (rate != null) {
@@ -102,10 +109,7 @@ public final class ScenarioOptions {
         if (publishRate <= 0) {
             throw new IllegalArgumentException("The rate must be positive: " + publishRate);
         }
-        return new Scenario(base.urls(), base.transport(), base.clients(), base.rooms(), base.roomsPerClient(), base.seed(),
-                base.rampUpRate(), base.batchSize(), Duration.ofNanos(Math.round(batchSize * 1e9 / publishRate)),
-                base.batches(), base.warmupBatches(), base.messageSize(), base.selfDelivery(), base.idle(), base.hold(),
-                base.ack(), base.soak(), base.cutEvery(), base.drainTimeout(), base.connectTimeout(), base.stalledClients());
+        return base.withBatchInterval(Duration.ofNanos(Math.round(batchSize * 1e9 / publishRate)));
     }
 
     /** {@code 90s}, {@code 10m}, {@code 1h}, {@code 500ms}, or plain seconds. */

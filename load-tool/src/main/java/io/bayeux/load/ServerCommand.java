@@ -1,5 +1,6 @@
 package io.bayeux.load;
 
+import io.bayeux.api.server.HistoryPolicy;
 import io.bayeux.server.BayeuxServerConfig;
 import io.bayeux.transport.NettyBayeuxServer;
 import picocli.CommandLine.Command;
@@ -11,7 +12,7 @@ import java.util.concurrent.CountDownLatch;
 
 /** {@code bayeux-load server}: this project's server, set up for the benchmark, until stopped. */
 @Command(name = "server", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Runs this project's server for the benchmark: chat rooms open, ack extension, /service/load/stats.")
+        description = "Runs this project's server for the benchmark: chat rooms open (with --history-size, each keeps its last messages), ack extension, /service/load/stats.")
 final class ServerCommand implements Callable<Integer> {
     @Option(names = "--host", description = "Address to listen on (default: ${DEFAULT-VALUE})")
     String host = "127.0.0.1";
@@ -29,19 +30,52 @@ final class ServerCommand implements Callable<Integer> {
             description = "Least time in ms between two long-polling connect replies of a session; 0 answers at once (default: the server's, ${DEFAULT-VALUE})")
     long connectGatherMillis = BayeuxServerConfig.DEFAULT_CONNECT_GATHER.toMillis();
 
+    @Option(names = "--max-interval", paramLabel = "MS",
+            description = "How long in ms a session is kept without a connection before it expires (default: the server's, ${DEFAULT-VALUE})")
+    long maxIntervalMillis = BayeuxServerConfig.DEFAULT_MAX_INTERVAL.toMillis();
+
+    @Option(names = "--history-size", paramLabel = "N",
+            description = "Every room (/chat/**) keeps its last N messages for clients that recover (ext.recover); 0 keeps none (default: ${DEFAULT-VALUE})")
+    int historySize;
+
+    @Option(names = "--history-ttl", paramLabel = "DURATION",
+            description = "How long a room's message is kept, e.g. 30s, 5m (default: ${DEFAULT-VALUE}); with --history-size")
+    String historyTtl = "5m";
+
     @Override
     public Integer call() throws Exception {
-        if (connectGatherMillis < 0) {
-            throw new IllegalArgumentException("--connect-gather must be 0 or more (ms): " + connectGatherMillis);
-        }
-        NettyBayeuxServer server = BenchmarkServer.builder(host, port, maxQueue, ioThreads, Duration.ofMillis(connectGatherMillis), null).build().start();
+        NettyBayeuxServer server = BenchmarkServer.builder(settings(), null).build().start();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.stop();
             stopped.countDown();
         }, "bayeux-load-server-shutdown"));
-        System.out.println("Bayeux load server listening on " + server.uri() + " (pid " + ProcessHandle.current().pid() + "); Ctrl-C stops it.");
+        System.out.println("Bayeux load server listening on " + server.uri() + " (pid " + ProcessHandle.current().pid() + ")"
+                + (historySize > 0 ? ", rooms keep " + historySize + " messages for " + historyTtl : "") + "; Ctrl-C stops it.");
         stopped.await();
         return 0;
+    }
+
+    /** The server's settings from the options; fails on a bad value, naming its option. */
+    BenchmarkServer.Settings settings() {
+        if (connectGatherMillis < 0) {
+            throw new IllegalArgumentException("--connect-gather must be 0 or more (ms): " + connectGatherMillis);
+        }
+        if (maxIntervalMillis <= 0) {
+            throw new IllegalArgumentException("--max-interval must be positive (ms): " + maxIntervalMillis);
+        }
+        if (historySize < 0) {
+            throw new IllegalArgumentException("--history-size must be 0 or more: " + historySize);
+        }
+        Duration ttl = ScenarioOptions.parseDuration(historyTtl, "--history-ttl");
+        if (ttl.isNegative() || ttl.isZero()) {
+            throw new IllegalArgumentException("--history-ttl must be positive: " + historyTtl);
+        }
+        return BenchmarkServer.Settings.defaults(host, port)
+                .withMaxQueue(maxQueue)
+                .withIoThreads(ioThreads)
+                .withConnectGather(Duration.ofMillis(connectGatherMillis))
+                .withMaxInterval(Duration.ofMillis(maxIntervalMillis))
+                .withHistory(historySize > 0 ? HistoryPolicy.of(historySize, ttl) : null);
     }
 }

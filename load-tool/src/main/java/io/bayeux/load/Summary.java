@@ -42,6 +42,9 @@ final class Summary {
                 row(out, "unexpected", String.format(Locale.ROOT, "%,d (late after a failed publish: %,d)", c.unexpected(), c.lateFailed()));
             }
             row(out, "out of order", c.outOfOrder() < 0 ? "not checked (too many clients)" : String.format(Locale.ROOT, "%,d", c.outOfOrder()));
+            if (r.recovery() != null) {
+                row(out, "recovery", recovery(r.recovery()));
+            }
             RunResult.Latency l = r.latency();
             row(out, "latency", "p50 " + Format.micros(l.p50()) + "  p90 " + Format.micros(l.p90()) + "  p99 " + Format.micros(l.p99())
                     + "  p99.9 " + Format.micros(l.p999()) + "  max " + Format.micros(l.max()));
@@ -85,6 +88,18 @@ final class Summary {
             row(out, "server stats", String.format(Locale.ROOT, "%d sessions, %d queued, %d GCs (%d ms) during the run",
                     number(st.get("sessions")), number(st.get("queued")), gcCount, gcMillis));
         }
+    }
+
+    /** {@code 12 subscriptions recovered, 345 messages replayed; 2 not recovered (trimmed 2)}. */
+    static String recovery(RunResult.Recovery rc) {
+        StringBuilder text = new StringBuilder(String.format(Locale.ROOT, "%,d subscriptions recovered, %,d messages replayed; %,d not recovered",
+                rc.recovered(), rc.replayed(), rc.notRecovered()));
+        if (rc.notRecovered() > 0) {
+            StringBuilder reasons = new StringBuilder();
+            rc.reasons().forEach((reason, n) -> reasons.append(reasons.isEmpty() ? "" : ", ").append(reason).append(' ').append(String.format(Locale.ROOT, "%,d", n)));
+            text.append(" (").append(reasons).append(")   <-- NOT RECOVERED");
+        }
+        return text.toString();
     }
 
     /** {@code before -> after (+growth)}, or what is known. */

@@ -72,4 +72,23 @@ class ScenarioOptionsTest {
         assertThrows(IllegalArgumentException.class, () -> parse("--clients", "2", "--stalled-clients", "1", "--transport", "long-polling"));
         assertThrows(IllegalArgumentException.class, () -> parse("--clients", "2", "--stalled-clients", "1", "--idle"));
     }
+
+    @Test
+    void cutForKeepsACutClientAwayAndRecoverTurnsRecoveryOn() {
+        Scenario s = parse("--cut-every", "0.5", "--cut-for", "3s", "--recover", "--delivery-rate", "1000");
+        assertEquals(Duration.ofMillis(500), s.cutEvery());
+        assertEquals(Duration.ofSeconds(3), s.cutFor());
+        assertEquals(true, s.recover());
+        Scenario plain = parse();
+        assertEquals(null, plain.cutFor());
+        assertEquals(false, plain.recover());
+    }
+
+    @Test
+    void cutForNeedsCutEveryAndAPositiveDuration() {
+        IllegalArgumentException x = assertThrows(IllegalArgumentException.class, () -> parse("--cut-for", "3s"));
+        assertEquals("--cut-for needs --cut-every and a positive duration: PT3S", x.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> parse("--cut-every", "1", "--cut-for", "0s"));
+        assertThrows(IllegalArgumentException.class, () -> parse("--cut-every", "1", "--cut-for", "later"));
+    }
 }
