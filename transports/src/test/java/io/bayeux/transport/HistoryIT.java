@@ -3,6 +3,7 @@ package io.bayeux.transport;
 import io.bayeux.api.server.HistoryPolicy;
 import io.bayeux.api.server.ServerChannel;
 import io.bayeux.server.BayeuxServerConfig;
+import io.bayeux.server.Scheduler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -13,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -108,6 +110,41 @@ class HistoryIT {
         assertEquals(false, outcome.get("recovered"), "five missed, three kept: " + outcome);
         assertEquals("trimmed", outcome.get("reason"));
         assertEquals(((Number) position.get("offset")).longValue() + 5, ((Number) outcome.get("offset")).longValue(), "where it starts now");
+        publish(ROOM, "live");
+        assertEquals("live", back.next(10).get("data"), "nothing replayed before the live message");
+    }
+
+    @ParameterizedTest(name = "websocket={0}")
+    @ValueSource(booleans = {true, false})
+    void aGapOlderThanTheTtlIsNotRecoveredAndNothingIsReplayed(boolean websocket) throws Exception {
+        // The server's clock, set forward by the test: the messages' ttl passes without waiting.
+        Scheduler system = Scheduler.newSystemScheduler("history-it-scheduler");
+        closeables.add(system::shutdown);
+        AtomicLong ahead = new AtomicLong();
+        Scheduler forward = new Scheduler() {
+            @Override
+            public long now() {
+                return system.now() + ahead.get();
+            }
+
+            @Override
+            public Cancellable schedule(Runnable task, long delayMillis) {
+                return system.schedule(task, delayMillis);
+            }
+        };
+        start(HistoryPolicy.of(100, Duration.ofSeconds(2)), config -> config.scheduler(forward));
+        RawSubscriber alice = subscriber(websocket);
+        subscribe(alice, ROOM, Map.of());
+        publish(ROOM, "seen");
+        Map<String, Object> position = position(alice.next(10));
+        alice.client.send(Map.of("channel", "/meta/disconnect"));
+        publish(ROOM, "missed");
+        ahead.addAndGet(3_000);
+
+        RawSubscriber back = subscriber(websocket);
+        Map<String, Object> outcome = history(subscribe(back, ROOM, Map.of("recover", Map.of(ROOM, position))), ROOM);
+        assertEquals(false, outcome.get("recovered"), "the missed message is past its ttl: " + outcome);
+        assertEquals("expired", outcome.get("reason"));
         publish(ROOM, "live");
         assertEquals("live", back.next(10).get("data"), "nothing replayed before the live message");
     }
