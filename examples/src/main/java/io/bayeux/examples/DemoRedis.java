@@ -22,12 +22,16 @@ final class DemoRedis {
 
     /** A running node: its server, cluster and presence. */
     record Node(NettyBayeuxServer server, RedisCluster cluster, RedisSeti seti) {
+        /** The server first: no client publishes to a history the cluster no longer keeps in Redis. */
         void stop() {
             try {
-                seti.stop();
-                cluster.stop();
-            } finally {
                 server.stop();
+            } finally {
+                try {
+                    seti.stop();
+                } finally {
+                    cluster.stop();
+                }
             }
         }
     }
