@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 /**
@@ -81,7 +82,7 @@ final class HistoryStore {
     }
 
     /** Forgets the expired messages, and the histories that have stayed empty and idle long enough. */
-    void sweep(long now, java.util.function.Function<String, HistoryPolicy> policies) {
+    void sweep(long now, Function<String, HistoryPolicy> policies) {
         for (ChannelHistory history : histories.values()) {
             HistoryPolicy policy = policies.apply(history.channel);
             synchronized (history) {
