@@ -30,6 +30,7 @@ import java.util.stream.IntStream;
 import static io.bayeux.client.Clients.subscribe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -158,7 +159,8 @@ class RecoveryIT {
     void messagesThatFollowAReplayLargerThanTheQueueBoundDoNotOverflowIt(String transport) throws Exception {
         NettyBayeuxServer server = start(HistoryPolicy.of(100, Duration.ofMinutes(5)), b -> b.maxQueue(10, QueueOverflow.DISCONNECT));
         BlockingQueue<RecoveryExtension.Outcome> outcomes = new LinkedBlockingQueue<>();
-        BayeuxClient client = recoveringClient(transport, new HandshakeGate(), (channel, outcome) -> outcomes.add(outcome));
+        HandshakeGate gate = new HandshakeGate();
+        BayeuxClient client = recoveringClient(transport, gate, (channel, outcome) -> outcomes.add(outcome));
         Received received = new Received();
         subscribe(client, ROOM, (channel, message) -> received.add(message));
         ServerChannel room = server.bayeux().getChannel(ROOM);
@@ -191,11 +193,15 @@ class RecoveryIT {
             public void unsubscribed(ServerSession session, ServerChannel channel, io.bayeux.api.server.ServerMessage message) {
             }
         });
+        // The client's next handshake waits until the 40 were published.
+        gate.close();
         forget(server, firstSession);
-        ServerSession second = next.poll(10, TimeUnit.SECONDS);
         for (int i = 1; i <= 40; i++) {
             room.publish(null, i, Promise.noop());
         }
+        gate.open();
+        ServerSession second = next.poll(10, TimeUnit.SECONDS);
+        assertNotNull(second, "handshook again");
         assertTrue(resubscribed.await(10, TimeUnit.SECONDS), "subscribed again");
         for (int i = 41; i <= 45; i++) {
             room.publish(null, i, Promise.noop());
