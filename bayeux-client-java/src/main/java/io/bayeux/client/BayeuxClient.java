@@ -13,6 +13,7 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,7 +25,10 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A Bayeux client for the JVM: server to server, tests, bots, the load tool. It negotiates
@@ -57,8 +61,10 @@ import java.util.concurrent.TimeUnit;
  * {@code /meta/connect} is built only once the reply before it (and its extensions) has been
  * handled. The state and the pending messages are guarded by {@code this}.
  */
-public final class BayeuxClient extends AbstractClientSession {
+public final class BayeuxClient extends AbstractClientSession implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BayeuxClient.class);
+    /** How long {@link #close} waits for the client's own event loop to stop, after the disconnect. */
+    static final Duration RELEASE_WAIT = Duration.ofSeconds(1);
 
     /** The states of a client. */
     public enum State {
@@ -77,6 +83,8 @@ public final class BayeuxClient extends AbstractClientSession {
     private final boolean ownGroup;
     private final CookieJar cookies = new CookieJar();
     private final List<ClientTransport> transports;
+    /** Set by the first {@link #close}: the later ones return at once. */
+    private final AtomicBoolean closing = new AtomicBoolean();
 
     // Guarded by this.
     private State state = State.DISCONNECTED;
@@ -563,18 +571,66 @@ public final class BayeuxClient extends AbstractClientSession {
     }
 
     /**
-     * Disconnects, then releases the connections and the client's own event loop (when it made
-     * one) once the disconnect is answered or the network delay has passed. Does not block; the
-     * client cannot be used afterwards. Calling it again is harmless.
+     * Disconnects and releases what this client owns: its connections and, when it made them,
+     * its event loops (never a group given in {@link ClientConfig#eventLoopGroup()}, which
+     * stays running). Waits for the disconnect to be answered or to fail, at most
+     * {@link ClientConfig#maxNetworkDelay()} (after which the client gives up on the reply), and
+     * then for its own event loop to stop, at most a second more; a server that is
+     * gone fails the disconnect at once and throws nothing. Called on a thread of the client's
+     * event-loop group (from a listener, say), it does not wait, since the reply it would wait
+     * for is handled on that thread. Calling it again is harmless; the client cannot be used
+     * afterwards.
      */
+    @Override
     public void close() {
-        disconnect(reply -> {
-            try {
-                loop.execute(this::release);
-            } catch (java.util.concurrent.RejectedExecutionException x) {
-                // Released already: the event loop is gone.
+        if (!closing.compareAndSet(false, true)) {
+            return;
+        }
+        CountDownLatch released = new CountDownLatch(1);
+        try {
+            disconnect(reply -> releaseOnLoop(released));
+        } catch (RejectedExecutionException x) {
+            // The group was shut down under the client: nothing left to wait for.
+            releaseNow(released);
+        }
+        if (onGroupThread()) {
+            return;
+        }
+        try {
+            if (!released.await(config.maxNetworkDelay().plus(RELEASE_WAIT).toMillis(), TimeUnit.MILLISECONDS)) {
+                LOG.debug("{} not released in time", this);
+            } else if (ownGroup) {
+                group.terminationFuture().await(RELEASE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
             }
-        });
+        } catch (InterruptedException x) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void releaseOnLoop(CountDownLatch released) {
+        try {
+            loop.execute(() -> releaseNow(released));
+        } catch (RejectedExecutionException x) {
+            releaseNow(released);
+        }
+    }
+
+    private void releaseNow(CountDownLatch released) {
+        try {
+            release();
+        } finally {
+            released.countDown();
+        }
+    }
+
+    /** Whether the calling thread is one of the group's event loops, where {@link #close} must not block. */
+    private boolean onGroupThread() {
+        for (EventExecutor executor : group) {
+            if (executor.inEventLoop()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void release() {
@@ -586,7 +642,7 @@ public final class BayeuxClient extends AbstractClientSession {
             t.terminate();
         }
         if (ownGroup) {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            group.shutdownGracefully(0, RELEASE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
         }
     }
 
@@ -787,7 +843,7 @@ public final class BayeuxClient extends AbstractClientSession {
         private void hop(Runnable task) {
             try {
                 loop.execute(task);
-            } catch (java.util.concurrent.RejectedExecutionException x) {
+            } catch (RejectedExecutionException x) {
                 LOG.debug("Event loop gone, dropping what {} reported", source.name());
             }
         }
