@@ -82,25 +82,20 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
     private final EventLoop loop;
     private final boolean ownGroup;
     private final CookieJar cookies = new CookieJar();
-    private final List<ClientTransport> transports;
+    private final TransportChooser transports;
     /** Set by the first {@link #close}: the later ones return at once. */
     private final AtomicBoolean closing = new AtomicBoolean();
 
     // Guarded by this.
     private State state = State.DISCONNECTED;
     private String clientId;
-    private ClientTransport transport;
-    /** The transports that were unusable since the last handshake began: not tried again until the next one. */
-    private final List<ClientTransport> excluded = new ArrayList<>();
+    private final ReconnectAdvice advice;
+    private final PendingMessages pending;
     private Map<String, Object> handshakeFields;
-    private long backoff;
-    private long interval;
-    private long timeout = -1;
     private boolean connectInFlight;
     private String connectId;
     private ScheduledFuture<?> scheduled;
     private ScheduledFuture<?> connectTimer;
-    private List<Message.Mutable> pending = new ArrayList<>();
     private boolean resubscribe;
     /**
      * What {@link #terminate} left for {@link #finishTermination}: the messages never sent, or null.
@@ -125,17 +120,16 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
         if (this.url.getHost() == null || !List.of("http", "https", "ws", "wss").contains(String.valueOf(this.url.getScheme()).toLowerCase())) {
             throw new IllegalArgumentException("Not an http(s) or ws(s) URL: " + url);
         }
-        if (transports.length == 0) {
-            throw new IllegalArgumentException("At least one transport is needed");
-        }
+        this.transports = new TransportChooser(List.of(transports));
         this.config = Objects.requireNonNull(config, "config");
         this.ownGroup = config.eventLoopGroup() == null;
         this.group = ownGroup ? new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory()) : config.eventLoopGroup();
         this.loop = group.next();
-        this.transports = List.of(transports);
+        this.advice = new ReconnectAdvice(config.backoffIncrement(), config.maxBackoff());
+        this.pending = new PendingMessages(config.maxPending());
         for (ClientTransport t : transports) {
             // The transports open their connections on the client's loop (an EventLoop is a group of one).
-            t.init(this.url, cookies, loop, new TransportListener(t));
+            t.init(this.url, cookies, loop, new TransportEvents(t, loop, this::dispatch, this::transportFailed));
         }
     }
 
@@ -149,7 +143,8 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
 
     /** The transport in use (or to be used next). */
     public synchronized String getTransportName() {
-        return transport == null ? null : transport.name();
+        ClientTransport current = transports.current();
+        return current == null ? null : current.name();
     }
 
     /** The value of a cookie the server set, or null. */
@@ -186,7 +181,7 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
 
     /** The names of the transports, in order of preference. */
     public List<String> getAllowedTransports() {
-        return transports.stream().map(ClientTransport::name).toList();
+        return transports.names();
     }
 
     // --- handshake
@@ -201,21 +196,11 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
             }
             handshakeFields = fields == null ? Map.of() : Map.copyOf(fields);
             moveTo(State.HANDSHAKING);
-            excluded.clear();
-            transport = firstTransport();
-            backoff = 0;
+            transports.restart();
+            advice.resetBackoff();
             clientId = null;
         }
         sendHandshake(callback);
-    }
-
-    private ClientTransport firstTransport() {
-        for (ClientTransport t : transports) {
-            if (!excluded.contains(t)) {
-                return t;
-            }
-        }
-        return transports.get(transports.size() - 1);
     }
 
     private void sendHandshake(MessageListener callback) {
@@ -246,23 +231,23 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
             }
             if (reply.isSuccessful()) {
                 clientId = reply.getClientId();
-                ClientTransport negotiated = negotiate(reply.get(Message.SUPPORTED_CONNECTION_TYPES_FIELD));
-                if (negotiated != transport && transport != null) {
-                    transport.abort();
+                ClientTransport before = transports.current();
+                ClientTransport negotiated = transports.negotiate(reply.get(Message.SUPPORTED_CONNECTION_TYPES_FIELD));
+                if (negotiated != before && before != null) {
+                    before.abort();
                 }
-                transport = negotiated;
                 resubscribeNow = state == State.REHANDSHAKING || resubscribe;
                 resubscribe = false;
                 moveTo(State.CONNECTING);
-                backoff = 0;
-                takeAdvice(reply);
-                flush = takePending();
+                advice.resetBackoff();
+                advice.take(reply);
+                flush = pending.takeAll(clientId);
                 connect = true;
-            } else if (isReconnectNone(reply)) {
+            } else if (ReconnectAdvice.isReconnectNone(reply)) {
                 terminate(State.DISCONNECTED);
             } else {
                 moveTo(State.REHANDSHAKING);
-                scheduleLocked(this::rehandshake, nextBackoff());
+                scheduleLocked(this::rehandshake, advice.nextBackoff());
             }
         }
         if (resubscribeNow) {
@@ -270,17 +255,6 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
         }
         sendNow(flush);
         return connect ? new FollowUp(State.CONNECTING, () -> sendConnect(true), -1) : null;
-    }
-
-    private ClientTransport negotiate(Object serverTypes) {
-        if (serverTypes instanceof List<?> types) {
-            for (ClientTransport t : transports) {
-                if (!excluded.contains(t) && types.contains(t.name())) {
-                    return t;
-                }
-            }
-        }
-        return transport;
     }
 
     private void rehandshake() {
@@ -292,10 +266,8 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
             clientId = null;
             resubscribe = true;
             // A new session: the transports excluded for the old one get another chance.
-            excluded.clear();
-            previous = transport;
-            transport = firstTransport();
-            if (previous == transport) {
+            previous = transports.current();
+            if (previous == transports.restart()) {
                 previous = null;
             }
         }
@@ -316,7 +288,7 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
                 return;
             }
             connectInFlight = true;
-            message.put(Message.CONNECTION_TYPE_FIELD, transport.name());
+            message.put(Message.CONNECTION_TYPE_FIELD, transports.current().name());
             // Not connected (the first connect, or after a failure): the server answers at once
             // instead of holding it, as CometD's clients ask, so the client knows it is back.
             boolean immediate = first || state != State.CONNECTED;
@@ -325,7 +297,7 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
             }
             message.setId(newMessageId());
             connectId = message.getId();
-            delay = (immediate ? 0 : Math.max(timeout, 0)) + config.maxNetworkDelay().toMillis();
+            delay = (immediate ? 0 : advice.timeout()) + config.maxNetworkDelay().toMillis();
             cancel(connectTimer);
             connectTimer = loop.schedule(() -> connectTimedOut(message.getId()), delay, TimeUnit.MILLISECONDS);
         }
@@ -338,7 +310,7 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
             if (!connectInFlight || !id.equals(connectId)) {
                 return;
             }
-            current = transport;
+            current = transports.current();
         }
         LOG.debug("No reply to connect {} in time, dropping the connection", id);
         current.abort();
@@ -368,31 +340,30 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
             if (state == State.DISCONNECTING || state == State.DISCONNECTED) {
                 return null;
             }
-            takeAdvice(reply);
-            if (reply.isSuccessful() && isReconnectNone(reply)) {
+            advice.take(reply);
+            if (reply.isSuccessful() && ReconnectAdvice.isReconnectNone(reply)) {
                 // The server removed the session and says not to come back.
                 terminate(State.DISCONNECTED);
                 return null;
             }
             if (!reply.isSuccessful()) {
-                Map<String, Object> advice = reply.getAdvice();
-                Object reconnect = advice == null ? null : advice.get(Message.RECONNECT_FIELD);
+                Object reconnect = ReconnectAdvice.reconnect(reply);
                 if (Message.RECONNECT_NONE_VALUE.equals(reconnect)) {
                     terminate(State.DISCONNECTED);
                     return null;
                 } else if (Message.RECONNECT_HANDSHAKE_VALUE.equals(reconnect) || "402::session_unknown".equals(reply.get(Message.ERROR_FIELD))) {
                     moveTo(State.REHANDSHAKING);
-                    return new FollowUp(State.REHANDSHAKING, this::rehandshake, interval);
+                    return new FollowUp(State.REHANDSHAKING, this::rehandshake, advice.interval());
                 } else {
                     moveTo(State.UNCONNECTED);
-                    return new FollowUp(State.UNCONNECTED, () -> sendConnect(false), nextBackoff());
+                    return new FollowUp(State.UNCONNECTED, () -> sendConnect(false), advice.nextBackoff());
                 }
             }
             moveTo(State.CONNECTED);
-            backoff = 0;
+            advice.resetBackoff();
             // What the application sent while the connection was down goes now.
-            flush = takePending();
-            next = new FollowUp(State.CONNECTED, () -> sendConnect(false), interval);
+            flush = pending.takeAll(clientId);
+            next = new FollowUp(State.CONNECTED, () -> sendConnect(false), advice.interval());
         }
         sendNow(flush);
         return next;
@@ -430,36 +401,13 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
                 return;
             }
             moveTo(State.UNCONNECTED);
-            scheduleLocked(() -> sendConnect(false), nextBackoff());
+            scheduleLocked(() -> sendConnect(false), advice.nextBackoff());
         }
-    }
-
-    private void takeAdvice(Message reply) {
-        Map<String, Object> advice = reply.getAdvice();
-        if (advice != null) {
-            if (advice.get(Message.INTERVAL_FIELD) instanceof Number n) {
-                interval = Math.max(0, n.longValue());
-            }
-            if (advice.get(Message.TIMEOUT_FIELD) instanceof Number n) {
-                timeout = Math.max(0, n.longValue());
-            }
-        }
-    }
-
-    private static boolean isReconnectNone(Message reply) {
-        Map<String, Object> advice = reply.getAdvice();
-        return advice != null && Message.RECONNECT_NONE_VALUE.equals(advice.get(Message.RECONNECT_FIELD));
-    }
-
-    /** Under the lock: the next back-off, growing by the increment up to the max. */
-    private long nextBackoff() {
-        backoff = Math.min(backoff + config.backoffIncrement().toMillis(), config.maxBackoff().toMillis());
-        return backoff;
     }
 
     /** The wait before the next attempt after a failure, in ms. */
     public synchronized long getBackoff() {
-        return backoff;
+        return advice.backoff();
     }
 
     private void scheduleLocked(Runnable task, long delayMillis) {
@@ -533,7 +481,7 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
         connectInFlight = false;
         cancel(scheduled);
         cancel(connectTimer);
-        List<Message.Mutable> dropped = takePending();
+        List<Message.Mutable> dropped = pending.takeAll(clientId);
         if (terminated == null) {
             terminated = dropped;
         } else {
@@ -557,7 +505,7 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
         if (dropped == null) {
             return;
         }
-        for (ClientTransport t : transports) {
+        for (ClientTransport t : transports.all()) {
             t.abort();
         }
         dropped.forEach(m -> failCallback(m, "disconnected"));
@@ -638,7 +586,7 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
             terminate(State.DISCONNECTED);
         }
         finishTermination();
-        for (ClientTransport t : transports) {
+        for (ClientTransport t : transports.all()) {
             t.terminate();
         }
         if (ownGroup) {
@@ -695,9 +643,7 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
                         message.setClientId(clientId);
                     }
                     now.add(message);
-                } else if (state != State.DISCONNECTED && state != State.DISCONNECTING && pending.size() < config.maxPending()) {
-                    pending.add(message);
-                } else {
+                } else if (state == State.DISCONNECTED || state == State.DISCONNECTING || !pending.offer(message)) {
                     if (overflow.isEmpty()) {
                         overflow = new ArrayList<>();
                     }
@@ -709,25 +655,13 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
         sendNow(now);
     }
 
-    /** Under the lock: the messages that waited for the handshake, with the session's id. */
-    private List<Message.Mutable> takePending() {
-        List<Message.Mutable> result = pending;
-        pending = new ArrayList<>();
-        for (Message.Mutable message : result) {
-            if (clientId != null) {
-                message.setClientId(clientId);
-            }
-        }
-        return result;
-    }
-
     private void sendNow(List<Message.Mutable> messages) {
         if (messages.isEmpty()) {
             return;
         }
         ClientTransport current;
         synchronized (this) {
-            current = transport;
+            current = transports.current();
         }
         if (current == null) {
             messages.forEach(m -> failCallback(m, "not connected"));
@@ -768,10 +702,9 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
             connect |= Channel.META_CONNECT.equals(channel);
         }
         synchronized (this) {
-            if (failure instanceof ClientTransport.UnusableException && source == transport && !excluded.contains(source)
-                    && excluded.size() < transports.size() - 1 && state != State.DISCONNECTING && state != State.DISCONNECTED) {
-                excluded.add(source);
-                transport = firstTransport();
+            if (failure instanceof ClientTransport.UnusableException && state != State.DISCONNECTING && state != State.DISCONNECTED
+                    && transports.fallBackFrom(source)) {
+                ClientTransport transport = transports.current();
                 fallBack = true;
                 LOG.info("{} unusable ({}), falling back to {}", source.name(), failure.getMessage(), transport.name());
                 for (Message.Mutable message : messages) {
@@ -780,7 +713,7 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
                         message.put(Message.CONNECTION_TYPE_FIELD, transport.name());
                         cancel(connectTimer);
                         String id = message.getId();
-                        long delay = Math.max(timeout, 0) + config.maxNetworkDelay().toMillis();
+                        long delay = advice.timeout() + config.maxNetworkDelay().toMillis();
                         connectTimer = loop.schedule(() -> connectTimedOut(id), delay, TimeUnit.MILLISECONDS);
                     }
                 }
@@ -806,55 +739,12 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
             synchronized (this) {
                 if (state == State.HANDSHAKING || state == State.REHANDSHAKING) {
                     moveTo(State.REHANDSHAKING);
-                    scheduleLocked(this::rehandshake, nextBackoff());
+                    scheduleLocked(this::rehandshake, advice.nextBackoff());
                 }
             }
         }
         if (connect) {
             connectFailed();
-        }
-    }
-
-    /** What one transport reports; knowing which one tells a stale transport's failure from the current one's. */
-    private final class TransportListener implements ClientTransport.Listener {
-        private final ClientTransport source;
-
-        TransportListener(ClientTransport source) {
-            this.source = source;
-        }
-
-        @Override
-        public void onMessages(List<Message.Mutable> messages) {
-            if (!loop.inEventLoop()) {
-                // One response at a time, in order: everything of this client is handled on its loop.
-                hop(() -> onMessages(messages));
-                return;
-            }
-            LOG.trace("Received {}", messages);
-            for (Message.Mutable message : messages) {
-                try {
-                    dispatch(message);
-                } catch (RuntimeException x) {
-                    LOG.warn("Failed to handle {}", message, x);
-                }
-            }
-        }
-
-        private void hop(Runnable task) {
-            try {
-                loop.execute(task);
-            } catch (RejectedExecutionException x) {
-                LOG.debug("Event loop gone, dropping what {} reported", source.name());
-            }
-        }
-
-        @Override
-        public void onFailure(Throwable failure, List<Message.Mutable> messages) {
-            if (!loop.inEventLoop()) {
-                hop(() -> onFailure(failure, messages));
-                return;
-            }
-            transportFailed(source, failure, messages);
         }
     }
 
