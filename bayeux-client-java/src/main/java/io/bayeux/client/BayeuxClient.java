@@ -10,10 +10,6 @@ import io.bayeux.client.transport.WebSocketTransport;
 import io.bayeux.common.AbstractClientSession;
 import io.bayeux.common.HashMapMessage;
 import io.netty.channel.EventLoop;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,12 +55,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * (every connection, timer and reply of one client uses it): they must not block. Replies are
  * handled one response at a time, in the order of each response, and the next
  * {@code /meta/connect} is built only once the reply before it (and its extensions) has been
- * handled. The state and the pending messages are guarded by {@code this}.
+ * handled. The client's monitor guards its state and session id, and what its parts share:
+ * the {@link ConnectLoop} (handshake and connect loop), the {@link TransportChooser}, the
+ * {@link ReconnectAdvice} and the {@link PendingMessages}.
  */
 public final class BayeuxClient extends AbstractClientSession implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BayeuxClient.class);
-    /** How long {@link #close} waits for the client's own event loop to stop, after the disconnect. */
-    static final Duration RELEASE_WAIT = Duration.ofSeconds(1);
 
     /** The states of a client. */
     public enum State {
@@ -77,26 +73,22 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
 
     private final URI url;
     private final ClientConfig config;
-    private final EventLoopGroup group;
+    private final ClientLoops loops;
     /** The one event loop of this client: its connections, its timers, its dispatching. */
     private final EventLoop loop;
-    private final boolean ownGroup;
     private final CookieJar cookies = new CookieJar();
     private final TransportChooser transports;
+    private final ReconnectAdvice advice;
+    private final PendingMessages pending;
+    private final ConnectLoop connects;
     /** Set by the first {@link #close}: the later ones return at once. */
     private final AtomicBoolean closing = new AtomicBoolean();
 
     // Guarded by this.
     private State state = State.DISCONNECTED;
     private String clientId;
-    private final ReconnectAdvice advice;
-    private final PendingMessages pending;
-    private Map<String, Object> handshakeFields;
-    private boolean connectInFlight;
-    private String connectId;
+    /** The next retry (handshake or connect), or the disconnect's deadline. */
     private ScheduledFuture<?> scheduled;
-    private ScheduledFuture<?> connectTimer;
-    private boolean resubscribe;
     /**
      * What {@link #terminate} left for {@link #finishTermination}: the messages never sent, or null.
      * Written under the lock; volatile so that {@link #finishTermination}, after every message
@@ -122,14 +114,14 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
         }
         this.transports = new TransportChooser(List.of(transports));
         this.config = Objects.requireNonNull(config, "config");
-        this.ownGroup = config.eventLoopGroup() == null;
-        this.group = ownGroup ? new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory()) : config.eventLoopGroup();
-        this.loop = group.next();
+        this.loops = new ClientLoops(config.eventLoopGroup());
+        this.loop = loops.loop();
         this.advice = new ReconnectAdvice(config.backoffIncrement(), config.maxBackoff());
         this.pending = new PendingMessages(config.maxPending());
+        this.connects = new ConnectLoop(this, this.transports, advice, pending, loop, config);
         for (ClientTransport t : transports) {
             // The transports open their connections on the client's loop (an EventLoop is a group of one).
-            t.init(this.url, cookies, loop, new TransportEvents(t, loop, this::dispatch, this::transportFailed));
+            t.init(this.url, cookies, loop, new TransportEvents(t, loop, this::dispatch, connects::transportFailed));
         }
     }
 
@@ -190,219 +182,7 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
     public void handshake(Map<String, Object> fields, MessageListener callback) {
         // A handshake from a callback of the reply that ended the last session: end that one first.
         finishTermination();
-        synchronized (this) {
-            if (state != State.DISCONNECTED && state != State.UNCONNECTED) {
-                throw new IllegalStateException("Cannot handshake while " + state);
-            }
-            handshakeFields = fields == null ? Map.of() : Map.copyOf(fields);
-            moveTo(State.HANDSHAKING);
-            transports.restart();
-            advice.resetBackoff();
-            clientId = null;
-        }
-        sendHandshake(callback);
-    }
-
-    private void sendHandshake(MessageListener callback) {
-        Message.Mutable message = newMessage();
-        Map<String, Object> fields;
-        synchronized (this) {
-            fields = handshakeFields;
-        }
-        message.putAll(fields);
-        message.setChannel(Channel.META_HANDSHAKE);
-        message.put(Message.VERSION_FIELD, Bayeux.VERSION);
-        message.put(Message.MIN_VERSION_FIELD, Bayeux.VERSION);
-        message.put(Message.SUPPORTED_CONNECTION_TYPES_FIELD, getAllowedTransports());
-        send(message, callback);
-    }
-
-    /**
-     * Handles a handshake reply before the application's callbacks see it; returns what to do
-     * once they and the extensions have seen it (the first connect), or null.
-     */
-    private FollowUp handshakeReplied(Message reply) {
-        boolean connect = false;
-        boolean resubscribeNow = false;
-        List<Message.Mutable> flush = List.of();
-        synchronized (this) {
-            if (state == State.DISCONNECTING || state == State.DISCONNECTED) {
-                return null;
-            }
-            if (reply.isSuccessful()) {
-                clientId = reply.getClientId();
-                ClientTransport before = transports.current();
-                ClientTransport negotiated = transports.negotiate(reply.get(Message.SUPPORTED_CONNECTION_TYPES_FIELD));
-                if (negotiated != before && before != null) {
-                    before.abort();
-                }
-                resubscribeNow = state == State.REHANDSHAKING || resubscribe;
-                resubscribe = false;
-                moveTo(State.CONNECTING);
-                advice.resetBackoff();
-                advice.take(reply);
-                flush = pending.takeAll(clientId);
-                connect = true;
-            } else if (ReconnectAdvice.isReconnectNone(reply)) {
-                terminate(State.DISCONNECTED);
-            } else {
-                moveTo(State.REHANDSHAKING);
-                scheduleLocked(this::rehandshake, advice.nextBackoff());
-            }
-        }
-        if (resubscribeNow) {
-            resubscribe();
-        }
-        sendNow(flush);
-        return connect ? new FollowUp(State.CONNECTING, () -> sendConnect(true), -1) : null;
-    }
-
-    private void rehandshake() {
-        ClientTransport previous;
-        synchronized (this) {
-            if (state != State.REHANDSHAKING && state != State.HANDSHAKING) {
-                return;
-            }
-            clientId = null;
-            resubscribe = true;
-            // A new session: the transports excluded for the old one get another chance.
-            previous = transports.current();
-            if (previous == transports.restart()) {
-                previous = null;
-            }
-        }
-        if (previous != null) {
-            previous.abort();
-        }
-        sendHandshake(null);
-    }
-
-    // --- connect loop
-
-    private void sendConnect(boolean first) {
-        Message.Mutable message = newMessage();
-        message.setChannel(Channel.META_CONNECT);
-        long delay;
-        synchronized (this) {
-            if (connectInFlight || !(state == State.CONNECTING || state == State.CONNECTED || state == State.UNCONNECTED)) {
-                return;
-            }
-            connectInFlight = true;
-            message.put(Message.CONNECTION_TYPE_FIELD, transports.current().name());
-            // Not connected (the first connect, or after a failure): the server answers at once
-            // instead of holding it, as CometD's clients ask, so the client knows it is back.
-            boolean immediate = first || state != State.CONNECTED;
-            if (immediate) {
-                message.getAdvice(true).put(Message.TIMEOUT_FIELD, 0);
-            }
-            message.setId(newMessageId());
-            connectId = message.getId();
-            delay = (immediate ? 0 : advice.timeout()) + config.maxNetworkDelay().toMillis();
-            cancel(connectTimer);
-            connectTimer = loop.schedule(() -> connectTimedOut(message.getId()), delay, TimeUnit.MILLISECONDS);
-        }
-        send(message, null);
-    }
-
-    private void connectTimedOut(String id) {
-        ClientTransport current;
-        synchronized (this) {
-            if (!connectInFlight || !id.equals(connectId)) {
-                return;
-            }
-            current = transports.current();
-        }
-        LOG.debug("No reply to connect {} in time, dropping the connection", id);
-        current.abort();
-        connectFailed();
-    }
-
-    /**
-     * Handles a connect reply before the application's listeners see it; returns what to do
-     * once they and the extensions have seen it (the next connect, which must carry what the
-     * extensions took from this reply, such as the ack extension's batch number), or null.
-     */
-    private FollowUp connectReplied(Message reply) {
-        List<Message.Mutable> flush;
-        FollowUp next;
-        synchronized (this) {
-            if (reply.getId() != null && !reply.getId().equals(connectId)) {
-                return null;
-            }
-            // The late answer to a connect of a session the client already left (held by the
-            // server while the client disconnected): not the current session's business.
-            if (state == State.HANDSHAKING || state == State.REHANDSHAKING
-                    || (reply.getClientId() != null && clientId != null && !reply.getClientId().equals(clientId))) {
-                return null;
-            }
-            connectInFlight = false;
-            cancel(connectTimer);
-            if (state == State.DISCONNECTING || state == State.DISCONNECTED) {
-                return null;
-            }
-            advice.take(reply);
-            if (reply.isSuccessful() && ReconnectAdvice.isReconnectNone(reply)) {
-                // The server removed the session and says not to come back.
-                terminate(State.DISCONNECTED);
-                return null;
-            }
-            if (!reply.isSuccessful()) {
-                Object reconnect = ReconnectAdvice.reconnect(reply);
-                if (Message.RECONNECT_NONE_VALUE.equals(reconnect)) {
-                    terminate(State.DISCONNECTED);
-                    return null;
-                } else if (Message.RECONNECT_HANDSHAKE_VALUE.equals(reconnect) || "402::session_unknown".equals(reply.get(Message.ERROR_FIELD))) {
-                    moveTo(State.REHANDSHAKING);
-                    return new FollowUp(State.REHANDSHAKING, this::rehandshake, advice.interval());
-                } else {
-                    moveTo(State.UNCONNECTED);
-                    return new FollowUp(State.UNCONNECTED, () -> sendConnect(false), advice.nextBackoff());
-                }
-            }
-            moveTo(State.CONNECTED);
-            advice.resetBackoff();
-            // What the application sent while the connection was down goes now.
-            flush = pending.takeAll(clientId);
-            next = new FollowUp(State.CONNECTED, () -> sendConnect(false), advice.interval());
-        }
-        sendNow(flush);
-        return next;
-    }
-
-    /**
-     * What to do after a reply has been handled: {@code task} after {@code delay} ms (at once,
-     * on this thread, when negative), provided the client is still in {@code state} (the
-     * application may have disconnected, or handshaken again, from a listener).
-     */
-    private record FollowUp(State state, Runnable task, long delay) {
-    }
-
-    private void followUp(FollowUp next) {
-        if (next == null) {
-            return;
-        }
-        synchronized (this) {
-            if (state != next.state()) {
-                return;
-            }
-            if (next.delay() >= 0) {
-                scheduleLocked(next.task(), next.delay());
-                return;
-            }
-        }
-        next.task().run();
-    }
-
-    private void connectFailed() {
-        synchronized (this) {
-            connectInFlight = false;
-            cancel(connectTimer);
-            if (state == State.DISCONNECTING || state == State.DISCONNECTED) {
-                return;
-            }
-            moveTo(State.UNCONNECTED);
-            scheduleLocked(() -> sendConnect(false), advice.nextBackoff());
-        }
+        connects.handshake(fields, callback);
     }
 
     /** The wait before the next attempt after a failure, in ms. */
@@ -410,15 +190,10 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
         return advice.backoff();
     }
 
-    private void scheduleLocked(Runnable task, long delayMillis) {
-        cancel(scheduled);
+    /** Under the lock: {@code task} after {@code delayMillis}, replacing what was scheduled (a retry, or the disconnect's deadline). */
+    void scheduleLocked(Runnable task, long delayMillis) {
+        ConnectLoop.cancel(scheduled);
         scheduled = loop.schedule(task, Math.max(0, delayMillis), TimeUnit.MILLISECONDS);
-    }
-
-    private static void cancel(ScheduledFuture<?> future) {
-        if (future != null) {
-            future.cancel(false);
-        }
     }
 
     // --- disconnect
@@ -431,7 +206,7 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
                 send = false;
             } else {
                 send = clientId != null;
-                cancel(scheduled);
+                ConnectLoop.cancel(scheduled);
                 if (send) {
                     moveTo(State.DISCONNECTING);
                     // Whatever happens to the reply, the client is disconnected within the network delay.
@@ -475,12 +250,11 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
      * {@link #finishTermination} without the lock (after delivering the reply that caused
      * this, if any, so that its callback sees that reply and not a failure).
      */
-    private void terminate(State end) {
+    void terminate(State end) {
         moveTo(end);
         clientId = null;
-        connectInFlight = false;
-        cancel(scheduled);
-        cancel(connectTimer);
+        connects.stopLocked();
+        ConnectLoop.cancel(scheduled);
         List<Message.Mutable> dropped = pending.takeAll(clientId);
         if (terminated == null) {
             terminated = dropped;
@@ -513,7 +287,7 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
     }
 
     /** Under the lock: the new state, and wakes up the threads in {@link #waitFor}. */
-    private void moveTo(State next) {
+    void moveTo(State next) {
         state = next;
         notifyAll();
     }
@@ -535,50 +309,31 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
             return;
         }
         CountDownLatch released = new CountDownLatch(1);
+        Runnable release = () -> {
+            try {
+                release();
+            } finally {
+                released.countDown();
+            }
+        };
         try {
-            disconnect(reply -> releaseOnLoop(released));
+            disconnect(reply -> loops.executeOrRun(release));
         } catch (RejectedExecutionException x) {
             // The group was shut down under the client: nothing left to wait for.
-            releaseNow(released);
+            release.run();
         }
-        if (onGroupThread()) {
+        if (loops.inGroup()) {
             return;
         }
         try {
-            if (!released.await(config.maxNetworkDelay().plus(RELEASE_WAIT).toMillis(), TimeUnit.MILLISECONDS)) {
+            if (!released.await(config.maxNetworkDelay().plus(ClientLoops.SHUTDOWN_WAIT).toMillis(), TimeUnit.MILLISECONDS)) {
                 LOG.debug("{} not released in time", this);
-            } else if (ownGroup) {
-                group.terminationFuture().await(RELEASE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            } else {
+                loops.awaitShutdown();
             }
         } catch (InterruptedException x) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    private void releaseOnLoop(CountDownLatch released) {
-        try {
-            loop.execute(() -> releaseNow(released));
-        } catch (RejectedExecutionException x) {
-            releaseNow(released);
-        }
-    }
-
-    private void releaseNow(CountDownLatch released) {
-        try {
-            release();
-        } finally {
-            released.countDown();
-        }
-    }
-
-    /** Whether the calling thread is one of the group's event loops, where {@link #close} must not block. */
-    private boolean onGroupThread() {
-        for (EventExecutor executor : group) {
-            if (executor.inEventLoop()) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private void release() {
@@ -589,9 +344,7 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
         for (ClientTransport t : transports.all()) {
             t.terminate();
         }
-        if (ownGroup) {
-            group.shutdownGracefully(0, RELEASE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        }
+        loops.shutdown();
     }
 
     // --- waiting
@@ -613,6 +366,41 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
             TimeUnit.NANOSECONDS.timedWait(this, left);
         }
         return true;
+    }
+
+    /** Under the lock: the state. */
+    State stateLocked() {
+        return state;
+    }
+
+    /** Under the lock: the session's id, or null. */
+    String clientIdLocked() {
+        return clientId;
+    }
+
+    /** Under the lock: a new session's id, or null when it is over. */
+    void clientIdLocked(String id) {
+        clientId = id;
+    }
+
+    /** For the {@link ConnectLoop}: {@link #send}, which it cannot reach across packages. */
+    void sendMessage(Message.Mutable message, MessageListener callback) {
+        send(message, callback);
+    }
+
+    /** For the {@link ConnectLoop}: {@link #newMessageId}. */
+    String nextMessageId() {
+        return newMessageId();
+    }
+
+    /** For the {@link ConnectLoop}: {@link #failCallback}. */
+    void failMessage(Message message, String error) {
+        failCallback(message, error);
+    }
+
+    /** For the {@link ConnectLoop}: {@link #resubscribe}. */
+    void subscribeAgain() {
+        resubscribe();
     }
 
     // --- sending
@@ -655,7 +443,8 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
         sendNow(now);
     }
 
-    private void sendNow(List<Message.Mutable> messages) {
+    /** Without the lock: sends {@code messages} over the current transport, or fails them when there is none. */
+    void sendNow(List<Message.Mutable> messages) {
         if (messages.isEmpty()) {
             return;
         }
@@ -676,11 +465,11 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
     /** On the client's loop: one message, then what it calls for once the extensions and listeners saw it. */
     private void dispatch(Message.Mutable message) {
         String channel = message.getChannel();
-        FollowUp next = null;
+        ConnectLoop.FollowUp next = null;
         if (Channel.META_HANDSHAKE.equals(channel)) {
-            next = handshakeReplied(message);
+            next = connects.handshakeReplied(message);
         } else if (Channel.META_CONNECT.equals(channel)) {
-            next = connectReplied(message);
+            next = connects.connectReplied(message);
         } else if (Channel.META_DISCONNECT.equals(channel) && message.isSuccessful()) {
             disconnected(message);
         }
@@ -688,63 +477,7 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
             receive(message);
         } finally {
             finishTermination();
-            followUp(next);
-        }
-    }
-
-    private void transportFailed(ClientTransport source, Throwable failure, List<Message.Mutable> messages) {
-        boolean handshake = false;
-        boolean connect = false;
-        boolean fallBack = false;
-        for (Message.Mutable message : messages) {
-            String channel = message.getChannel();
-            handshake |= Channel.META_HANDSHAKE.equals(channel);
-            connect |= Channel.META_CONNECT.equals(channel);
-        }
-        synchronized (this) {
-            if (failure instanceof ClientTransport.UnusableException && state != State.DISCONNECTING && state != State.DISCONNECTED
-                    && transports.fallBackFrom(source)) {
-                ClientTransport transport = transports.current();
-                fallBack = true;
-                LOG.info("{} unusable ({}), falling back to {}", source.name(), failure.getMessage(), transport.name());
-                for (Message.Mutable message : messages) {
-                    if (Channel.META_CONNECT.equals(message.getChannel()) && message.getId() != null && message.getId().equals(connectId)) {
-                        // The held connect goes again over the new transport, with a fresh wait for its reply.
-                        message.put(Message.CONNECTION_TYPE_FIELD, transport.name());
-                        cancel(connectTimer);
-                        String id = message.getId();
-                        long delay = advice.timeout() + config.maxNetworkDelay().toMillis();
-                        connectTimer = loop.schedule(() -> connectTimedOut(id), delay, TimeUnit.MILLISECONDS);
-                    }
-                }
-            }
-            if (messages.isEmpty() && connectInFlight) {
-                // The connection that carried the held connect went away.
-                connect = true;
-            }
-        }
-        if (fallBack) {
-            // The same messages go again over the next transport, at once.
-            sendNow(new ArrayList<>(messages));
-            return;
-        }
-        LOG.debug("Transport failure for {} messages", messages.size(), failure);
-        for (Message.Mutable message : messages) {
-            String channel = message.getChannel();
-            if (!Channel.META_CONNECT.equals(channel) && !Channel.META_HANDSHAKE.equals(channel)) {
-                failCallback(message, "transport_failure: " + failure);
-            }
-        }
-        if (handshake) {
-            synchronized (this) {
-                if (state == State.HANDSHAKING || state == State.REHANDSHAKING) {
-                    moveTo(State.REHANDSHAKING);
-                    scheduleLocked(this::rehandshake, advice.nextBackoff());
-                }
-            }
-        }
-        if (connect) {
-            connectFailed();
+            connects.followUp(next);
         }
     }
 
