@@ -13,14 +13,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What every client session shares, whatever carries its messages: its channels (each a
- * {@link SessionChannel}, with its listeners and subscribers), extensions, reply callbacks by
- * message id, batching. Subclasses send messages
- * ({@link #sendBatch}) and feed what arrives to {@link #receive}.
+ * {@link SessionChannel}, with its listeners and subscribers), its extensions (a
+ * {@link ClientExtensions}), reply callbacks by message id, and batching. Subclasses send
+ * messages ({@link #sendBatch}) and feed what arrives to {@link #receive}.
  *
  * <p>Thread-safe: channels and callbacks live in concurrent maps; the batch is guarded by
  * {@code this}. Listeners are never called with a lock held.
@@ -29,7 +28,7 @@ public abstract class AbstractClientSession implements ClientSession {
     private static final Logger LOG = LoggerFactory.getLogger(AbstractClientSession.class);
 
     private final AtomicLong nextMessageId = new AtomicLong();
-    private final List<Extension> extensions = new CopyOnWriteArrayList<>();
+    private final ClientExtensions extensions = new ClientExtensions();
     private final Map<String, Object> attributes = new ConcurrentHashMap<>();
     private final Map<String, SessionChannel> channels = new ConcurrentHashMap<>();
     private final Map<String, MessageListener> callbacks = new ConcurrentHashMap<>();
@@ -67,7 +66,7 @@ public abstract class AbstractClientSession implements ClientSession {
 
     @Override
     public List<Extension> getExtensions() {
-        return List.copyOf(extensions);
+        return extensions.list();
     }
 
     @Override
@@ -148,7 +147,7 @@ public abstract class AbstractClientSession implements ClientSession {
         if (callback != null) {
             callbacks.put(message.getId(), callback);
         }
-        if (!extendOutgoing(message)) {
+        if (!extensions.outgoing(this, message)) {
             failCallback(message, "404::message_deleted");
             return false;
         }
@@ -191,34 +190,6 @@ public abstract class AbstractClientSession implements ClientSession {
         }
     }
 
-    private boolean extendOutgoing(Message.Mutable message) {
-        boolean meta = message.isMeta();
-        for (Extension extension : extensions) {
-            try {
-                if (!(meta ? extension.sendMeta(this, message) : extension.send(this, message))) {
-                    return false;
-                }
-            } catch (RuntimeException x) {
-                LOG.warn("Extension {} failed on outgoing {}", extension, message, x);
-            }
-        }
-        return true;
-    }
-
-    private boolean extendIncoming(Message.Mutable message) {
-        boolean meta = message.isMeta();
-        for (Extension extension : extensions) {
-            try {
-                if (!(meta ? extension.rcvMeta(this, message) : extension.rcv(this, message))) {
-                    return false;
-                }
-            } catch (RuntimeException x) {
-                LOG.warn("Extension {} failed on incoming {}", extension, message, x);
-            }
-        }
-        return true;
-    }
-
     @Override
     public synchronized void startBatch() {
         batchDepth++;
@@ -249,7 +220,7 @@ public abstract class AbstractClientSession implements ClientSession {
      * match it and, for a broadcast, the subscribers of those channels.
      */
     public void receive(Message.Mutable message) {
-        if (!extendIncoming(message)) {
+        if (!extensions.incoming(this, message)) {
             return;
         }
         String channelName = message.getChannel();
