@@ -74,6 +74,24 @@ class CloseIT {
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"websocket", "long-polling"})
+    void closeFromAListenerReturnsWithoutWaitingAndStillDisconnects(String transport) throws Exception {
+        fixture.start();
+        BlockingQueue<String> removed = recordRemovals();
+        BayeuxClient client = fixture.client(transport, ClientConfig.builder().maxNetworkDelay(LONG_NETWORK_DELAY).build());
+        Clients.connect(client);
+        String id = client.getId();
+        BlockingQueue<String> closed = new LinkedBlockingQueue<>();
+        client.getChannel("/news").publish("last words", reply -> {
+            // On the client's event loop: waiting here for the disconnect's reply would wait for itself.
+            client.close();
+            closed.add(Thread.currentThread().getName());
+        });
+        next(closed);
+        assertEquals(id + " removed", next(removed));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"websocket", "long-polling"})
     void closeTwiceIsHarmlessAndLeavesASharedGroupRunning(String transport) throws Exception {
         fixture.start();
         BlockingQueue<String> removed = recordRemovals();
