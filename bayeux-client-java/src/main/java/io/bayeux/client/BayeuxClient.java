@@ -176,7 +176,12 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
         return transports.names();
     }
 
-    // --- handshake
+    /** The wait before the next attempt after a failure, in ms. */
+    public synchronized long getBackoff() {
+        return advice.backoff();
+    }
+
+    // --- handshake and disconnect
 
     @Override
     public void handshake(Map<String, Object> fields, MessageListener callback) {
@@ -185,18 +190,11 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
         connects.handshake(fields, callback);
     }
 
-    /** The wait before the next attempt after a failure, in ms. */
-    public synchronized long getBackoff() {
-        return advice.backoff();
-    }
-
     /** Under the lock: {@code task} after {@code delayMillis}, replacing what was scheduled (a retry, or the disconnect's deadline). */
     void scheduleLocked(Runnable task, long delayMillis) {
         ConnectLoop.cancel(scheduled);
         scheduled = loop.schedule(task, Math.max(0, delayMillis), TimeUnit.MILLISECONDS);
     }
-
-    // --- disconnect
 
     @Override
     public void disconnect(MessageListener callback) {
@@ -255,7 +253,7 @@ public final class BayeuxClient extends AbstractClientSession implements AutoClo
         clientId = null;
         connects.stopLocked();
         ConnectLoop.cancel(scheduled);
-        List<Message.Mutable> dropped = pending.takeAll(clientId);
+        List<Message.Mutable> dropped = pending.takeAll(null);
         if (terminated == null) {
             terminated = dropped;
         } else {
