@@ -10,9 +10,6 @@ import io.bayeux.client.transport.WebSocketTransport;
 import io.bayeux.common.AbstractClientSession;
 import io.bayeux.common.HashMapMessage;
 import io.netty.channel.EventLoop;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,7 +21,10 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A Bayeux client for the JVM: server to server, tests, bots, the load tool. It negotiates
@@ -55,9 +55,11 @@ import java.util.concurrent.TimeUnit;
  * (every connection, timer and reply of one client uses it): they must not block. Replies are
  * handled one response at a time, in the order of each response, and the next
  * {@code /meta/connect} is built only once the reply before it (and its extensions) has been
- * handled. The state and the pending messages are guarded by {@code this}.
+ * handled. The client's monitor guards its state and session id, and what its parts share:
+ * the {@link ConnectLoop} (handshake and connect loop), the {@link TransportChooser}, the
+ * {@link ReconnectAdvice} and the {@link PendingMessages}.
  */
-public final class BayeuxClient extends AbstractClientSession {
+public final class BayeuxClient extends AbstractClientSession implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BayeuxClient.class);
 
     /** The states of a client. */
@@ -71,29 +73,22 @@ public final class BayeuxClient extends AbstractClientSession {
 
     private final URI url;
     private final ClientConfig config;
-    private final EventLoopGroup group;
+    private final ClientLoops loops;
     /** The one event loop of this client: its connections, its timers, its dispatching. */
     private final EventLoop loop;
-    private final boolean ownGroup;
     private final CookieJar cookies = new CookieJar();
-    private final List<ClientTransport> transports;
+    private final TransportChooser transports;
+    private final ReconnectAdvice advice;
+    private final PendingMessages pending;
+    private final ConnectLoop connects;
+    /** Set by the first {@link #close}: the later ones return at once. */
+    private final AtomicBoolean closing = new AtomicBoolean();
 
     // Guarded by this.
     private State state = State.DISCONNECTED;
     private String clientId;
-    private ClientTransport transport;
-    /** The transports that were unusable since the last handshake began: not tried again until the next one. */
-    private final List<ClientTransport> excluded = new ArrayList<>();
-    private Map<String, Object> handshakeFields;
-    private long backoff;
-    private long interval;
-    private long timeout = -1;
-    private boolean connectInFlight;
-    private String connectId;
+    /** The next retry (handshake or connect), or the disconnect's deadline. */
     private ScheduledFuture<?> scheduled;
-    private ScheduledFuture<?> connectTimer;
-    private List<Message.Mutable> pending = new ArrayList<>();
-    private boolean resubscribe;
     /**
      * What {@link #terminate} left for {@link #finishTermination}: the messages never sent, or null.
      * Written under the lock; volatile so that {@link #finishTermination}, after every message
@@ -117,17 +112,16 @@ public final class BayeuxClient extends AbstractClientSession {
         if (this.url.getHost() == null || !List.of("http", "https", "ws", "wss").contains(String.valueOf(this.url.getScheme()).toLowerCase())) {
             throw new IllegalArgumentException("Not an http(s) or ws(s) URL: " + url);
         }
-        if (transports.length == 0) {
-            throw new IllegalArgumentException("At least one transport is needed");
-        }
+        this.transports = new TransportChooser(List.of(transports));
         this.config = Objects.requireNonNull(config, "config");
-        this.ownGroup = config.eventLoopGroup() == null;
-        this.group = ownGroup ? new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory()) : config.eventLoopGroup();
-        this.loop = group.next();
-        this.transports = List.of(transports);
+        this.loops = new ClientLoops(config.eventLoopGroup());
+        this.loop = loops.loop();
+        this.advice = new ReconnectAdvice(config.backoffIncrement(), config.maxBackoff());
+        this.pending = new PendingMessages(config.maxPending());
+        this.connects = new ConnectLoop(this, this.transports, advice, pending, loop, config);
         for (ClientTransport t : transports) {
             // The transports open their connections on the client's loop (an EventLoop is a group of one).
-            t.init(this.url, cookies, loop, new TransportListener(t));
+            t.init(this.url, cookies, loop, new TransportEvents(t, loop, this::dispatch, connects::transportFailed));
         }
     }
 
@@ -141,7 +135,8 @@ public final class BayeuxClient extends AbstractClientSession {
 
     /** The transport in use (or to be used next). */
     public synchronized String getTransportName() {
-        return transport == null ? null : transport.name();
+        ClientTransport current = transports.current();
+        return current == null ? null : current.name();
     }
 
     /** The value of a cookie the server set, or null. */
@@ -178,294 +173,28 @@ public final class BayeuxClient extends AbstractClientSession {
 
     /** The names of the transports, in order of preference. */
     public List<String> getAllowedTransports() {
-        return transports.stream().map(ClientTransport::name).toList();
+        return transports.names();
     }
 
-    // --- handshake
+    /** The wait before the next attempt after a failure, in ms. */
+    public synchronized long getBackoff() {
+        return advice.backoff();
+    }
+
+    // --- handshake and disconnect
 
     @Override
     public void handshake(Map<String, Object> fields, MessageListener callback) {
         // A handshake from a callback of the reply that ended the last session: end that one first.
         finishTermination();
-        synchronized (this) {
-            if (state != State.DISCONNECTED && state != State.UNCONNECTED) {
-                throw new IllegalStateException("Cannot handshake while " + state);
-            }
-            handshakeFields = fields == null ? Map.of() : Map.copyOf(fields);
-            moveTo(State.HANDSHAKING);
-            excluded.clear();
-            transport = firstTransport();
-            backoff = 0;
-            clientId = null;
-        }
-        sendHandshake(callback);
+        connects.handshake(fields, callback);
     }
 
-    private ClientTransport firstTransport() {
-        for (ClientTransport t : transports) {
-            if (!excluded.contains(t)) {
-                return t;
-            }
-        }
-        return transports.get(transports.size() - 1);
-    }
-
-    private void sendHandshake(MessageListener callback) {
-        Message.Mutable message = newMessage();
-        Map<String, Object> fields;
-        synchronized (this) {
-            fields = handshakeFields;
-        }
-        message.putAll(fields);
-        message.setChannel(Channel.META_HANDSHAKE);
-        message.put(Message.VERSION_FIELD, Bayeux.VERSION);
-        message.put(Message.MIN_VERSION_FIELD, Bayeux.VERSION);
-        message.put(Message.SUPPORTED_CONNECTION_TYPES_FIELD, getAllowedTransports());
-        send(message, callback);
-    }
-
-    /**
-     * Handles a handshake reply before the application's callbacks see it; returns what to do
-     * once they and the extensions have seen it (the first connect), or null.
-     */
-    private FollowUp handshakeReplied(Message reply) {
-        boolean connect = false;
-        boolean resubscribeNow = false;
-        List<Message.Mutable> flush = List.of();
-        synchronized (this) {
-            if (state == State.DISCONNECTING || state == State.DISCONNECTED) {
-                return null;
-            }
-            if (reply.isSuccessful()) {
-                clientId = reply.getClientId();
-                ClientTransport negotiated = negotiate(reply.get(Message.SUPPORTED_CONNECTION_TYPES_FIELD));
-                if (negotiated != transport && transport != null) {
-                    transport.abort();
-                }
-                transport = negotiated;
-                resubscribeNow = state == State.REHANDSHAKING || resubscribe;
-                resubscribe = false;
-                moveTo(State.CONNECTING);
-                backoff = 0;
-                takeAdvice(reply);
-                flush = takePending();
-                connect = true;
-            } else if (isReconnectNone(reply)) {
-                terminate(State.DISCONNECTED);
-            } else {
-                moveTo(State.REHANDSHAKING);
-                scheduleLocked(this::rehandshake, nextBackoff());
-            }
-        }
-        if (resubscribeNow) {
-            resubscribe();
-        }
-        sendNow(flush);
-        return connect ? new FollowUp(State.CONNECTING, () -> sendConnect(true), -1) : null;
-    }
-
-    private ClientTransport negotiate(Object serverTypes) {
-        if (serverTypes instanceof List<?> types) {
-            for (ClientTransport t : transports) {
-                if (!excluded.contains(t) && types.contains(t.name())) {
-                    return t;
-                }
-            }
-        }
-        return transport;
-    }
-
-    private void rehandshake() {
-        ClientTransport previous;
-        synchronized (this) {
-            if (state != State.REHANDSHAKING && state != State.HANDSHAKING) {
-                return;
-            }
-            clientId = null;
-            resubscribe = true;
-            // A new session: the transports excluded for the old one get another chance.
-            excluded.clear();
-            previous = transport;
-            transport = firstTransport();
-            if (previous == transport) {
-                previous = null;
-            }
-        }
-        if (previous != null) {
-            previous.abort();
-        }
-        sendHandshake(null);
-    }
-
-    // --- connect loop
-
-    private void sendConnect(boolean first) {
-        Message.Mutable message = newMessage();
-        message.setChannel(Channel.META_CONNECT);
-        long delay;
-        synchronized (this) {
-            if (connectInFlight || !(state == State.CONNECTING || state == State.CONNECTED || state == State.UNCONNECTED)) {
-                return;
-            }
-            connectInFlight = true;
-            message.put(Message.CONNECTION_TYPE_FIELD, transport.name());
-            // Not connected (the first connect, or after a failure): the server answers at once
-            // instead of holding it, as CometD's clients ask, so the client knows it is back.
-            boolean immediate = first || state != State.CONNECTED;
-            if (immediate) {
-                message.getAdvice(true).put(Message.TIMEOUT_FIELD, 0);
-            }
-            message.setId(newMessageId());
-            connectId = message.getId();
-            delay = (immediate ? 0 : Math.max(timeout, 0)) + config.maxNetworkDelay().toMillis();
-            cancel(connectTimer);
-            connectTimer = loop.schedule(() -> connectTimedOut(message.getId()), delay, TimeUnit.MILLISECONDS);
-        }
-        send(message, null);
-    }
-
-    private void connectTimedOut(String id) {
-        ClientTransport current;
-        synchronized (this) {
-            if (!connectInFlight || !id.equals(connectId)) {
-                return;
-            }
-            current = transport;
-        }
-        LOG.debug("No reply to connect {} in time, dropping the connection", id);
-        current.abort();
-        connectFailed();
-    }
-
-    /**
-     * Handles a connect reply before the application's listeners see it; returns what to do
-     * once they and the extensions have seen it (the next connect, which must carry what the
-     * extensions took from this reply, such as the ack extension's batch number), or null.
-     */
-    private FollowUp connectReplied(Message reply) {
-        List<Message.Mutable> flush;
-        FollowUp next;
-        synchronized (this) {
-            if (reply.getId() != null && !reply.getId().equals(connectId)) {
-                return null;
-            }
-            // The late answer to a connect of a session the client already left (held by the
-            // server while the client disconnected): not the current session's business.
-            if (state == State.HANDSHAKING || state == State.REHANDSHAKING
-                    || (reply.getClientId() != null && clientId != null && !reply.getClientId().equals(clientId))) {
-                return null;
-            }
-            connectInFlight = false;
-            cancel(connectTimer);
-            if (state == State.DISCONNECTING || state == State.DISCONNECTED) {
-                return null;
-            }
-            takeAdvice(reply);
-            if (reply.isSuccessful() && isReconnectNone(reply)) {
-                // The server removed the session and says not to come back.
-                terminate(State.DISCONNECTED);
-                return null;
-            }
-            if (!reply.isSuccessful()) {
-                Map<String, Object> advice = reply.getAdvice();
-                Object reconnect = advice == null ? null : advice.get(Message.RECONNECT_FIELD);
-                if (Message.RECONNECT_NONE_VALUE.equals(reconnect)) {
-                    terminate(State.DISCONNECTED);
-                    return null;
-                } else if (Message.RECONNECT_HANDSHAKE_VALUE.equals(reconnect) || "402::session_unknown".equals(reply.get(Message.ERROR_FIELD))) {
-                    moveTo(State.REHANDSHAKING);
-                    return new FollowUp(State.REHANDSHAKING, this::rehandshake, interval);
-                } else {
-                    moveTo(State.UNCONNECTED);
-                    return new FollowUp(State.UNCONNECTED, () -> sendConnect(false), nextBackoff());
-                }
-            }
-            moveTo(State.CONNECTED);
-            backoff = 0;
-            // What the application sent while the connection was down goes now.
-            flush = takePending();
-            next = new FollowUp(State.CONNECTED, () -> sendConnect(false), interval);
-        }
-        sendNow(flush);
-        return next;
-    }
-
-    /**
-     * What to do after a reply has been handled: {@code task} after {@code delay} ms (at once,
-     * on this thread, when negative), provided the client is still in {@code state} (the
-     * application may have disconnected, or handshaken again, from a listener).
-     */
-    private record FollowUp(State state, Runnable task, long delay) {
-    }
-
-    private void followUp(FollowUp next) {
-        if (next == null) {
-            return;
-        }
-        synchronized (this) {
-            if (state != next.state()) {
-                return;
-            }
-            if (next.delay() >= 0) {
-                scheduleLocked(next.task(), next.delay());
-                return;
-            }
-        }
-        next.task().run();
-    }
-
-    private void connectFailed() {
-        synchronized (this) {
-            connectInFlight = false;
-            cancel(connectTimer);
-            if (state == State.DISCONNECTING || state == State.DISCONNECTED) {
-                return;
-            }
-            moveTo(State.UNCONNECTED);
-            scheduleLocked(() -> sendConnect(false), nextBackoff());
-        }
-    }
-
-    private void takeAdvice(Message reply) {
-        Map<String, Object> advice = reply.getAdvice();
-        if (advice != null) {
-            if (advice.get(Message.INTERVAL_FIELD) instanceof Number n) {
-                interval = Math.max(0, n.longValue());
-            }
-            if (advice.get(Message.TIMEOUT_FIELD) instanceof Number n) {
-                timeout = Math.max(0, n.longValue());
-            }
-        }
-    }
-
-    private static boolean isReconnectNone(Message reply) {
-        Map<String, Object> advice = reply.getAdvice();
-        return advice != null && Message.RECONNECT_NONE_VALUE.equals(advice.get(Message.RECONNECT_FIELD));
-    }
-
-    /** Under the lock: the next back-off, growing by the increment up to the max. */
-    private long nextBackoff() {
-        backoff = Math.min(backoff + config.backoffIncrement().toMillis(), config.maxBackoff().toMillis());
-        return backoff;
-    }
-
-    /** The wait before the next attempt after a failure, in ms. */
-    public synchronized long getBackoff() {
-        return backoff;
-    }
-
-    private void scheduleLocked(Runnable task, long delayMillis) {
-        cancel(scheduled);
+    /** Under the lock: {@code task} after {@code delayMillis}, replacing what was scheduled (a retry, or the disconnect's deadline). */
+    void scheduleLocked(Runnable task, long delayMillis) {
+        ConnectLoop.cancel(scheduled);
         scheduled = loop.schedule(task, Math.max(0, delayMillis), TimeUnit.MILLISECONDS);
     }
-
-    private static void cancel(ScheduledFuture<?> future) {
-        if (future != null) {
-            future.cancel(false);
-        }
-    }
-
-    // --- disconnect
 
     @Override
     public void disconnect(MessageListener callback) {
@@ -475,7 +204,7 @@ public final class BayeuxClient extends AbstractClientSession {
                 send = false;
             } else {
                 send = clientId != null;
-                cancel(scheduled);
+                ConnectLoop.cancel(scheduled);
                 if (send) {
                     moveTo(State.DISCONNECTING);
                     // Whatever happens to the reply, the client is disconnected within the network delay.
@@ -519,13 +248,12 @@ public final class BayeuxClient extends AbstractClientSession {
      * {@link #finishTermination} without the lock (after delivering the reply that caused
      * this, if any, so that its callback sees that reply and not a failure).
      */
-    private void terminate(State end) {
+    void terminate(State end) {
         moveTo(end);
         clientId = null;
-        connectInFlight = false;
-        cancel(scheduled);
-        cancel(connectTimer);
-        List<Message.Mutable> dropped = takePending();
+        connects.stopLocked();
+        ConnectLoop.cancel(scheduled);
+        List<Message.Mutable> dropped = pending.takeAll(null);
         if (terminated == null) {
             terminated = dropped;
         } else {
@@ -549,7 +277,7 @@ public final class BayeuxClient extends AbstractClientSession {
         if (dropped == null) {
             return;
         }
-        for (ClientTransport t : transports) {
+        for (ClientTransport t : transports.all()) {
             t.abort();
         }
         dropped.forEach(m -> failCallback(m, "disconnected"));
@@ -557,24 +285,53 @@ public final class BayeuxClient extends AbstractClientSession {
     }
 
     /** Under the lock: the new state, and wakes up the threads in {@link #waitFor}. */
-    private void moveTo(State next) {
+    void moveTo(State next) {
         state = next;
         notifyAll();
     }
 
     /**
-     * Disconnects, then releases the connections and the client's own event loop (when it made
-     * one) once the disconnect is answered or the network delay has passed. Does not block; the
-     * client cannot be used afterwards. Calling it again is harmless.
+     * Disconnects and releases what this client owns: its connections and, when it made them,
+     * its event loops (never a group given in {@link ClientConfig#eventLoopGroup()}, which
+     * stays running). Waits for the disconnect to be answered or to fail, at most
+     * {@link ClientConfig#maxNetworkDelay()} (after which the client gives up on the reply), and
+     * then for its own event loop to stop, at most a second more; a server that is
+     * gone fails the disconnect at once and throws nothing. Called on a thread of the client's
+     * event-loop group (from a listener, say), it does not wait, since the reply it would wait
+     * for is handled on that thread. Calling it again is harmless; the client cannot be used
+     * afterwards.
      */
+    @Override
     public void close() {
-        disconnect(reply -> {
+        if (!closing.compareAndSet(false, true)) {
+            return;
+        }
+        CountDownLatch released = new CountDownLatch(1);
+        Runnable release = () -> {
             try {
-                loop.execute(this::release);
-            } catch (java.util.concurrent.RejectedExecutionException x) {
-                // Released already: the event loop is gone.
+                release();
+            } finally {
+                released.countDown();
             }
-        });
+        };
+        try {
+            disconnect(reply -> loops.executeOrRun(release));
+        } catch (RejectedExecutionException x) {
+            // The group was shut down under the client: nothing left to wait for.
+            release.run();
+        }
+        if (loops.inGroup()) {
+            return;
+        }
+        try {
+            if (!released.await(config.maxNetworkDelay().plus(ClientLoops.SHUTDOWN_WAIT).toMillis(), TimeUnit.MILLISECONDS)) {
+                LOG.debug("{} not released in time", this);
+            } else {
+                loops.awaitShutdown();
+            }
+        } catch (InterruptedException x) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void release() {
@@ -582,12 +339,10 @@ public final class BayeuxClient extends AbstractClientSession {
             terminate(State.DISCONNECTED);
         }
         finishTermination();
-        for (ClientTransport t : transports) {
+        for (ClientTransport t : transports.all()) {
             t.terminate();
         }
-        if (ownGroup) {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-        }
+        loops.shutdown();
     }
 
     // --- waiting
@@ -609,6 +364,41 @@ public final class BayeuxClient extends AbstractClientSession {
             TimeUnit.NANOSECONDS.timedWait(this, left);
         }
         return true;
+    }
+
+    /** Under the lock: the state. */
+    State stateLocked() {
+        return state;
+    }
+
+    /** Under the lock: the session's id, or null. */
+    String clientIdLocked() {
+        return clientId;
+    }
+
+    /** Under the lock: a new session's id, or null when it is over. */
+    void clientIdLocked(String id) {
+        clientId = id;
+    }
+
+    /** For the {@link ConnectLoop}: {@link #send}, which it cannot reach across packages. */
+    void sendMessage(Message.Mutable message, MessageListener callback) {
+        send(message, callback);
+    }
+
+    /** For the {@link ConnectLoop}: {@link #newMessageId}. */
+    String nextMessageId() {
+        return newMessageId();
+    }
+
+    /** For the {@link ConnectLoop}: {@link #failCallback}. */
+    void failMessage(Message message, String error) {
+        failCallback(message, error);
+    }
+
+    /** For the {@link ConnectLoop}: {@link #resubscribe}. */
+    void subscribeAgain() {
+        resubscribe();
     }
 
     // --- sending
@@ -639,9 +429,7 @@ public final class BayeuxClient extends AbstractClientSession {
                         message.setClientId(clientId);
                     }
                     now.add(message);
-                } else if (state != State.DISCONNECTED && state != State.DISCONNECTING && pending.size() < config.maxPending()) {
-                    pending.add(message);
-                } else {
+                } else if (state == State.DISCONNECTED || state == State.DISCONNECTING || !pending.offer(message)) {
                     if (overflow.isEmpty()) {
                         overflow = new ArrayList<>();
                     }
@@ -653,25 +441,14 @@ public final class BayeuxClient extends AbstractClientSession {
         sendNow(now);
     }
 
-    /** Under the lock: the messages that waited for the handshake, with the session's id. */
-    private List<Message.Mutable> takePending() {
-        List<Message.Mutable> result = pending;
-        pending = new ArrayList<>();
-        for (Message.Mutable message : result) {
-            if (clientId != null) {
-                message.setClientId(clientId);
-            }
-        }
-        return result;
-    }
-
-    private void sendNow(List<Message.Mutable> messages) {
+    /** Without the lock: sends {@code messages} over the current transport, or fails them when there is none. */
+    void sendNow(List<Message.Mutable> messages) {
         if (messages.isEmpty()) {
             return;
         }
         ClientTransport current;
         synchronized (this) {
-            current = transport;
+            current = transports.current();
         }
         if (current == null) {
             messages.forEach(m -> failCallback(m, "not connected"));
@@ -686,11 +463,11 @@ public final class BayeuxClient extends AbstractClientSession {
     /** On the client's loop: one message, then what it calls for once the extensions and listeners saw it. */
     private void dispatch(Message.Mutable message) {
         String channel = message.getChannel();
-        FollowUp next = null;
+        ConnectLoop.FollowUp next = null;
         if (Channel.META_HANDSHAKE.equals(channel)) {
-            next = handshakeReplied(message);
+            next = connects.handshakeReplied(message);
         } else if (Channel.META_CONNECT.equals(channel)) {
-            next = connectReplied(message);
+            next = connects.connectReplied(message);
         } else if (Channel.META_DISCONNECT.equals(channel) && message.isSuccessful()) {
             disconnected(message);
         }
@@ -698,107 +475,7 @@ public final class BayeuxClient extends AbstractClientSession {
             receive(message);
         } finally {
             finishTermination();
-            followUp(next);
-        }
-    }
-
-    private void transportFailed(ClientTransport source, Throwable failure, List<Message.Mutable> messages) {
-        boolean handshake = false;
-        boolean connect = false;
-        boolean fallBack = false;
-        for (Message.Mutable message : messages) {
-            String channel = message.getChannel();
-            handshake |= Channel.META_HANDSHAKE.equals(channel);
-            connect |= Channel.META_CONNECT.equals(channel);
-        }
-        synchronized (this) {
-            if (failure instanceof ClientTransport.UnusableException && source == transport && !excluded.contains(source)
-                    && excluded.size() < transports.size() - 1 && state != State.DISCONNECTING && state != State.DISCONNECTED) {
-                excluded.add(source);
-                transport = firstTransport();
-                fallBack = true;
-                LOG.info("{} unusable ({}), falling back to {}", source.name(), failure.getMessage(), transport.name());
-                for (Message.Mutable message : messages) {
-                    if (Channel.META_CONNECT.equals(message.getChannel()) && message.getId() != null && message.getId().equals(connectId)) {
-                        // The held connect goes again over the new transport, with a fresh wait for its reply.
-                        message.put(Message.CONNECTION_TYPE_FIELD, transport.name());
-                        cancel(connectTimer);
-                        String id = message.getId();
-                        long delay = Math.max(timeout, 0) + config.maxNetworkDelay().toMillis();
-                        connectTimer = loop.schedule(() -> connectTimedOut(id), delay, TimeUnit.MILLISECONDS);
-                    }
-                }
-            }
-            if (messages.isEmpty() && connectInFlight) {
-                // The connection that carried the held connect went away.
-                connect = true;
-            }
-        }
-        if (fallBack) {
-            // The same messages go again over the next transport, at once.
-            sendNow(new ArrayList<>(messages));
-            return;
-        }
-        LOG.debug("Transport failure for {} messages", messages.size(), failure);
-        for (Message.Mutable message : messages) {
-            String channel = message.getChannel();
-            if (!Channel.META_CONNECT.equals(channel) && !Channel.META_HANDSHAKE.equals(channel)) {
-                failCallback(message, "transport_failure: " + failure);
-            }
-        }
-        if (handshake) {
-            synchronized (this) {
-                if (state == State.HANDSHAKING || state == State.REHANDSHAKING) {
-                    moveTo(State.REHANDSHAKING);
-                    scheduleLocked(this::rehandshake, nextBackoff());
-                }
-            }
-        }
-        if (connect) {
-            connectFailed();
-        }
-    }
-
-    /** What one transport reports; knowing which one tells a stale transport's failure from the current one's. */
-    private final class TransportListener implements ClientTransport.Listener {
-        private final ClientTransport source;
-
-        TransportListener(ClientTransport source) {
-            this.source = source;
-        }
-
-        @Override
-        public void onMessages(List<Message.Mutable> messages) {
-            if (!loop.inEventLoop()) {
-                // One response at a time, in order: everything of this client is handled on its loop.
-                hop(() -> onMessages(messages));
-                return;
-            }
-            LOG.trace("Received {}", messages);
-            for (Message.Mutable message : messages) {
-                try {
-                    dispatch(message);
-                } catch (RuntimeException x) {
-                    LOG.warn("Failed to handle {}", message, x);
-                }
-            }
-        }
-
-        private void hop(Runnable task) {
-            try {
-                loop.execute(task);
-            } catch (java.util.concurrent.RejectedExecutionException x) {
-                LOG.debug("Event loop gone, dropping what {} reported", source.name());
-            }
-        }
-
-        @Override
-        public void onFailure(Throwable failure, List<Message.Mutable> messages) {
-            if (!loop.inEventLoop()) {
-                hop(() -> onFailure(failure, messages));
-                return;
-            }
-            transportFailed(source, failure, messages);
+            connects.followUp(next);
         }
     }
 

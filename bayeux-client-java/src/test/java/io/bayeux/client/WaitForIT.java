@@ -26,8 +26,7 @@ class WaitForIT {
 
     @Test
     void waitForReturnsAsSoonAsTheStateIsReached() {
-        BayeuxClient client = new BayeuxClient(server.uri().toString());
-        try {
+        try (BayeuxClient client = new BayeuxClient(server.uri().toString())) {
             client.handshake();
             // A waiter that was not woken would sleep the whole minute.
             assertTimeoutPreemptively(Duration.ofSeconds(10),
@@ -35,8 +34,6 @@ class WaitForIT {
             client.disconnect();
             assertTimeoutPreemptively(Duration.ofSeconds(10),
                     () -> assertTrue(client.waitFor(Duration.ofMinutes(1), BayeuxClient.State.DISCONNECTED)));
-        } finally {
-            client.close();
         }
     }
 }

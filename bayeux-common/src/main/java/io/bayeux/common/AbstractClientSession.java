@@ -13,13 +13,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * What every client session shares, whatever carries its messages: channels, subscribers,
- * extensions, reply callbacks by message id, batching. Subclasses send messages
- * ({@link #sendBatch}) and feed what arrives to {@link #receive}.
+ * What every client session shares, whatever carries its messages: its channels (each a
+ * {@link SessionChannel}, with its listeners and subscribers), its extensions (a
+ * {@link ClientExtensions}), reply callbacks by message id, and batching. Subclasses send
+ * messages ({@link #sendBatch}) and feed what arrives to {@link #receive}.
  *
  * <p>Thread-safe: channels and callbacks live in concurrent maps; the batch is guarded by
  * {@code this}. Listeners are never called with a lock held.
@@ -28,7 +28,7 @@ public abstract class AbstractClientSession implements ClientSession {
     private static final Logger LOG = LoggerFactory.getLogger(AbstractClientSession.class);
 
     private final AtomicLong nextMessageId = new AtomicLong();
-    private final List<Extension> extensions = new CopyOnWriteArrayList<>();
+    private final ClientExtensions extensions = new ClientExtensions();
     private final Map<String, Object> attributes = new ConcurrentHashMap<>();
     private final Map<String, SessionChannel> channels = new ConcurrentHashMap<>();
     private final Map<String, MessageListener> callbacks = new ConcurrentHashMap<>();
@@ -66,7 +66,7 @@ public abstract class AbstractClientSession implements ClientSession {
 
     @Override
     public List<Extension> getExtensions() {
-        return List.copyOf(extensions);
+        return extensions.list();
     }
 
     @Override
@@ -97,9 +97,14 @@ public abstract class AbstractClientSession implements ClientSession {
             if (id.isWild()) {
                 wildChannels = true;
             }
-            channel = channels.computeIfAbsent(channelName, name -> new SessionChannel(id));
+            channel = channels.computeIfAbsent(channelName, name -> new SessionChannel(this, id));
         }
         return channel;
+    }
+
+    /** Called by a channel that releases itself: it leaves this session, unless replaced already. */
+    boolean forget(SessionChannel channel) {
+        return channels.remove(channel.getId(), channel);
     }
 
     /** The channels that currently exist on this client. */
@@ -142,7 +147,7 @@ public abstract class AbstractClientSession implements ClientSession {
         if (callback != null) {
             callbacks.put(message.getId(), callback);
         }
-        if (!extendOutgoing(message)) {
+        if (!extensions.outgoing(this, message)) {
             failCallback(message, "404::message_deleted");
             return false;
         }
@@ -185,34 +190,6 @@ public abstract class AbstractClientSession implements ClientSession {
         }
     }
 
-    private boolean extendOutgoing(Message.Mutable message) {
-        boolean meta = message.isMeta();
-        for (Extension extension : extensions) {
-            try {
-                if (!(meta ? extension.sendMeta(this, message) : extension.send(this, message))) {
-                    return false;
-                }
-            } catch (RuntimeException x) {
-                LOG.warn("Extension {} failed on outgoing {}", extension, message, x);
-            }
-        }
-        return true;
-    }
-
-    private boolean extendIncoming(Message.Mutable message) {
-        boolean meta = message.isMeta();
-        for (Extension extension : extensions) {
-            try {
-                if (!(meta ? extension.rcvMeta(this, message) : extension.rcv(this, message))) {
-                    return false;
-                }
-            } catch (RuntimeException x) {
-                LOG.warn("Extension {} failed on incoming {}", extension, message, x);
-            }
-        }
-        return true;
-    }
-
     @Override
     public synchronized void startBatch() {
         batchDepth++;
@@ -243,7 +220,7 @@ public abstract class AbstractClientSession implements ClientSession {
      * match it and, for a broadcast, the subscribers of those channels.
      */
     public void receive(Message.Mutable message) {
-        if (!extendIncoming(message)) {
+        if (!extensions.incoming(this, message)) {
             return;
         }
         String channelName = message.getChannel();
@@ -281,7 +258,7 @@ public abstract class AbstractClientSession implements ClientSession {
         }
         // The listeners of matching wildcard channels see replies too (a /meta/* listener sees
         // every meta reply); subscribers only see broadcasts.
-        List<String> wildIds = channel != null ? channel.id.getWildIds() : ChannelId.of(channelName).getWildIds();
+        List<String> wildIds = channel != null ? channel.getChannelId().getWildIds() : ChannelId.of(channelName).getWildIds();
         for (String wildId : wildIds) {
             SessionChannel wild = channels.get(wildId);
             if (wild != null) {
@@ -304,7 +281,7 @@ public abstract class AbstractClientSession implements ClientSession {
      */
     protected void resubscribe() {
         for (SessionChannel channel : channels.values()) {
-            if (!channel.subscribers.isEmpty()) {
+            if (channel.hasSubscribers()) {
                 channel.sendSubscribe(null);
             }
         }
@@ -326,218 +303,6 @@ public abstract class AbstractClientSession implements ClientSession {
                 reply.put(Message.ERROR_FIELD, error);
                 notify(callback, reply);
             }
-        }
-    }
-
-    /**
-     * A channel of this session. Once {@linkplain #release() released} it refuses further use
-     * with an {@link IllegalStateException}; {@code getChannel} then makes a new one.
-     */
-    protected class SessionChannel implements ClientSessionChannel {
-        private final ChannelId id;
-        private final Map<String, Object> attributes = new ConcurrentHashMap<>();
-        private final List<ClientSessionChannelListener> listeners = new CopyOnWriteArrayList<>();
-        private final List<MessageListener> subscribers = new CopyOnWriteArrayList<>();
-        /** Written under this channel's monitor, with the listeners and subscribers it depends on. */
-        private volatile boolean released;
-
-        protected SessionChannel(ChannelId id) {
-            this.id = id;
-        }
-
-        @Override
-        public String getId() {
-            return id.getId();
-        }
-
-        @Override
-        public ChannelId getChannelId() {
-            return id;
-        }
-
-        @Override
-        public void addListener(ClientSessionChannelListener listener) {
-            synchronized (this) {
-                throwIfReleased();
-                listeners.add(listener);
-            }
-        }
-
-        @Override
-        public void removeListener(ClientSessionChannelListener listener) {
-            throwIfReleased();
-            listeners.remove(listener);
-        }
-
-        private void throwIfReleased() {
-            if (released) {
-                throw new IllegalStateException("Channel " + id + " has been released: get it again from the session");
-            }
-        }
-
-        @Override
-        public List<ClientSessionChannelListener> getListeners() {
-            return List.copyOf(listeners);
-        }
-
-        @Override
-        public ClientSession getSession() {
-            return AbstractClientSession.this;
-        }
-
-        @Override
-        public void publish(Object data, ClientSession.MessageListener callback) {
-            Message.Mutable message = newMessage();
-            message.setData(data);
-            publish(message, callback);
-        }
-
-        @Override
-        public void publish(Message.Mutable message, ClientSession.MessageListener callback) {
-            throwIfReleased();
-            if (id.isWild() || id.isMeta()) {
-                throw new IllegalArgumentException("Cannot publish to channel " + id);
-            }
-            message.setChannel(id.getId());
-            send(message, callback);
-        }
-
-        @Override
-        public List<MessageListener> getSubscribers() {
-            return List.copyOf(subscribers);
-        }
-
-        @Override
-        public boolean subscribe(MessageListener listener, ClientSession.MessageListener callback) {
-            if (id.isMeta()) {
-                throw new IllegalArgumentException("Cannot subscribe to meta channel " + id + "; use addListener");
-            }
-            boolean first;
-            synchronized (this) {
-                throwIfReleased();
-                first = subscribers.isEmpty();
-                subscribers.add(listener);
-            }
-            if (!first) {
-                if (callback != null) {
-                    Message.Mutable reply = newMessage();
-                    reply.setChannel(Channel.META_SUBSCRIBE);
-                    reply.put(Message.SUBSCRIPTION_FIELD, id.getId());
-                    reply.setSuccessful(true);
-                    callback.onMessage(reply);
-                }
-                return false;
-            }
-            sendSubscribe(reply -> {
-                if (!reply.isSuccessful()) {
-                    subscribers.remove(listener);
-                }
-                if (callback != null) {
-                    callback.onMessage(reply);
-                }
-            });
-            return true;
-        }
-
-        void sendSubscribe(ClientSession.MessageListener callback) {
-            Message.Mutable message = newMessage();
-            message.setChannel(Channel.META_SUBSCRIBE);
-            message.put(Message.SUBSCRIPTION_FIELD, id.getId());
-            send(message, callback);
-        }
-
-        @Override
-        public boolean unsubscribe(MessageListener listener, ClientSession.MessageListener callback) {
-            boolean last;
-            synchronized (this) {
-                throwIfReleased();
-                if (!subscribers.remove(listener)) {
-                    return false;
-                }
-                last = subscribers.isEmpty();
-            }
-            if (!last) {
-                return false;
-            }
-            Message.Mutable message = newMessage();
-            message.setChannel(Channel.META_UNSUBSCRIBE);
-            message.put(Message.SUBSCRIPTION_FIELD, id.getId());
-            send(message, callback);
-            return true;
-        }
-
-        @Override
-        public void unsubscribe() {
-            throwIfReleased();
-            for (MessageListener subscriber : subscribers) {
-                unsubscribe(subscriber);
-            }
-        }
-
-        /**
-         * Releases the channel when it has no listeners and no subscribers: it leaves the
-         * session, and any further use of it throws {@link IllegalStateException}.
-         *
-         * @return whether it was released now; false when it has listeners or subscribers, or was released already
-         */
-        @Override
-        public synchronized boolean release() {
-            if (released || !listeners.isEmpty() || !subscribers.isEmpty()) {
-                return false;
-            }
-            released = channels.remove(id.getId(), this);
-            return released;
-        }
-
-        @Override
-        public boolean isReleased() {
-            return released;
-        }
-
-        void notifyListeners(Message message, boolean toSubscribers) {
-            for (ClientSessionChannelListener listener : listeners) {
-                if (listener instanceof MessageListener messageListener) {
-                    notifyListener(messageListener, message);
-                }
-            }
-            if (toSubscribers) {
-                for (MessageListener subscriber : subscribers) {
-                    notifyListener(subscriber, message);
-                }
-            }
-        }
-
-        private void notifyListener(MessageListener listener, Message message) {
-            try {
-                listener.onMessage(this, message);
-            } catch (RuntimeException x) {
-                LOG.warn("Listener {} of {} failed on {}", listener, id, message, x);
-            }
-        }
-
-        @Override
-        public void setAttribute(String name, Object value) {
-            attributes.put(name, value);
-        }
-
-        @Override
-        public Object getAttribute(String name) {
-            return attributes.get(name);
-        }
-
-        @Override
-        public Set<String> getAttributeNames() {
-            return Set.copyOf(attributes.keySet());
-        }
-
-        @Override
-        public Object removeAttribute(String name) {
-            return attributes.remove(name);
-        }
-
-        @Override
-        public String toString() {
-            return "ClientChannel[" + id + ", subscribers=" + subscribers.size() + ", listeners=" + listeners.size() + "]";
         }
     }
 }

@@ -113,7 +113,7 @@ final class StalledClient implements AutoCloseable {
         List<Map<String, Object>> subscribes = new ArrayList<>();
         for (int room : rooms) {
             Map<String, Object> subscribe = message("/meta/subscribe");
-            subscribe.put("subscription", ChatBenchmark.roomChannel(room));
+            subscribe.put("subscription", ChatClients.roomChannel(room));
             subscribes.add(subscribe);
         }
         request(subscribes, "/meta/subscribe", rooms.length);

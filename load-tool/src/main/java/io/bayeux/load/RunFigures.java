@@ -1,0 +1,85 @@
+package io.bayeux.load;
+
+import io.bayeux.api.Message;
+import io.bayeux.client.BayeuxClient;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * What a run measures besides its deliveries: the load tool's own CPU, and the server's CPU,
+ * memory and stats (from its process when it runs on this machine, and from its stats service).
+ * Immutable.
+ */
+final class RunFigures {
+    private static final Duration CONNECTED_WAIT = Duration.ofSeconds(5);
+    private static final Duration STATS_TIMEOUT = Duration.ofSeconds(3);
+
+    private final Long serverPid;
+    private final int ioThreads;
+
+    /**
+     * @param serverPid the server's process id when it runs on this machine, or null
+     * @param ioThreads the event loops shared by every client
+     */
+    RunFigures(Long serverPid, int ioThreads) {
+        this.serverPid = serverPid;
+        this.ioThreads = ioThreads;
+    }
+
+    /** The tool's CPU since {@code cpuStart} (its {@link ProcessFigures#ownCpuNanos()}) over {@code seconds}. */
+    RunResult.Tool tool(long cpuStart, double seconds, long deliveries) {
+        double cpu = (ProcessFigures.ownCpuNanos() - cpuStart) / 1e9;
+        return new RunResult.Tool(cpu, 100 * cpu / seconds, deliveries == 0 ? null : cpu * 1e6 / deliveries, ioThreads);
+    }
+
+    /**
+     * The server's figures now, against those taken before: CPU since {@code cpuStart}, memory,
+     * and its stats (asked only when {@code statsBefore} shows it has a stats service).
+     */
+    RunResult.Server server(ProcessFigures.CpuSample cpuStart, long deliveries, Long rssBefore, Long heapBefore,
+                            Map<String, Object> statsBefore, BayeuxClient statsClient) {
+        Map<String, Object> stats = statsBefore == null ? null : serverStats(statsClient);
+        if (serverPid == null) {
+            return new RunResult.Server(null, null, null, null, null, null, null, null, null, stats, statsBefore);
+        }
+        ProcessFigures.CpuSample cpuEnd = ProcessFigures.cpuSample(serverPid);
+        Double cpu = cpuStart == null || cpuEnd == null ? null : (cpuEnd.processNanos() - cpuStart.processNanos()) / 1e9;
+        Double perDelivery = cpu == null || deliveries == 0 ? null : cpu * 1e6 / deliveries;
+        Long jitNanos = cpu == null ? null : cpuEnd.compilerNanosSince(cpuStart);
+        Double jit = jitNanos == null ? null : jitNanos / 1e9;
+        Double perDeliveryWithoutJit = jit == null || deliveries == 0 ? null : Math.max(0, cpu - jit) * 1e6 / deliveries;
+        Long rss = ProcessFigures.rssBytes(serverPid);
+        Long heap = ProcessFigures.heapAfterGcBytes(serverPid);
+        return new RunResult.Server(serverPid, cpu, perDelivery, jit, perDeliveryWithoutJit, rss, rssBefore, heap, heapBefore,
+                stats, statsBefore);
+    }
+
+    /** What the server's stats service answers, or null when it has none (CometD's server). */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> serverStats(BayeuxClient client) {
+        CompletableFuture<Message> reply = new CompletableFuture<>();
+        try {
+            if (!client.waitFor(CONNECTED_WAIT, BayeuxClient.State.CONNECTED)) {
+                return null;
+            }
+            client.remoteCall(StatsService.TARGET, Map.of(), reply::complete);
+            Message answer = reply.get(STATS_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            return answer.isSuccessful() && answer.getData() instanceof Map<?, ?> data ? (Map<String, Object>) data : null;
+        } catch (TimeoutException | ExecutionException x) {
+            return null;
+        } catch (InterruptedException x) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    /** The number {@code name} of {@code stats}, or null. */
+    static Long stat(Map<String, Object> stats, String name) {
+        return stats != null && stats.get(name) instanceof Number n ? n.longValue() : null;
+    }
+}
