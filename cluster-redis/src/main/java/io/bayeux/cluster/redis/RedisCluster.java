@@ -67,13 +67,13 @@ public class RedisCluster implements AutoCloseable {
     private final Object healthLock = new Object();
     private volatile boolean connected;
 
-    // Set by start() (under this) before they are used elsewhere; nulled or shut down by stop().
+    // Set by start() (under this), read on the server's, Lettuce's and the cluster's threads; shut down by stop().
     private volatile RedisConnection connection;
     private volatile SubscriptionReconciler reconciler;
     private volatile LocalSession session;
-    private ScheduledExecutorService control;
-    private ExecutorService delivery;
-    private Hooks hooks;
+    private volatile ScheduledExecutorService control;
+    private volatile ExecutorService delivery;
+    private volatile Hooks hooks;
     /** The histories of the shared channels, in Redis; null when the server is not this project's. */
     private volatile RedisHistory history;
     /** Guarded by this. */
