@@ -6,7 +6,6 @@ import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * How a node joins a cluster on Redis (or Valkey): the server's URI, the channels it shares,
