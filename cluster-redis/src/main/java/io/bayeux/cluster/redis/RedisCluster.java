@@ -109,7 +109,11 @@ public class RedisCluster implements AutoCloseable {
         return config.prefix();
     }
 
-    /** Connects to Redis (in the background, if it is away) and starts sharing; does nothing if started. */
+    /**
+     * Connects to Redis and starts sharing; does nothing if started. Fails, with Lettuce's
+     * {@link io.lettuce.core.RedisConnectionException}, if Redis cannot be reached now; once
+     * started, the cluster rides out Redis' absences.
+     */
     public synchronized void start() {
         if (started) {
             return;
@@ -124,17 +128,25 @@ public class RedisCluster implements AutoCloseable {
                         LOGGER.warn("Redis cluster node {}: a message from another node dropped, {} waiting already", nodeId, DELIVERY_QUEUE);
                     }
                 });
-        RedisConnection opened = new RedisConnection(config, new RedisConnection.Listener() {
-            @Override
-            public void arrived(String json) {
-                RedisCluster.this.arrived(json);
-            }
+        RedisConnection opened;
+        try {
+            opened = new RedisConnection(config, new RedisConnection.Listener() {
+                @Override
+                public void arrived(String json) {
+                    RedisCluster.this.arrived(json);
+                }
 
-            @Override
-            public void changed(boolean up) {
-                RedisCluster.this.changed(up);
-            }
-        });
+                @Override
+                public void changed(boolean up) {
+                    RedisCluster.this.changed(up);
+                }
+            });
+        } catch (RuntimeException x) {
+            started = false;
+            control.shutdownNow();
+            delivery.shutdownNow();
+            throw x;
+        }
         connection = opened;
         connected = opened.isOpen();
         session = bayeux.newLocalSession("redis-cluster");

@@ -61,7 +61,11 @@ final class RedisConnection implements AutoCloseable {
     /** What Redis confirmed: {@code "subscribe NAME"}, {@code "unsubscribe NAME"}. */
     private final Set<String> confirmed = ConcurrentHashMap.newKeySet();
 
-    /** Connects both, each failing attempt retried by Lettuce in the background. */
+    /**
+     * Connects both. Once connected, Lettuce reconnects in the background whenever Redis goes
+     * away; if Redis cannot be reached now, this throws Lettuce's
+     * {@link io.lettuce.core.RedisConnectionException} and leaves nothing open.
+     */
     RedisConnection(RedisConfig config, Listener listener) {
         resources = ClientResources.builder()
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(100), config.maxReconnectDelay(), 2, TimeUnit.MILLISECONDS))
@@ -79,9 +83,20 @@ final class RedisConnection implements AutoCloseable {
                 listener.changed(false);
             }
         });
-        publisher = client.connect();
+        StatefulRedisConnection<String, String> connected = null;
+        try {
+            connected = client.connect();
+            subscriber = client.connectPubSub();
+        } catch (RuntimeException x) {
+            // Redis not there at start (Lettuce reconnects only what it once connected): nothing stays open.
+            if (connected != null) {
+                connected.close();
+            }
+            shutdown();
+            throw x;
+        }
+        publisher = connected;
         commands = publisher.async();
-        subscriber = client.connectPubSub();
         subscriber.addListener(new RedisPubSubAdapter<>() {
             @Override
             public void message(String channel, String message) {
@@ -163,9 +178,13 @@ final class RedisConnection implements AutoCloseable {
     /** Closes both connections and Lettuce's threads, waiting for them at most about 2 s each. */
     @Override
     public void close() {
-        events.dispose();
         subscriber.close();
         publisher.close();
+        shutdown();
+    }
+
+    private void shutdown() {
+        events.dispose();
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         resources.shutdown(0, 2, TimeUnit.SECONDS);
     }

@@ -70,6 +70,18 @@ class RedisNodeIT {
     }
 
     @Test
+    void aNodeWhoseRedisIsNotThereFailsAtStartAndLeavesNothingRunning() throws Exception {
+        int port = fixture.redis().port();
+        fixture.redis().kill();
+        NettyBayeuxServer.Builder builder = server();
+        RuntimeException x = assertThrows(RuntimeException.class,
+                () -> RedisNode.start(builder, RedisConfig.builder().uri("redis://127.0.0.1:" + port).build()));
+        assertTrue(String.valueOf(x.getMessage()).contains(String.valueOf(port)), String.valueOf(x));
+        await("no Redis cluster thread left", () -> Thread.getAllStackTraces().keySet().stream()
+                .noneMatch(thread -> thread.getName().startsWith("redis-cluster-") || thread.getName().startsWith("redis-seti-")));
+    }
+
+    @Test
     void aBadSettingFailsAtStartNamingTheSetting() {
         IllegalArgumentException x = assertThrows(IllegalArgumentException.class,
                 () -> RedisNode.start(server(), config().bufferSize(-3).build()));
