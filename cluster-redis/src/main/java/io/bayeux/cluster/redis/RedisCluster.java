@@ -130,17 +130,7 @@ public class RedisCluster implements AutoCloseable {
                 });
         RedisConnection opened;
         try {
-            opened = new RedisConnection(config, new RedisConnection.Listener() {
-                @Override
-                public void arrived(String json) {
-                    RedisCluster.this.arrived(json);
-                }
-
-                @Override
-                public void changed(boolean up) {
-                    RedisCluster.this.changed(up);
-                }
-            });
+            opened = new RedisConnection(config, this::arrived, this::changed);
         } catch (RuntimeException x) {
             started = false;
             control.shutdownNow();

@@ -31,7 +31,7 @@ import java.util.function.Consumer;
  * config's maximum, and subscribes again to what the pub/sub connection had.
  *
  * <p>Messages on a direct channel ({@link #subscribeDirect}) go to its handler; all others, and
- * everything matched by a pattern, to {@link Listener#arrived}. Both run on Lettuce's event
+ * everything matched by a pattern, to the {@code arrived} consumer. Both run on Lettuce's event
  * loop and must not block.
  *
  * <p>Thread-safe. The connection fields are final but set while Lettuce already runs: a
@@ -41,14 +41,6 @@ final class RedisConnection implements AutoCloseable {
     private static final Logger LOGGER = LoggerFactory.getLogger(RedisConnection.class);
     /** How long a subscribe or unsubscribe waits for Redis' reply before it counts as not confirmed. */
     private static final Duration CONFIRM_WAIT = Duration.ofSeconds(5);
-
-    /** Told what arrives, and when both connections are up or one is down. */
-    interface Listener {
-        void arrived(String json);
-
-        /** Lettuce saw a connection go up ({@code true}) or down; {@link #isOpen()} says whether both are up. */
-        void changed(boolean up);
-    }
 
     private final ClientResources resources;
     private final RedisClient client;
@@ -65,8 +57,11 @@ final class RedisConnection implements AutoCloseable {
      * Connects both. Once connected, Lettuce reconnects in the background whenever Redis goes
      * away; if Redis cannot be reached now, this throws Lettuce's
      * {@link io.lettuce.core.RedisConnectionException} and leaves nothing open.
+     *
+     * @param arrived told each message but those of the direct channels
+     * @param changed told when Lettuce saw a connection go up ({@code true}) or down; {@link #isOpen()} says whether both are up
      */
-    RedisConnection(RedisConfig config, Listener listener) {
+    RedisConnection(RedisConfig config, Consumer<String> arrived, Consumer<Boolean> changed) {
         resources = ClientResources.builder()
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(100), config.maxReconnectDelay(), 2, TimeUnit.MILLISECONDS))
                 .build();
@@ -78,9 +73,9 @@ final class RedisConnection implements AutoCloseable {
                 .build());
         events = client.getResources().eventBus().get().subscribe(event -> {
             if (event instanceof ConnectionActivatedEvent) {
-                listener.changed(true);
+                changed.accept(true);
             } else if (event instanceof ConnectionDeactivatedEvent) {
-                listener.changed(false);
+                changed.accept(false);
             }
         });
         StatefulRedisConnection<String, String> connected = null;
@@ -104,13 +99,13 @@ final class RedisConnection implements AutoCloseable {
                 if (handler != null) {
                     handler.accept(message);
                 } else {
-                    listener.arrived(message);
+                    arrived.accept(message);
                 }
             }
 
             @Override
             public void message(String pattern, String channel, String message) {
-                listener.arrived(message);
+                arrived.accept(message);
             }
         });
     }
