@@ -1,6 +1,7 @@
 package io.bayeux.examples;
 
-import io.bayeux.cluster.redis.RedisCluster;
+import io.bayeux.cluster.redis.RedisConfig;
+import io.bayeux.cluster.redis.RedisNode;
 import io.bayeux.cluster.redis.RedisSeti;
 import io.bayeux.transport.NettyBayeuxServer;
 
@@ -19,22 +20,6 @@ final class DemoRedis {
 
     private String uri;
     private List<String> channels = List.of("/chat/**", "/event/**");
-
-    /** A running node: its server, cluster and presence. */
-    record Node(NettyBayeuxServer server, RedisCluster cluster, RedisSeti seti) {
-        /** The server first: no client publishes to a history the cluster no longer keeps in Redis. */
-        void stop() {
-            try {
-                server.stop();
-            } finally {
-                try {
-                    seti.stop();
-                } finally {
-                    cluster.stop();
-                }
-            }
-        }
-    }
 
     void set(String flag, String value) {
         switch (flag) {
@@ -57,17 +42,13 @@ final class DemoRedis {
         return uri;
     }
 
-    Node start(NettyBayeuxServer.Builder builder) {
-        NettyBayeuxServer server = builder.build().start();
-        RedisCluster cluster = new RedisCluster(server.bayeux(), uri);
-        channels.forEach(cluster::observeChannel);
-        cluster.start();
-        RedisSeti seti = new RedisSeti(cluster);
-        seti.start();
-        ClusterMembers.install(server.bayeux(), seti);
+    /** Starts the node, its room members listed from its presence ({@link ClusterMembers}). */
+    RedisNode start(NettyBayeuxServer.Builder builder) {
+        RedisNode node = RedisNode.start(builder, RedisConfig.builder().uri(uri).channels(channels).build());
+        ClusterMembers.install(node.server().bayeux(), node.seti());
         for (String pattern : List.of("/chat/**", "/chat/*")) {
-            Republished.skipListeners(server.bayeux(), pattern, cluster::isClusterSession);
+            Republished.skipListeners(node.server().bayeux(), pattern, node.cluster()::isClusterSession);
         }
-        return new Node(server, cluster, seti);
+        return node;
     }
 }

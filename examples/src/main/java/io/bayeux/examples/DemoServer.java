@@ -140,7 +140,7 @@ public final class DemoServer {
             System.exit(2);
         }
         io.bayeux.oort.OortNode node = cluster.enabled() ? cluster.start(builder) : null;
-        DemoRedis.Node redisNode = redis.enabled() ? redis.start(builder) : null;
+        io.bayeux.cluster.redis.RedisNode redisNode = redis.enabled() ? redis.start(builder) : null;
         NettyBayeuxServer server = node != null ? node.server() : redisNode != null ? redisNode.server() : builder.build().start();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -2,6 +2,7 @@ package io.bayeux.examples;
 
 import io.bayeux.api.Message;
 import io.bayeux.client.BayeuxClient;
+import io.bayeux.cluster.redis.RedisNode;
 import io.bayeux.cluster.redis.RedisProcess;
 import io.bayeux.oort.OortNode;
 import io.bayeux.transport.NettyBayeuxServer;
@@ -58,7 +59,7 @@ class DemoClusterIT {
         for (int i = 0; i < 2; i++) {
             DemoRedis engine = new DemoRedis();
             engine.set("--engine", redis.uri());
-            DemoRedis.Node node = engine.start(DemoServer.configure(NettyBayeuxServer.builder().host("127.0.0.1").port(0)));
+            RedisNode node = engine.start(DemoServer.configure(NettyBayeuxServer.builder().host("127.0.0.1").port(0)));
             nodes.add(node::stop);
             started.add(new Node(node.server().uri(), () -> node.cluster().isSubscribed("/chat/lobby")));
         }

@@ -1,9 +1,9 @@
 package io.bayeux.load;
 
 import io.bayeux.api.server.HistoryPolicy;
-import io.bayeux.cluster.redis.RedisCluster;
+import io.bayeux.cluster.redis.RedisConfig;
+import io.bayeux.cluster.redis.RedisNode;
 import io.bayeux.cluster.redis.RedisProcess;
-import io.bayeux.transport.NettyBayeuxServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -32,38 +32,20 @@ class RedisRestartIT {
     private static final Duration WAIT = Duration.ofSeconds(60);
 
     private RedisProcess redis;
-    private Node node;
+    private RedisNode node;
 
-    /** A benchmark server and its Redis cluster, the cluster started before the server takes connections. */
-    private record Node(NettyBayeuxServer server, RedisCluster cluster) {
-        static Node start(int port, String redisUri, TestScenarios.ServerCount count) {
-            BenchmarkServer.Settings settings = BenchmarkServer.Settings.defaults("127.0.0.1", port)
-                    .withHistory(HistoryPolicy.of(5000, Duration.ofMinutes(5)));
-            NettyBayeuxServer server = BenchmarkServer.builder(settings, count).build();
-            RedisCluster cluster = new RedisCluster(server.bayeux(), redisUri);
-            cluster.observeChannel(BenchmarkServer.ROOMS);
-            cluster.start();
-            try {
-                server.start();
-            } catch (RuntimeException x) {
-                cluster.stop();
-                throw x;
-            }
-            return new Node(server, cluster);
-        }
-
-        /**
-         * The server first: a cluster stopped under a running server would leave its rooms to the
-         * server's own memory, and the messages published there meanwhile would carry positions
-         * of another history (another epoch) than Redis'.
-         */
-        void stop() {
-            try {
-                server.stop();
-            } finally {
-                cluster.stop();
-            }
-        }
+    /**
+     * A benchmark server and its Redis cluster (no presence), the cluster started before the
+     * server takes connections. {@link RedisNode#stop()} stops the server first: a cluster
+     * stopped under a running server would leave its rooms to the server's own memory, and the
+     * messages published there meanwhile would carry positions of another history (another
+     * epoch) than Redis'.
+     */
+    private static RedisNode startNode(int port, String redisUri, TestScenarios.ServerCount count) {
+        BenchmarkServer.Settings settings = BenchmarkServer.Settings.defaults("127.0.0.1", port)
+                .withHistory(HistoryPolicy.of(5000, Duration.ofMinutes(5)));
+        return RedisNode.start(BenchmarkServer.builder(settings, count),
+                RedisConfig.builder().uri(redisUri).channel(BenchmarkServer.ROOMS).presence(false).build());
     }
 
     @AfterEach
@@ -84,7 +66,7 @@ class RedisRestartIT {
     void everyClientOfAReplacedNodeHandshakesAgainAndRecoversFromRedisNothingLostNothingDoubled() throws Exception {
         redis = RedisProcess.start();
         TestScenarios.ServerCount first = new TestScenarios.ServerCount();
-        node = Node.start(0, redis.uri(), first);
+        node = startNode(0, redis.uri(), first);
         int port = node.server().port();
         // 1,000 clients in 100 rooms, 5 each (50 per room); 200 messages/s (10,000 deliveries/s) for 320 batches of 5.
         Scenario scenario = new Scenario(List.of(node.server().uri()), Scenario.WEBSOCKET, CLIENTS, 100, ROOMS_PER_CLIENT, 1, 2000, 5,
@@ -103,7 +85,7 @@ class RedisRestartIT {
         // A third of the messages published: the node goes, a new one comes on the same port.
         awaitPublished(first, 500, run);
         node.stop();
-        node = Node.start(port, redis.uri(), new TestScenarios.ServerCount());
+        node = startNode(port, redis.uri(), new TestScenarios.ServerCount());
 
         RunResult result = run.get(WAIT.toSeconds() * 2, TimeUnit.SECONDS);
         runner.join(TimeUnit.SECONDS.toMillis(10));

@@ -1,23 +1,15 @@
 package io.bayeux.cluster.redis;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.bayeux.api.Promise;
 import io.bayeux.api.server.ServerSession;
-import io.bayeux.oort.seti.Presence;
-import io.bayeux.oort.seti.PresenceTable;
-import io.lettuce.core.KeyScanCursor;
-import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanCursor;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.bayeux.presence.Presence;
+import io.bayeux.presence.PresenceTable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -48,20 +40,28 @@ import java.util.concurrent.TimeUnit;
  * way is told before the method that made it returns; one made by a listener, after that
  * listener returns (see {@link PresenceTable}).
  */
-public class RedisSeti implements Presence {
+public class RedisSeti implements Presence, AutoCloseable {
     private static final Logger LOGGER = LoggerFactory.getLogger(RedisSeti.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final RedisCluster cluster;
     /** Guarded by this (but for telling its listeners): the users here and on each other node, by its id. */
     private final PresenceTable table = new PresenceTable(this);
-    private Duration ttl = Duration.ofSeconds(10);
+    private final Duration ttl;
+    private final PresenceStore store;
     private ScheduledExecutorService scheduler;
     private long events;
     private boolean started;
 
+    /** Presence on {@code cluster}, its users living {@link RedisConfig#presenceTtl()} without a heartbeat. */
     public RedisSeti(RedisCluster cluster) {
+        this(cluster, cluster.getConfig().presenceTtl());
+    }
+
+    /** For tests that run nodes with different TTLs on one config. */
+    RedisSeti(RedisCluster cluster, Duration ttl) {
         this.cluster = Objects.requireNonNull(cluster, "cluster");
+        this.ttl = Objects.requireNonNull(ttl, "ttl");
+        this.store = new PresenceStore(cluster, ttl);
     }
 
     public RedisCluster getCluster() {
@@ -79,14 +79,7 @@ public class RedisSeti implements Presence {
         return getId();
     }
 
-    /** How long a node's users outlive its last heartbeat (default 10 s; heartbeat every third of it); set before start. */
-    public void setPresenceTtl(Duration ttl) {
-        if (ttl.toMillis() < 300) {
-            throw new IllegalArgumentException("presence TTL under 300 ms");
-        }
-        this.ttl = ttl;
-    }
-
+    /** How long a node's users outlive its last heartbeat (heartbeat every third of it). */
     public Duration getPresenceTtl() {
         return ttl;
     }
@@ -100,8 +93,8 @@ public class RedisSeti implements Presence {
             throw new IllegalStateException("the cluster is not started");
         }
         started = true;
-        cluster.subscribeDirect(presenceChannel(), this::presenceArrived);
-        cluster.subscribeDirect(setiChannel(getId()), this::messageArrived);
+        cluster.subscribeDirect(store.channel(), this::presenceArrived);
+        cluster.subscribeDirect(store.setiChannel(getId()), this::messageArrived);
         scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "redis-seti-heartbeat");
             thread.setDaemon(true);
@@ -131,15 +124,9 @@ public class RedisSeti implements Presence {
         } catch (InterruptedException x) {
             Thread.currentThread().interrupt();
         }
-        cluster.unsubscribeDirect(presenceChannel());
-        cluster.unsubscribeDirect(setiChannel(getId()));
-        if (cluster.isConnected()) {
-            RedisAsyncCommands<String, String> commands = cluster.commands();
-            commands.del(presenceKey(getId()));
-            for (String userId : users) {
-                commands.publish(presenceChannel(), event(userId, false));
-            }
-        }
+        cluster.unsubscribeDirect(store.channel());
+        cluster.unsubscribeDirect(store.setiChannel(getId()));
+        store.leave(users);
         synchronized (this) {
             // The other nodes' users are no longer known here: the listeners hear that too.
             Map<String, Set<String>> remote = table.remote();
@@ -147,6 +134,12 @@ public class RedisSeti implements Presence {
             remote.clear();
         }
         table.notifyListeners();
+    }
+
+    /** {@link #stop()}. */
+    @Override
+    public void close() {
+        stop();
     }
 
     // --- associations
@@ -250,12 +243,6 @@ public class RedisSeti implements Presence {
 
     // --- messages
 
-    /** Sends {@code data} on {@code channel} to every session of {@code userId}, on every node where it is present. */
-    @Override
-    public void sendMessage(String userId, String channel, Object data) {
-        sendMessage(List.of(userId), channel, data);
-    }
-
     @Override
     public void sendMessage(Collection<String> userIds, String channel, Object data) {
         Objects.requireNonNull(channel, "channel");
@@ -272,16 +259,12 @@ public class RedisSeti implements Presence {
             if (nodes.isEmpty()) {
                 continue;
             }
-            Map<String, Object> message = new LinkedHashMap<>();
-            message.put("userId", userId);
-            message.put("channel", channel);
-            message.put("data", data);
-            String json = json(message);
+            String json = store.message(userId, channel, data);
             if (json == null) {
                 continue;
             }
             for (String node : nodes) {
-                send(setiChannel(node), json);
+                store.publish(store.setiChannel(node), json);
             }
         }
     }
@@ -304,66 +287,21 @@ public class RedisSeti implements Presence {
 
     // --- Redis
 
-    private String presenceChannel() {
-        return cluster.getPrefix() + "presence";
-    }
-
-    private String presenceKey(String node) {
-        return cluster.getPrefix() + "presence:" + node;
-    }
-
-    private String setiChannel(String node) {
-        return cluster.getPrefix() + "seti:" + node;
-    }
-
     /** Under the lock: queues the commands on the Redis connection, waiting for no answer. */
     private void announce(String userId, boolean present) {
         if (!isStarted()) {
             return;
         }
-        RedisAsyncCommands<String, String> commands = cluster.commands();
         try {
-            String key = presenceKey(getId());
-            if (present) {
-                commands.sadd(key, userId);
-                commands.pexpire(key, ttl.toMillis());
-            } else {
-                commands.srem(key, userId);
-            }
-            send(presenceChannel(), event(userId, present));
+            store.announce(userId, present);
         } catch (RuntimeException x) {
             // Redis away and the buffer full: the heartbeat publishes the users again.
             LOGGER.debug("Presence of {} not announced yet: {}", userId, x.toString());
         }
     }
 
-    private void send(String redisChannel, String json) {
-        try {
-            cluster.commands().publish(redisChannel, json).whenComplete((n, failure) -> {
-                if (failure != null) {
-                    cluster.countDropped();
-                }
-            });
-        } catch (RuntimeException x) {
-            cluster.countDropped();
-        }
-    }
-
-    private String event(String userId, boolean present) {
-        Map<String, Object> event = new LinkedHashMap<>();
-        event.put("node", getId());
-        event.put("userId", userId);
-        event.put("present", present);
-        return json(event);
-    }
-
-    private static String json(Object value) {
-        try {
-            return JSON.writeValueAsString(value);
-        } catch (JsonProcessingException x) {
-            LOGGER.warn("Not encodable: {}", x.toString());
-            return null;
-        }
+    private synchronized Set<String> localUserIds() {
+        return Set.copyOf(table.localUserIds());
     }
 
     private synchronized boolean isStarted() {
@@ -371,13 +309,8 @@ public class RedisSeti implements Presence {
     }
 
     private void presenceArrived(String json) {
-        Map<?, ?> event;
-        try {
-            event = JSON.readValue(json, Map.class);
-        } catch (JsonProcessingException x) {
-            return;
-        }
-        if (!(event.get("node") instanceof String node) || !(event.get("userId") instanceof String userId) || getId().equals(node)) {
+        Map<?, ?> event = PresenceStore.parse(json);
+        if (event == null || !(event.get("node") instanceof String node) || !(event.get("userId") instanceof String userId) || getId().equals(node)) {
             return;
         }
         boolean present = Boolean.TRUE.equals(event.get("present"));
@@ -405,13 +338,8 @@ public class RedisSeti implements Presence {
     }
 
     private void messageArrived(String json) {
-        Map<?, ?> message;
-        try {
-            message = JSON.readValue(json, Map.class);
-        } catch (JsonProcessingException x) {
-            return;
-        }
-        if (!(message.get("userId") instanceof String userId) || !(message.get("channel") instanceof String channel)) {
+        Map<?, ?> message = PresenceStore.parse(json);
+        if (message == null || !(message.get("userId") instanceof String userId) || !(message.get("channel") instanceof String channel)) {
             return;
         }
         List<ServerSession> sessions;
@@ -429,43 +357,12 @@ public class RedisSeti implements Presence {
             return;
         }
         try {
-            RedisAsyncCommands<String, String> commands = cluster.commands();
-            String own = presenceKey(getId());
-            String[] users;
-            synchronized (this) {
-                users = table.localUserIds().toArray(String[]::new);
-            }
-            if (users.length > 0) {
-                commands.sadd(own, users);
-                commands.pexpire(own, ttl.toMillis()).get(5, TimeUnit.SECONDS);
-            }
-            // A removal lost while Redis was away is made good here.
-            Set<String> stale = new HashSet<>(commands.smembers(own).get(5, TimeUnit.SECONDS));
-            synchronized (this) {
-                stale.removeAll(table.localUserIds());
-            }
-            if (!stale.isEmpty()) {
-                commands.srem(own, stale.toArray(String[]::new)).get(5, TimeUnit.SECONDS);
-            }
+            store.refresh(this::localUserIds);
             long before;
             synchronized (this) {
                 before = events;
             }
-            Map<String, Set<String>> snapshot = new HashMap<>();
-            String prefix = presenceKey("");
-            ScanCursor cursor = ScanCursor.INITIAL;
-            int rounds = 0;
-            do {
-                KeyScanCursor<String> page = commands.scan(cursor, ScanArgs.Builder.matches(globEscape(prefix) + "*").limit(500))
-                        .get(5, TimeUnit.SECONDS);
-                for (String key : page.getKeys()) {
-                    String node = key.substring(prefix.length());
-                    if (!node.equals(getId())) {
-                        snapshot.put(node, new HashSet<>(commands.smembers(key).get(5, TimeUnit.SECONDS)));
-                    }
-                }
-                cursor = page;
-            } while (!cursor.isFinished() && ++rounds < 10_000);
+            Map<String, Set<String>> snapshot = store.readOthers();
             synchronized (this) {
                 if (events != before || !started) {
                     return; // news arrived meanwhile: the next heartbeat reads again
@@ -500,17 +397,6 @@ public class RedisSeti implements Presence {
         } catch (Exception x) {
             LOGGER.debug("Presence heartbeat failed: {}", x.toString());
         }
-    }
-
-    private static String globEscape(String s) {
-        StringBuilder b = new StringBuilder(s.length());
-        for (char c : s.toCharArray()) {
-            if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
-                b.append('\\');
-            }
-            b.append(c);
-        }
-        return b.toString();
     }
 
     /** Under the lock, with the change: see the class comment. */

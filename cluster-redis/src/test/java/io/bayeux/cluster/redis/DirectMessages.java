@@ -4,7 +4,7 @@ import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
-import io.bayeux.oort.seti.Presence;
+import io.bayeux.presence.Presence;
 
 import java.util.List;
 import java.util.Map;

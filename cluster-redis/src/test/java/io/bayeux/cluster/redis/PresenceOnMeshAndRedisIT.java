@@ -4,8 +4,8 @@ import io.bayeux.api.Message;
 import io.bayeux.client.BayeuxClient;
 import io.bayeux.oort.OortConfig;
 import io.bayeux.oort.OortNode;
-import io.bayeux.oort.seti.Presence;
 import io.bayeux.oort.seti.Seti;
+import io.bayeux.presence.Presence;
 import io.bayeux.transport.NettyBayeuxServer;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -67,8 +67,7 @@ class PresenceOnMeshAndRedisIT {
             for (int i = 0; i < 2; i++) {
                 RedisTesting.Node node = RedisTesting.node(redis);
                 fixture.closing(node);
-                RedisSeti seti = new RedisSeti(node.cluster());
-                seti.setPresenceTtl(Duration.ofSeconds(3));
+                RedisSeti seti = new RedisSeti(node.cluster(), Duration.ofSeconds(3));
                 seti.start();
                 fixture.closing(seti::stop);
                 nodes.add(new Node(node.url(), DirectMessages.install(node.server().bayeux(), seti)));

@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RedisClusterTest {
     @Test
     void observedChannelsMatchLikeBayeuxWildcards() {
-        RedisCluster cluster = new RedisCluster(new BayeuxServerImpl(), "redis://127.0.0.1:1");
+        RedisCluster cluster = new RedisCluster(new BayeuxServerImpl(), RedisConfig.builder().uri("redis://127.0.0.1:1").build());
         cluster.observeChannel("/chat/*");
         cluster.observeChannel("/stock/**");
         assertTrue(cluster.isObserved("/chat/room"));
@@ -30,9 +30,8 @@ class RedisClusterTest {
     }
 
     @Test
-    void settingsAreChecked() {
-        RedisCluster cluster = new RedisCluster(new BayeuxServerImpl(), "redis://127.0.0.1:1");
-        assertThrows(IllegalArgumentException.class, () -> cluster.setBufferSize(0));
+    void observedChannelsAreChecked() {
+        RedisCluster cluster = new RedisCluster(new BayeuxServerImpl(), RedisConfig.builder().uri("redis://127.0.0.1:1").build());
         assertThrows(IllegalArgumentException.class, () -> cluster.observeChannel("not a channel"));
         assertFalse(cluster.isStarted());
         assertFalse(cluster.isConnected());

@@ -80,8 +80,7 @@ final class RedisFixture implements BeforeEachCallback, AfterEachCallback {
 
     /** A started Seti on {@code node} whose presence lives {@code presenceTtl} without a heartbeat; stopped after the test. */
     RedisSeti seti(RedisTesting.Node node, Duration presenceTtl) {
-        RedisSeti seti = new RedisSeti(node.cluster());
-        seti.setPresenceTtl(presenceTtl);
+        RedisSeti seti = new RedisSeti(node.cluster(), presenceTtl);
         seti.start();
         closing.add(seti::stop);
         return seti;

@@ -16,13 +16,11 @@ public final class RedisNodeMain {
     }
 
     public static void main(String[] args) throws Exception {
-        NettyBayeuxServer server = NettyBayeuxServer.builder().host("127.0.0.1").port(0).build().start();
-        RedisCluster cluster = new RedisCluster(server.bayeux(), args[0]);
-        cluster.observeChannel("/chat/**");
-        cluster.start();
-        RedisSeti seti = new RedisSeti(cluster);
-        seti.setPresenceTtl(Duration.ofSeconds(2));
-        seti.start();
+        RedisNode node = RedisNode.start(NettyBayeuxServer.builder().host("127.0.0.1").port(0),
+                RedisConfig.builder().uri(args[0]).channel("/chat/**").presenceTtl(Duration.ofSeconds(2)).build());
+        NettyBayeuxServer server = node.server();
+        RedisCluster cluster = node.cluster();
+        RedisSeti seti = node.seti();
         server.bayeux().createChannelIfAbsent("/service/login").getReference()
                 .addListener((ServerChannel.MessageListener) (from, channel, message) -> {
                     seti.associate((String) message.getDataAsMap().get("user"), from);

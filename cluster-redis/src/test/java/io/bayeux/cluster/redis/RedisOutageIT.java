@@ -40,7 +40,7 @@ class RedisOutageIT {
 
     /** Publishes 101 messages, kills Redis, 101 more, restarts it, 101 more; returns what B got. */
     private List<Integer> outage(int bufferSize) throws Exception {
-        RedisTesting.Node a = node(fixture.redis(), cluster -> cluster.setBufferSize(bufferSize), "/chat/**");
+        RedisTesting.Node a = node(fixture.redis(), config -> config.bufferSize(bufferSize), "/chat/**");
         fixture.closing(a);
         RedisTesting.Node b = node(fixture.redis(), "/chat/**");
         fixture.closing(b);
@@ -124,10 +124,8 @@ class RedisOutageIT {
         fixture.closing(a);
         RedisTesting.Node b = node(fixture.redis());
         fixture.closing(b);
-        RedisSeti setiA = new RedisSeti(a.cluster());
-        RedisSeti setiB = new RedisSeti(b.cluster());
-        setiA.setPresenceTtl(java.time.Duration.ofSeconds(2));
-        setiB.setPresenceTtl(java.time.Duration.ofSeconds(2));
+        RedisSeti setiA = new RedisSeti(a.cluster(), java.time.Duration.ofSeconds(2));
+        RedisSeti setiB = new RedisSeti(b.cluster(), java.time.Duration.ofSeconds(2));
         setiA.start();
         fixture.closing(setiA::stop);
         setiB.start();

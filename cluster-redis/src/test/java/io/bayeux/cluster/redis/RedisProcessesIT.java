@@ -56,8 +56,7 @@ class RedisProcessesIT {
         // A third node here, to watch presence.
         RedisTesting.Node c = RedisTesting.node(fixture.redis(), "/chat/**");
         fixture.closing(c);
-        RedisSeti setiC = new RedisSeti(c.cluster());
-        setiC.setPresenceTtl(Duration.ofSeconds(2));
+        RedisSeti setiC = new RedisSeti(c.cluster(), Duration.ofSeconds(2));
         setiC.start();
         fixture.closing(setiC::stop);
 

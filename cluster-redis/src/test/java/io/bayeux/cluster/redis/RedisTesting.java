@@ -42,16 +42,14 @@ final class RedisTesting {
     }
 
     static Node node(RedisProcess redis, String... observed) {
-        return node(redis, cluster -> { }, observed);
+        return node(redis, config -> { }, observed);
     }
 
-    static Node node(RedisProcess redis, java.util.function.Consumer<RedisCluster> configure, String... observed) {
+    static Node node(RedisProcess redis, java.util.function.Consumer<RedisConfig.Builder> configure, String... observed) {
         NettyBayeuxServer server = NettyBayeuxServer.builder().host("127.0.0.1").port(0).build().start();
-        RedisCluster cluster = new RedisCluster(server.bayeux(), redis.uri());
-        configure.accept(cluster);
-        for (String channel : observed) {
-            cluster.observeChannel(channel);
-        }
+        RedisConfig.Builder config = RedisConfig.builder().uri(redis.uri()).channels(java.util.List.of(observed));
+        configure.accept(config);
+        RedisCluster cluster = new RedisCluster(server.bayeux(), config.build());
         cluster.start();
         return new Node(server, cluster);
     }

@@ -10,6 +10,8 @@ import io.bayeux.api.server.ServerSession;
 import io.bayeux.oort.CometListener;
 import io.bayeux.oort.Oort;
 import io.bayeux.oort.object.Timers;
+import io.bayeux.presence.Presence;
+import io.bayeux.presence.PresenceTable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,4 +1,4 @@
-package io.bayeux.oort.seti;
+package io.bayeux.presence;
 
 import io.bayeux.api.server.ServerSession;
 import org.slf4j.Logger;
@@ -17,7 +17,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * What every {@link Presence} keeps, whatever carries it between nodes ({@link Seti} on an
+ * What every {@link Presence} keeps, whatever carries it between nodes (oort-cluster's {@code Seti} on an
  * Oort mesh, cluster-redis' {@code RedisSeti} on Redis): the local sessions of each user
  * associated on this node, the users present on each other node, and the presence listeners.
  * For the implementations of {@link Presence}, not for applications.

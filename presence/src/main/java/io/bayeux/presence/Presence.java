@@ -1,4 +1,4 @@
-package io.bayeux.oort.seti;
+package io.bayeux.presence;
 
 import io.bayeux.api.Bayeux;
 import io.bayeux.api.server.ServerSession;
@@ -9,7 +9,7 @@ import java.util.Set;
 
 /**
  * Where users are in a cluster, whatever carries it: the application-facing side of
- * {@link Seti} (a full Oort mesh) and of cluster-redis' {@code RedisSeti} (nodes sharing a
+ * oort-cluster's {@code Seti} (a full Oort mesh) and of cluster-redis' {@code RedisSeti} (nodes sharing a
  * Redis or Valkey server). Code written against this interface runs unchanged on either; moving
  * from a mesh to Redis is a change of configuration (which one is built at start-up), not of
  * the application.

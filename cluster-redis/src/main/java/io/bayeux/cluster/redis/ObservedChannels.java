@@ -1,0 +1,114 @@
+package io.bayeux.cluster.redis;
+
+import io.bayeux.api.ChannelId;
+
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Which channels a cluster shares (the observed patterns, wildcards allowed), and which Redis
+ * channel or pattern a local subscription needs: {@code <prefix><channel>} for a channel, a
+ * {@code PSUBSCRIBE} pattern under the parent for a wildcard.
+ *
+ * <p>Thread-safe: the patterns are a concurrent set, everything else is final.
+ */
+final class ObservedChannels {
+    private final String prefix;
+    private final Set<String> patterns = ConcurrentHashMap.newKeySet();
+
+    ObservedChannels(String prefix) {
+        this.prefix = Objects.requireNonNull(prefix, "prefix");
+    }
+
+    String prefix() {
+        return prefix;
+    }
+
+    /** Shares {@code channel} (perhaps a wildcard); fails on a malformed channel. */
+    void add(String channel) {
+        ChannelId.of(channel);
+        patterns.add(channel);
+    }
+
+    void remove(String channel) {
+        patterns.remove(channel);
+    }
+
+    Set<String> patterns() {
+        return Set.copyOf(patterns);
+    }
+
+    /** Whether a message on {@code channelId} (not a wildcard) is shared. */
+    boolean isObserved(String channelId) {
+        ChannelId id = ChannelId.of(channelId);
+        if (id.isWild() || id.isMeta() || id.isService()) {
+            return false;
+        }
+        for (String pattern : patterns) {
+            if (ChannelId.of(pattern).matches(id)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether a subscription to {@code channelId} (perhaps a wildcard) may need messages from other nodes. */
+    boolean isRelevant(String channelId) {
+        ChannelId id = ChannelId.of(channelId);
+        if (!id.isWild()) {
+            return isObserved(channelId);
+        }
+        if (id.isMeta() || id.isService()) {
+            return false;
+        }
+        ChannelId sample = ChannelId.of(id.getParent() + "/_");
+        for (String pattern : patterns) {
+            ChannelId p = ChannelId.of(pattern);
+            // /chat/** observed and /chat/* subscribed; or /chat/room observed and /chat/* subscribed.
+            if (p.equals(id) || p.matches(sample) || (!p.isWild() && id.matches(p))
+                    || (p.isWild() && id.isDeepWild() && p.getId().startsWith(id.getParent() + "/"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The Redis channel or pattern a subscription to {@code channelId} needs. */
+    String redisName(String channelId) {
+        ChannelId id = ChannelId.of(channelId);
+        if (!id.isWild()) {
+            return prefix + channelId;
+        }
+        // Redis' * matches across '/': a wider pattern; what it brings reaches only matching subscribers.
+        return escapeGlob(prefix + id.getParent()) + "/*";
+    }
+
+    /** The Redis channel a message on {@code channelId} is published to. */
+    String redisChannel(String channelId) {
+        return prefix + channelId;
+    }
+
+    /** Whether a Redis subscription named {@code name} (a channel, or a pattern of {@link #redisName}) brings {@code redisChannel}. */
+    static boolean covers(String name, String redisChannel) {
+        return name.equals(redisChannel)
+                || (isPattern(name) && redisChannel.startsWith(name.substring(0, name.length() - 1).replace("\\", "")));
+    }
+
+    /** Whether {@code name}, made by {@link #redisName}, is a pattern ({@code PSUBSCRIBE}). */
+    static boolean isPattern(String name) {
+        return name.endsWith("/*");
+    }
+
+    /** {@code s} with Redis' glob characters escaped, to match itself in a pattern. */
+    static String escapeGlob(String s) {
+        StringBuilder b = new StringBuilder(s.length());
+        for (char c : s.toCharArray()) {
+            if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+                b.append('\\');
+            }
+            b.append(c);
+        }
+        return b.toString();
+    }
+}
