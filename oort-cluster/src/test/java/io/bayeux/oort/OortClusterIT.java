@@ -3,6 +3,7 @@ package io.bayeux.oort;
 import io.bayeux.api.Message;
 import io.bayeux.api.client.ClientSessionChannel;
 import io.bayeux.client.BayeuxClient;
+import io.bayeux.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -173,7 +174,8 @@ class OortClusterIT {
         Map<String, Object> ext = Oort.oortExt(reply);
         assertEquals(Map.of(Oort.EXT_OORT_URL_FIELD, a.url(), Oort.EXT_OORT_ID_FIELD, a.oort().getId()), ext);
         // The intruder with the wrong secret never joined, refused again when it dialed again.
-        await("the intruder refused twice", () -> refusals.get() >= 2);
+        Await.until(OortTesting.WAIT, () -> refusals.get() >= 2,
+                () -> "the intruder refused twice; refused " + refusals.get() + " times, A knows " + a.oort().getKnownComets());
         settle(a, intruder);
         assertTrue(a.oort().getKnownComets().isEmpty());
         assertTrue(intruder.oort().getKnownComets().isEmpty());
