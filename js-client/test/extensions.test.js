@@ -126,8 +126,8 @@ for (const transport of TRANSPORTS) {
       assert.equal((await before.next()).data, 'before');
       // The server forgets 'before' once a connect acknowledges its batch: page1's next connect,
       // sent when the reply came. A mark published now can only come in the reply to that connect
-      // or a later one, so once it is here the acknowledgement arrived (a fixed sleep was not
-      // always enough). page2 does not listen on the mark's channel.
+      // or a later one, so once it is here the acknowledgement arrived. page2 does not listen on
+      // the mark's channel.
       await callback((done) => bob.publish(`${channel}-mark`, 'mark', done));
       assert.equal((await marks.next()).data, 'mark');
       assert.equal(page1.reload(), true);

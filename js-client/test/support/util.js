@@ -19,7 +19,7 @@ export async function waitFor(predicate, { timeout = 5000, what = 'condition', i
   }
 }
 
-export function sleep(ms) {
+function sleep(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
