@@ -2,7 +2,7 @@
 import { describe, it, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startDemo } from './support/demo-server.js';
-import { TRANSPORTS, newClient, connect, subscribe, stop, recorder, callback, waitFor, sleep } from './support/util.js';
+import { TRANSPORTS, newClient, connect, subscribe, stop, recorder, callback, waitFor } from './support/util.js';
 import { BayeuxClient, TimesyncExtension, TimestampExtension, promises } from '../src/index.js';
 
 let server;
@@ -71,6 +71,8 @@ for (const transport of TRANSPORTS) {
       const c = client();
       await connect(c);
       const channel = `/chat/${transport}-unsub`;
+      const marks = recorder('mark');
+      await subscribe(c, `${channel}-mark`, marks);
       const first = recorder('first');
       const second = recorder('second');
       const h1 = await subscribe(c, channel, first);
@@ -86,7 +88,11 @@ for (const transport of TRANSPORTS) {
       assert.equal(unsubscribes.items.length, 1, 'one /meta/unsubscribe for two subscriptions');
       assert.equal(subscribes.items.length, 0, 'the second subscription was local');
       await callback((done) => c.publish(channel, 2, done));
-      await sleep(200);
+      // What the server sent c before a marker from another client has arrived once the marker has.
+      const bob = client();
+      await connect(bob);
+      await callback((done) => bob.publish(`${channel}-mark`, 'mark', done));
+      assert.equal((await marks.next()).data, 'mark');
       assert.deepEqual(first.items.map((m) => m.data), []);
       assert.deepEqual(second.items.map((m) => m.data), [1]);
       assert.throws(() => c.unsubscribe(h2), /Not a subscription/);
@@ -104,8 +110,12 @@ for (const transport of TRANSPORTS) {
       await waitFor(() => !c.isDisconnected());
       await callback((done) => c.publish(channel, 'x', done));
       assert.equal((await received.next()).data, 'x');
-      await sleep(100);
-      assert.equal(received.items.length, 1, 'one callback, not two');
+      // A second callback of the same message, or a second copy of it, would come before a marker published after it.
+      const bob = client();
+      await connect(bob);
+      await callback((done) => bob.publish(channel, 'marker', done));
+      await waitFor(() => received.items.some((m) => m.data === 'marker'), { what: 'the marker' });
+      assert.equal(received.items.filter((m) => m.data === 'x').length, 1, 'one callback, not two');
     });
 
     it('fails a subscription the server refuses and drops it locally', async () => {
@@ -135,8 +145,11 @@ for (const transport of TRANSPORTS) {
       c.startBatch();
       c.publish(channel, 1);
       c.publish(channel, 2);
-      await sleep(100);
-      assert.equal(received.items.length, 0, 'nothing leaves before endBatch');
+      // The client sends at once or from a queued task, never later unless a timer runs: once the
+      // tasks queued now have run, what the batch did not hold back has left.
+      await new Promise((resolve) => { setImmediate(resolve); });
+      assert.equal(sent.filter((m) => m.channel === channel).length, 0, 'nothing leaves before endBatch');
+      assert.equal(received.items.length, 0);
       c.endBatch();
       c.batch(() => {
         c.publish(channel, 3);
@@ -157,8 +170,12 @@ for (const transport of TRANSPORTS) {
       assert.equal((await connects.next()).successful, true);
       assert.equal(c.removeListener(handle), true);
       const count = connects.items.length;
-      await callback((done) => c.publish(`/chat/${transport}-wake`, 0, done));
-      await sleep(200);
+      // A listener still there sees the next /meta/connect reply: the first of a new session comes at once.
+      const kept = recorder('kept');
+      c.addListener('/meta/connect', kept);
+      await stop(c);
+      await connect(c);
+      assert.equal((await kept.next()).successful, true);
       assert.equal(connects.items.length, count);
       assert.throws(() => c.removeListener({}), /Not a listener/);
     });

@@ -3,7 +3,7 @@
 import { describe, it, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startDemo } from './support/demo-server.js';
-import { TRANSPORTS, newClient, connect, subscribe, stop, recorder, callback, waitFor, sleep, browserFetch, tappedWebSocket } from './support/util.js';
+import { TRANSPORTS, newClient, connect, subscribe, stop, recorder, callback, waitFor, browserFetch, tappedWebSocket } from './support/util.js';
 import { AckExtension, ReloadExtension, CookieJar } from '../src/index.js';
 
 let server;
@@ -102,8 +102,10 @@ for (const transport of TRANSPORTS) {
       await waitFor(() => reconnected, { what: 'the connection after the loss' });
       await callback((done) => bob.publish(channel, 'second', done));
       await waitFor(() => received.items.length >= 1, { what: 'the second message' });
-      await sleep(300);
-      assert.deepEqual(received.items.map((m) => m.data), ['second']);
+      // A marker after it, on the same way: had the first come back, it would be here before the marker.
+      await callback((done) => bob.publish(channel, 'marker', done));
+      await waitFor(() => received.items.some((m) => m.data === 'marker'), { what: 'the marker' });
+      assert.deepEqual(received.items.map((m) => m.data), ['second', 'marker']);
     });
 
     it('a reloaded page resumes its session without a handshake and gets what was published meanwhile', async () => {
@@ -124,8 +126,8 @@ for (const transport of TRANSPORTS) {
       assert.equal((await before.next()).data, 'before');
       // The server forgets 'before' once a connect acknowledges its batch: page1's next connect,
       // sent when the reply came. A mark published now can only come in the reply to that connect
-      // or a later one, so once it is here the acknowledgement arrived (a fixed sleep was not
-      // always enough). page2 does not listen on the mark's channel.
+      // or a later one, so once it is here the acknowledgement arrived. page2 does not listen on
+      // the mark's channel.
       await callback((done) => bob.publish(`${channel}-mark`, 'mark', done));
       assert.equal((await marks.next()).data, 'mark');
       assert.equal(page1.reload(), true);

@@ -4,7 +4,7 @@ import { describe, it, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startDemo } from './support/demo-server.js';
 import {
-  TRANSPORTS, newClient, connect, subscribe, stop, recorder, callback, waitFor, sleep, browserFetch, tappedWebSocket,
+  TRANSPORTS, newClient, connect, subscribe, stop, recorder, callback, waitFor, browserFetch, tappedWebSocket, manualTimers,
 } from './support/util.js';
 import { BayeuxClient } from '../src/index.js';
 
@@ -41,30 +41,36 @@ for (const transport of TRANSPORTS) {
     it('backs off while the server is down, then handshakes again, subscribes again and gets messages', async () => {
       const server = await startDemo();
       const url = server.url;
-      const c = newClient(url, transport, { backoffIncrement: 200, maxBackoff: 800 });
+      const timers = manualTimers();
+      const c = newClient(url, transport, { backoffIncrement: 200, maxBackoff: 800, timers });
       const other = newClient(url, transport);
       try {
         const failures = [];
-        c.addListener('/meta/connect', (m) => { if (!m.successful) failures.push(Date.now()); });
+        c.addListener('/meta/connect', (m) => { if (!m.successful) failures.push(timers.now); });
         const first = await connect(c);
         const received = recorder('received');
         const channel = `/chat/${transport}-comeback`;
         await subscribe(c, channel, received);
 
+        // From here the client's clock moves only from one of its timers to the next: each attempt
+        // fails (nothing listens), and the test runs the timer it set for the next one.
+        timers.stop();
         await server.kill();
-        await sleep(2500);
-        // Attempts at 0, +200, +400, +600, +800, +800...: never a loop.
-        assert.ok(failures.length >= 3 && failures.length <= 8, `${failures.length} attempts in 2.5 s`);
-        const spacing = gaps(failures);
-        for (let i = 0; i < spacing.length; i++) {
-          const expected = Math.min(800, 200 * (i + 1));
-          assert.ok(spacing[i] >= expected - 50, `attempt ${i + 2} came ${spacing[i]} ms after the previous one, expected ${expected}: ${spacing}`);
+        const waits = [];
+        for (let attempt = 1; attempt <= 6; attempt++) {
+          await waitFor(() => failures.length >= attempt, { what: `failed attempt ${attempt}` });
+          waits.push(timers.runNext());
         }
+        await waitFor(() => failures.length >= 7, { what: 'failed attempt 7' });
+        // Attempts at 0, +200, +400, +600, +800, +800...: never a loop.
+        assert.deepEqual(waits, [200, 400, 600, 800, 800, 800], 'the back-offs, each after a failed attempt');
+        assert.deepEqual(gaps(failures), [200, 400, 600, 800, 800, 800], `the failures at ${failures}`);
         assert.equal(c.getBackoffPeriod(), 800);
         assert.notEqual(c.getStatus(), 'connected');
         c.publish(channel, 'sent while down');
 
         const restarted = await startDemo({ port: server.port });
+        timers.start();
         try {
           await waitFor(() => c.getStatus() === 'connected', { timeout: 10000, what: 'the client back' });
           assert.notEqual(c.getClientId(), first.clientId, 'a new session');
@@ -127,7 +133,8 @@ for (const transport of TRANSPORTS) {
     it('stops when the server advises reconnect none', async () => {
       const { options } = await rewriting(transport, (messages) => messages.map((m) => (
         m.channel === '/meta/connect' ? { ...m, advice: { reconnect: 'none' } } : m)));
-      const c = client(options);
+      const timers = manualTimers();
+      const c = client({ ...options, timers });
       const outgoing = [];
       c.registerExtension('spy', { outgoing: (m) => { outgoing.push(m.channel); } });
       const connects = recorder('connect');
@@ -136,7 +143,8 @@ for (const transport of TRANSPORTS) {
       assert.equal(handshake.successful, true);
       assert.equal((await connects.next()).successful, true);
       await waitFor(() => c.getStatus() === 'disconnected', { what: 'disconnected' });
-      await sleep(500);
+      // The client sends only when told to or when one of its timers runs: with none left, nothing can follow.
+      assert.equal(timers.pending, 0, 'no timer left to send anything');
       assert.deepEqual(outgoing, ['/meta/handshake', '/meta/connect'], 'nothing sent after reconnect none');
       assert.equal(c.getClientId(), null);
     });
@@ -204,26 +212,34 @@ describe('transport fallback', () => {
 
   it('polls no faster than the advised interval when the server reports multiple clients of one browser', async () => {
     const jar = new Map();
-    const first = newClient(shared.url, 'long-polling', { fetch: browserFetch({ jar }) });
-    const second = newClient(shared.url, 'long-polling', { fetch: browserFetch({ jar }) });
+    const timers = new Map([['first', manualTimers()], ['second', manualTimers()]]);
+    const first = newClient(shared.url, 'long-polling', { fetch: browserFetch({ jar }), timers: timers.get('first') });
+    const second = newClient(shared.url, 'long-polling', { fetch: browserFetch({ jar }), timers: timers.get('second') });
     clients.push(first, second);
-    await connect(first);
-    await sleep(100); // usually first's connect is held by now, and second is the one advised
     // Whichever tab's connect the server held first, the other is the one advised: on a slow
-    // machine first's held connect may arrive after second's, so both are watched.
+    // machine first's held connect may arrive after second's, so both are watched. An advised
+    // reply is noted with how many timers its client had asked for: the next one is its next poll.
     const advised = recorder('advice');
-    const sent = new Map([[first, []], [second, []]]);
-    for (const c of [first, second]) {
-      c.addListener('/meta/connect', (m) => { if (m.advice && m.advice['multiple-clients']) advised({ c, advice: m.advice }); });
-      c.registerExtension('spy', { outgoing: (m) => { if (m.channel === '/meta/connect') sent.get(c).push(Date.now()); } });
+    const connects = { first: 0, second: 0 };
+    for (const [name, c] of [['first', first], ['second', second]]) {
+      c.addListener('/meta/connect', (m) => {
+        if (m.advice && m.advice['multiple-clients']) {
+          advised({ name, advice: m.advice, timer: timers.get(name).scheduled.length });
+        }
+      });
+      c.registerExtension('spy', { outgoing: (m) => { if (m.channel === '/meta/connect') connects[name]++; } });
     }
+    await connect(first);
+    // Its next connect left (it is held once it arrives), so second's is the one usually advised.
+    await waitFor(() => connects.first >= 2, { what: "first's second connect" });
     await connect(second);
-    const { c: tab, advice } = await advised.next(3000);
-    assert.equal(advice.reconnect, 'retry');
-    assert.ok(advice.interval > 0);
-    const count = sent.get(tab).length;
-    await sleep(1000);
-    const more = sent.get(tab).length - count;
-    assert.ok(more <= Math.ceil(1000 / advice.interval), `${more} connects in 1 s with interval ${advice.interval}`);
+    for (let reply = 1; reply <= 2; reply++) {
+      const { name, advice, timer } = await advised.next(3000);
+      assert.equal(advice.reconnect, 'retry');
+      assert.ok(advice.interval > 0);
+      const scheduled = timers.get(name).scheduled;
+      await waitFor(() => scheduled.length > timer, { what: `${name}'s next poll` });
+      assert.ok(scheduled[timer] >= advice.interval, `advised reply ${reply}: ${name} polls again after ${scheduled[timer]} ms, advised ${advice.interval}`);
+    }
   });
 });

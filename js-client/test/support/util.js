@@ -19,8 +19,73 @@ export async function waitFor(predicate, { timeout = 5000, what = 'condition', i
   }
 }
 
-export function sleep(ms) {
+function sleep(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * A `timers` option for a client: it records every delay the client asks for (`scheduled`) and
+ * counts the timers still to run (`pending`). Timers run on the global ones until `stop()`; from
+ * then on new ones wait on a clock that moves only when the test calls `runNext()`, which moves it
+ * to the earliest waiting timer (`now`, in ms since `stop()`), runs that timer and returns its delay.
+ * `start()` hands the waiting timers back to the global ones, each with the time it has left.
+ */
+export function manualTimers() {
+  let manual = false;
+  let now = 0;
+  let ids = 0;
+  const pending = new Map(); // id -> { at, delay, fn, real }: real is the global timer's handle, when on one
+  const arm = (entry, delay) => {
+    entry.real = setTimeout(() => {
+      pending.delete(entry.id);
+      entry.fn();
+    }, delay);
+  };
+  const timers = {
+    scheduled: [],
+    get now() { return now; },
+    get pending() { return pending.size; },
+    setTimeout(fn, ms) {
+      const delay = Math.max(0, Number(ms) || 0);
+      const entry = { id: ++ids, at: now + delay, delay, fn, real: null };
+      timers.scheduled.push(delay);
+      pending.set(entry.id, entry);
+      if (!manual) {
+        arm(entry, delay);
+      }
+      return entry.id;
+    },
+    clearTimeout(id) {
+      const entry = pending.get(id);
+      if (entry) {
+        pending.delete(id);
+        clearTimeout(entry.real);
+      }
+    },
+    stop() {
+      manual = true;
+    },
+    runNext() {
+      const waiting = [...pending.values()].filter((e) => e.real === null).sort((x, y) => x.at - y.at || x.id - y.id);
+      if (!waiting.length) {
+        throw new Error('No timer waits on the stopped clock');
+      }
+      const [entry] = waiting;
+      pending.delete(entry.id);
+      now = entry.at;
+      entry.fn();
+      return entry.delay;
+    },
+    start() {
+      manual = false;
+      for (const entry of pending.values()) {
+        if (entry.real === null) {
+          arm(entry, entry.at - now);
+        }
+      }
+    },
+  };
+  return timers;
 }
 
 /** A callback that records what it gets, with `next()` to await the next one. */

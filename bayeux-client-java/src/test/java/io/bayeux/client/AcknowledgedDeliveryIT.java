@@ -11,6 +11,7 @@ import io.bayeux.server.BayeuxServerConfig;
 import io.bayeux.server.ext.AcknowledgedMessagesSessionExtension;
 import io.bayeux.client.ext.AckExtension;
 import io.bayeux.server.ext.AcknowledgedMessagesExtension;
+import io.bayeux.testing.Await;
 import io.bayeux.transport.NettyBayeuxServer;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -116,16 +117,12 @@ class AcknowledgedDeliveryIT {
         ServerChannel channel = server.bayeux().getChannel("/acked");
         for (int i = 0; i < count; i++) {
             channel.publish(null, i, Promise.noop());
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-            while (received.size() <= i && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            int n = i;
+            Await.until(Duration.ofSeconds(15), () -> received.size() > n, () -> "message " + n + "; received " + received);
         }
         // Once the client acknowledged everything, nothing can come again.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while ((ack.unacknowledgedCount() > 0 || server.bayeux().getSession(client.getId()).getQueueSize() > 0) && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
+        Await.until(Duration.ofSeconds(15), () -> ack.unacknowledgedCount() == 0 && server.bayeux().getSession(client.getId()).getQueueSize() == 0,
+                () -> "every message acknowledged: " + ack.unacknowledgedCount() + " not, " + server.bayeux().getSession(client.getId()).getQueueSize() + " queued");
         assertTrue(deleted.get() > 0, "the test deleted connect replies");
         assertEquals(0, ack.unacknowledgedCount(), "all acknowledged");
         assertEquals(IntStream.range(0, count).boxed().toList(), List.copyOf(received), "each message once, in order");
@@ -162,11 +159,8 @@ class AcknowledgedDeliveryIT {
         }
         session.endBatch();
 
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!errors.contains(NettyBayeuxServer.QUEUE_FULL) && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertTrue(errors.contains(NettyBayeuxServer.QUEUE_FULL), () -> "the client is told why; connect errors " + errors + ", received " + received);
+        Await.until(Duration.ofSeconds(10), () -> errors.contains(NettyBayeuxServer.QUEUE_FULL),
+                () -> "the client to be told why; connect errors " + errors + ", received " + received);
         List<Integer> got = List.copyOf(beforeError);
         assertEquals(IntStream.range(0, got.size()).boxed().toList(), got, "what arrived has no gap: the rest is what the error tells of");
         assertTrue(client.waitFor(Clients.WAIT, BayeuxClient.State.CONNECTED));

@@ -4,14 +4,15 @@ import io.bayeux.api.Channel;
 import io.bayeux.api.client.ClientSessionChannel;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.server.BayeuxServerConfig;
+import io.bayeux.testing.Await;
 import io.bayeux.transport.QueueOverflow;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
@@ -75,11 +76,7 @@ class LargeBacklogIT {
             }
         });
 
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (received.size() < COUNT && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        assertEquals(COUNT, received.size(), "messages received");
+        Await.until(Duration.ofSeconds(30), () -> received.size() >= COUNT, () -> COUNT + " messages; received " + received.size());
         assertEquals(IntStream.range(0, COUNT).boxed().toList(), List.copyOf(received), "every message once, in order");
         assertEquals(1, handshakes.get(), "the session was never lost");
         assertEquals(0, failedConnects.get(), "no connect failed");

@@ -5,7 +5,10 @@ import io.bayeux.api.Promise;
 import io.bayeux.api.server.ServerChannel;
 import io.bayeux.client.ext.AckExtension;
 import io.bayeux.client.transport.LongPollingTransport;
+import io.bayeux.api.server.ServerSession;
 import io.bayeux.server.ext.AcknowledgedMessagesExtension;
+import io.bayeux.server.ext.AcknowledgedMessagesSessionExtension;
+import io.bayeux.testing.Await;
 import io.netty.channel.EventLoopGroup;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -14,6 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +26,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.IntStream;
@@ -54,11 +57,9 @@ class SharedEventLoopGroupIT {
     }
 
     /** Waits (bounded) until every list holds {@code count} elements or more. */
-    private static void awaitSizes(List<List<Integer>> lists, int count) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (lists.stream().anyMatch(l -> l.size() < count) && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+    private static void awaitSizes(List<List<Integer>> lists, int count) {
+        Await.until(Duration.ofSeconds(60), () -> lists.stream().allMatch(l -> l.size() >= count),
+                () -> count + " in each list; sizes " + lists.stream().map(List::size).toList());
     }
 
     @ParameterizedTest(name = "{0}")
@@ -67,12 +68,14 @@ class SharedEventLoopGroupIT {
     void acknowledgedDeliveryOnAManyThreadGroupBringsNoDuplicate(String transport) throws Exception {
         int subscribers = 20;
         List<List<Integer>> received = new ArrayList<>();
+        List<String> clientIds = new ArrayList<>();
         for (int i = 0; i < subscribers; i++) {
             BayeuxClient client = connected(transport);
             AckExtension ack = new AckExtension();
             client.addExtension(ack);
             Clients.connect(client);
             assertTrue(ack.isServerSupportingAcks());
+            clientIds.add(client.getId());
             List<Integer> mine = new CopyOnWriteArrayList<>();
             received.add(mine);
             subscribe(client, "/acked", (channel, message) -> mine.add(((Number) message.getData()).intValue()));
@@ -86,8 +89,14 @@ class SharedEventLoopGroupIT {
             }
         }
         awaitSizes(received, COUNT);
-        // A duplicate would come after the last of the COUNT: give it the time a few connect round trips take.
-        Thread.sleep(300);
+        // A duplicate is a message sent again because the server has no acknowledgement of it: once
+        // every session acknowledged everything and has nothing queued, nothing can come again.
+        for (String clientId : clientIds) {
+            ServerSession session = fixture.server().bayeux().getSession(clientId);
+            AcknowledgedMessagesSessionExtension acks = AcknowledgedMessagesExtension.sessionExtension(session);
+            Await.until(Duration.ofSeconds(30), () -> acks.unacknowledgedCount() == 0 && session.getQueueSize() == 0,
+                    () -> clientId + " to acknowledge everything: " + acks.unacknowledgedCount() + " not, " + session.getQueueSize() + " queued");
+        }
         for (int i = 0; i < subscribers; i++) {
             List<Integer> got = List.copyOf(received.get(i));
             assertEquals(IntStream.range(0, COUNT).boxed().toList(), got,

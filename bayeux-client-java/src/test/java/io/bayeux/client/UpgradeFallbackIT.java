@@ -4,6 +4,7 @@ import io.bayeux.api.Message;
 import io.bayeux.api.Promise;
 import io.bayeux.client.transport.LongPollingTransport;
 import io.bayeux.client.transport.WebSocketTransport;
+import io.bayeux.testing.Await;
 import io.bayeux.transport.NettyBayeuxServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -14,7 +15,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.function.BooleanSupplier;
 
 import static io.bayeux.client.Clients.WAIT;
 import static io.bayeux.client.Clients.next;
@@ -59,13 +59,9 @@ class UpgradeFallbackIT {
     }
 
     /** Waits, at most {@code within}, until the client is connected over {@code transport}. */
-    private void awaitConnectedOver(String transport, Duration within) throws InterruptedException {
-        long deadline = System.nanoTime() + within.toNanos();
-        BooleanSupplier done = () -> client.isConnected() && transport.equals(client.getTransportName());
-        while (!done.getAsBoolean() && System.nanoTime() < deadline) {
-            client.waitFor(Duration.ofMillis(50), BayeuxClient.State.DISCONNECTED);
-        }
-        assertTrue(done.getAsBoolean(), () -> "not connected over " + transport + " within " + within + ": " + client);
+    private void awaitConnectedOver(String transport, Duration within) {
+        Await.until(within, () -> client.isConnected() && transport.equals(client.getTransportName()),
+                () -> "the client connected over " + transport + ": " + client);
     }
 
     /** Publishes from the server on {@code channel} and expects it in {@code received}. */
@@ -149,11 +145,8 @@ class UpgradeFallbackIT {
 
         proxy.cutAll();
 
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (proxy.upgrades.get() < 2 && System.nanoTime() < deadline) {
-            client.waitFor(Duration.ofMillis(50), BayeuxClient.State.DISCONNECTED);
-        }
-        assertEquals(2, proxy.upgrades.get(), "a new WebSocket after the drop");
+        Await.until(WAIT, () -> proxy.upgrades.get() >= 2, () -> "a new WebSocket after the drop; upgrades " + proxy.upgrades.get());
+        assertEquals(2, proxy.upgrades.get(), "one new WebSocket after the drop");
         awaitConnectedOver(WebSocketTransport.NAME, WAIT);
         assertEquals(id, client.getId());
         roundTrip("/drop", received, 1);

@@ -6,12 +6,14 @@ import io.bayeux.api.server.MarkedReference;
 import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
+import io.bayeux.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -155,13 +157,16 @@ class ChannelTest {
             public void channelRemoved(String channelId) {
             }
         });
+        // The callers about to ask for the channel. The winner's initializer keeps the channel
+        // half-configured until each other caller has asked and waits (or has already returned,
+        // which it must not have done with a half-configured channel): the window is open for all.
+        Set<Thread> asking = ConcurrentHashMap.newKeySet();
         ConfigurableServerChannel.Initializer slow = channel -> {
             initialized.incrementAndGet();
-            try {
-                Thread.sleep(50); // widens the window in which the others must wait
-            } catch (InterruptedException x) {
-                Thread.currentThread().interrupt();
-            }
+            Thread winner = Thread.currentThread();
+            Await.until(Duration.ofSeconds(5), () -> asking.size() == callers
+                            && asking.stream().filter(t -> t != winner).allMatch(ChannelTest::isWaiting),
+                    () -> "the other callers to wait: " + asking.stream().map(t -> t.getName() + " " + t.getState()).toList());
             channel.setAttribute("ready", true);
         };
         ExecutorService pool = Executors.newFixedThreadPool(callers);
@@ -171,6 +176,7 @@ class ChannelTest {
             for (int i = 0; i < callers; i++) {
                 results.add(pool.submit(() -> {
                     barrier.await(5, TimeUnit.SECONDS);
+                    asking.add(Thread.currentThread());
                     return server.createChannelIfAbsent("/slow", slow);
                 }));
             }
@@ -189,6 +195,12 @@ class ChannelTest {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /** Whether {@code thread} is parked or blocked on a monitor: not running. */
+    private static boolean isWaiting(Thread thread) {
+        Thread.State state = thread.getState();
+        return state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING || state == Thread.State.BLOCKED;
     }
 
     @Test

@@ -5,9 +5,11 @@ import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.server.spi.Endpoint;
+import io.bayeux.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -80,12 +82,9 @@ class ConcurrentPublishStressTest {
             future.get(60, TimeUnit.SECONDS);
         }
         long expected = (long) THREADS * MESSAGES_PER_THREAD;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         for (CountingEndpoint endpoint : endpoints) {
-            while (endpoint.received.get() < expected && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-                Thread.sleep(1);
-            }
+            Await.until(Duration.ofSeconds(30), () -> endpoint.received.get() >= expected,
+                    () -> expected + " messages; received " + endpoint.received.get());
             assertEquals(expected, endpoint.received.get());
             assertTrue(endpoint.maxConcurrentWrites.get() <= 1, "one writer per session");
         }

@@ -3,9 +3,11 @@ package io.bayeux.server;
 import io.bayeux.api.Promise;
 import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerSession;
+import io.bayeux.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -284,12 +286,9 @@ class LoopFlusherTest {
             for (Future<?> future : done) {
                 future.get(30, TimeUnit.SECONDS);
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             for (TestClient client : clients) {
-                while (client.pushed.stream().filter(m -> "/room".equals(m.get("channel"))).count() < 4L * perPublisher
-                        && System.nanoTime() < deadline) {
-                    Thread.sleep(10);
-                }
+                Await.until(Duration.ofSeconds(30), () -> client.pushed.stream().filter(m -> "/room".equals(m.get("channel"))).count() >= 4L * perPublisher,
+                        () -> 4L * perPublisher + " messages on /room; pushed " + client.pushed.size());
                 int[] next = new int[4];
                 for (Map<String, Object> message : List.copyOf(client.pushed)) {
                     if ("/room".equals(message.get("channel"))) {

@@ -5,6 +5,7 @@ import io.bayeux.client.BayeuxClient;
 import io.bayeux.cluster.redis.RedisNode;
 import io.bayeux.cluster.redis.RedisProcess;
 import io.bayeux.oort.OortNode;
+import io.bayeux.testing.Await;
 import io.bayeux.transport.NettyBayeuxServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -87,14 +88,8 @@ class DemoClusterIT {
         return client;
     }
 
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("Timed out waiting for " + what);
-            }
-            Thread.sleep(25);
-        }
+    private static void await(String what, BooleanSupplier condition) {
+        Await.until(WAIT, condition, () -> what);
     }
 
     @ParameterizedTest

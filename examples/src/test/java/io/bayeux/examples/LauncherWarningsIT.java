@@ -1,5 +1,6 @@
 package io.bayeux.examples;
 
+import io.bayeux.testing.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -90,19 +91,22 @@ class LauncherWarningsIT {
     }
 
     private static String awaitEndpoint(Process process, List<String> lines) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (System.nanoTime() - deadline < 0) {
-            for (String line : lines) {
-                Matcher matcher = ENDPOINT.matcher(line);
-                if (matcher.find()) {
-                    return matcher.group(1);
-                }
-            }
-            if (!process.isAlive()) {
-                throw new AssertionError("bin/bayeux-demo exited (" + process.exitValue() + "):\n" + String.join("\n", lines));
-            }
-            Thread.sleep(50);
+        Await.until(WAIT, () -> endpoint(lines) != null || !process.isAlive(), () -> "bin/bayeux-demo to start:\n" + String.join("\n", lines));
+        String endpoint = endpoint(lines);
+        if (endpoint == null) {
+            throw new AssertionError("bin/bayeux-demo exited (" + process.exitValue() + "):\n" + String.join("\n", lines));
         }
-        throw new AssertionError("bin/bayeux-demo did not start within " + WAIT + ":\n" + String.join("\n", lines));
+        return endpoint;
+    }
+
+    /** The endpoint the demo printed, or null before it did. */
+    private static String endpoint(List<String> lines) {
+        for (String line : lines) {
+            Matcher matcher = ENDPOINT.matcher(line);
+            if (matcher.find()) {
+                return matcher.group(1);
+            }
+        }
+        return null;
     }
 }

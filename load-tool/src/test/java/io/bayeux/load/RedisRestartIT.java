@@ -4,6 +4,7 @@ import io.bayeux.api.server.HistoryPolicy;
 import io.bayeux.cluster.redis.RedisConfig;
 import io.bayeux.cluster.redis.RedisNode;
 import io.bayeux.cluster.redis.RedisProcess;
+import io.bayeux.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -13,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -106,16 +106,10 @@ class RedisRestartIT {
 
     /** Waits until the node saw {@code n} messages published to the rooms, or fails (the run failing first says why). */
     private static void awaitPublished(TestScenarios.ServerCount count, long n, CompletableFuture<RunResult> run) throws Exception {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (count.published.get() < n) {
-            if (run.isDone()) {
-                run.get();
-                throw new AssertionError("The run ended before " + n + " messages were published: " + count.published.get());
-            }
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("Only " + count.published.get() + " of " + n + " messages published within " + WAIT);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+        Await.until(WAIT, () -> count.published.get() >= n || run.isDone(), () -> n + " messages published; " + count.published.get() + " were");
+        if (count.published.get() < n) {
+            run.get();
+            throw new AssertionError("The run ended before " + n + " messages were published: " + count.published.get());
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.bayeux.oort;
 
 import io.bayeux.common.LoopbackPorts;
+import io.bayeux.testing.Await;
 
 import java.io.BufferedReader;
 import java.io.File;
@@ -86,21 +87,17 @@ final class NodeProcess implements AutoCloseable {
 
     /** Waits for a line matching {@code condition}; returns it. */
     String await(String what, Predicate<String> condition) throws InterruptedException {
-        long deadline = System.nanoTime() + OortTesting.WAIT.toNanos();
-        while (true) {
-            for (String line : lines) {
-                if (condition.test(line)) {
-                    return line;
-                }
-            }
-            if (!process.isAlive()) {
-                throw new AssertionError("Node " + url + " died waiting for " + what + "; its lines: " + lines);
-            }
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("Node " + url + " timed out waiting for " + what + "; its lines: " + lines);
-            }
-            Thread.sleep(20);
+        Await.until(OortTesting.WAIT, () -> firstLine(condition) != null || !process.isAlive(),
+                () -> "node " + url + " to print " + what + "; its lines: " + lines);
+        String line = firstLine(condition);
+        if (line == null) {
+            throw new AssertionError("Node " + url + " died waiting for " + what + "; its lines: " + lines);
         }
+        return line;
+    }
+
+    private String firstLine(Predicate<String> condition) {
+        return lines.stream().filter(condition).findFirst().orElse(null);
     }
 
     /** The joined nodes, from the JOINED and LEFT lines so far. */

@@ -1,7 +1,9 @@
 package io.bayeux.oort;
 
 import io.bayeux.api.Message;
+import io.bayeux.api.client.ClientSessionChannel;
 import io.bayeux.client.BayeuxClient;
+import io.bayeux.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -15,6 +17,7 @@ import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.bayeux.oort.OortTesting.SECRET;
 import static io.bayeux.oort.OortTesting.await;
@@ -22,6 +25,7 @@ import static io.bayeux.oort.OortTesting.awaitMesh;
 import static io.bayeux.oort.OortTesting.client;
 import static io.bayeux.oort.OortTesting.next;
 import static io.bayeux.oort.OortTesting.publish;
+import static io.bayeux.oort.OortTesting.settle;
 import static io.bayeux.oort.OortTesting.subscribe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -147,7 +151,14 @@ class OortClusterIT {
     void aWrongSecretIsRefusedWithTheOortExtInTheReply() throws Exception {
         OortTesting.Node a = node(true, SECRET);
         OortTesting.Node intruder = node(true, "not the secret");
-        intruder.oort().observeComet(a.url());
+        // Refused, it dials again after a back-off: its second refusal shows the first did not let it in.
+        AtomicInteger refusals = new AtomicInteger();
+        intruder.oort().observeComet(a.url()).getClient().getChannel("/meta/handshake").addListener(
+                (ClientSessionChannel.MessageListener) (channel, message) -> {
+                    if (!message.isSuccessful()) {
+                        refusals.incrementAndGet();
+                    }
+                });
 
         BayeuxClient raw = new BayeuxClient(a.url());
         closing.add(raw::close);
@@ -162,8 +173,10 @@ class OortClusterIT {
         assertEquals("none", reply.getAdvice().get("reconnect"));
         Map<String, Object> ext = Oort.oortExt(reply);
         assertEquals(Map.of(Oort.EXT_OORT_URL_FIELD, a.url(), Oort.EXT_OORT_ID_FIELD, a.oort().getId()), ext);
-        // The intruder with the wrong secret never joined.
-        Thread.sleep(1000);
+        // The intruder with the wrong secret never joined, refused again when it dialed again.
+        Await.until(OortTesting.WAIT, () -> refusals.get() >= 2,
+                () -> "the intruder refused twice; refused " + refusals.get() + " times, A knows " + a.oort().getKnownComets());
+        settle(a, intruder);
         assertTrue(a.oort().getKnownComets().isEmpty());
         assertTrue(intruder.oort().getKnownComets().isEmpty());
         assertTrue(a.server().bayeux().getSessions().stream().noneMatch(a.oort()::isOort));
@@ -237,7 +250,9 @@ class OortClusterIT {
         String alias = b.url().replace("127.0.0.1", "localhost");
         a.oort().observeComet(alias);
         await("the alias to be known as the same node", () -> a.oort().getComet(alias) == a.oort().getComet(b.url()));
-        Thread.sleep(500);
+        // B handled the duplicate's handshake before A had the reply; the duplicate session ends there, and A closes its client.
+        await("the duplicate session gone from B", () -> b.server().bayeux().getSessions().stream().filter(b.oort()::isOort).count() == 1);
+        settle(a, b);
         assertEquals(List.of(), left);
         assertEquals(1, a.server().bayeux().getSessions().stream().filter(a.oort()::isOort).count());
         assertEquals(1, b.server().bayeux().getSessions().stream().filter(b.oort()::isOort).count());

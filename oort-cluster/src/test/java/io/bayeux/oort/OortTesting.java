@@ -6,12 +6,14 @@ import io.bayeux.client.BayeuxClient;
 import io.bayeux.client.ClientConfig;
 import io.bayeux.client.transport.LongPollingTransport;
 import io.bayeux.client.transport.WebSocketTransport;
+import io.bayeux.testing.Await;
 import io.bayeux.transport.NettyBayeuxServer;
 
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -85,14 +87,23 @@ public final class OortTesting {
         }
     }
 
-    /** Waits until {@code condition} holds, at most {@link #WAIT}. */
-    public static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("Timed out waiting for " + what);
+    /** Waits until {@code condition} holds, at most {@link #WAIT}: {@link Await#until} with this module's timeout. */
+    public static void await(String what, BooleanSupplier condition) {
+        Await.until(WAIT, condition, () -> what);
+    }
+
+    /**
+     * Waits until each node's Oort thread ran what was queued on it so far, and what those tasks
+     * queued in turn (a handshake handled there may remove a session, whose end is handled there
+     * next): what a node does about the events so far, its listeners included, is done.
+     */
+    public static void settle(Node... nodes) throws InterruptedException {
+        for (int round = 0; round < 2; round++) {
+            for (Node node : nodes) {
+                CountDownLatch ran = new CountDownLatch(1);
+                node.oort().post(ran::countDown);
+                assertTrue(ran.await(WAIT.toMillis(), TimeUnit.MILLISECONDS), () -> node.url() + "'s Oort thread is stuck");
             }
-            Thread.sleep(25);
         }
     }
 

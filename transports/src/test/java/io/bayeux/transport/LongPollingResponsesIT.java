@@ -9,6 +9,7 @@ import io.bayeux.common.json.JacksonJsonCodec;
 import io.bayeux.server.BayeuxServerConfig;
 import io.bayeux.server.NonBlocking;
 import io.bayeux.server.ServerSessionImpl;
+import io.bayeux.testing.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -107,11 +108,7 @@ class LongPollingResponsesIT {
         http.write(RawHttp.request("POST", PATH, List.of("Cookie: " + session[0], "Content-Type: application/json;charset=UTF-8"),
                 connect.getBytes(StandardCharsets.UTF_8)));
         ServerSessionImpl serverSession = (ServerSessionImpl) server.server().bayeux().getSession(session[1]);
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (!serverSession.isConnectHeld() && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
-        assertTrue(serverSession.isConnectHeld(), "the connect is held");
+        Await.until(Duration.ofSeconds(10), serverSession::isConnectHeld, () -> "the connect to be held: " + serverSession);
         return connect;
     }
 
@@ -420,9 +417,8 @@ class LongPollingResponsesIT {
             http.write(RawHttp.request("POST", PATH, List.of("Cookie: " + session[0], "Content-Type: application/json;charset=UTF-8"),
                     ("[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"clientId\":\"" + session[1] + "\"}]")
                             .getBytes(StandardCharsets.UTF_8)));
-            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (afterHandled && extension.handled.size() < 2 && System.nanoTime() < deadline) {
-                Thread.sleep(5);
+            if (afterHandled) {
+                Await.until(Duration.ofSeconds(10), () -> extension.handled.size() >= 2, () -> "the second connect handled: " + extension.handled);
             }
             server.server().bayeux().createChannelIfAbsent("/ticks").getReference().publish(null, "tick");
             RawHttp.Response reply = http.readResponse();

@@ -1,9 +1,12 @@
 package io.bayeux.transport;
 
+import io.bayeux.server.ServerSessionImpl;
+import io.bayeux.testing.Await;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -28,7 +31,8 @@ class ProtocolIT {
             RawClient.reply(bob.connect(), "/meta/connect");
             assertEquals(true, RawClient.reply(bob.send(Map.of("channel", "/meta/subscribe", "subscription", "/chat/*")), "/meta/subscribe").get("successful"));
 
-            // The next connect is held: over WebSocket it is sent without waiting; over HTTP it waits on its own thread.
+            // The next connect is held: over WebSocket it is sent without waiting; over HTTP it waits on its
+            // own thread. Either way, alice publishes once the server holds it.
             CompletableFuture<List<Map<String, Object>>> held = new CompletableFuture<>();
             if (websocket) {
                 bob.sendRaw("[{\"channel\":\"/meta/connect\",\"connectionType\":\"websocket\",\"id\":\"held\",\"clientId\":\"" + bob.clientId() + "\"}]");
@@ -40,8 +44,9 @@ class ProtocolIT {
                         held.completeExceptionally(x);
                     }
                 });
-                Thread.sleep(200);
             }
+            ServerSessionImpl bobOnServer = (ServerSessionImpl) server.server().bayeux().getSession(bob.clientId());
+            Await.until(Duration.ofSeconds(10), bobOnServer::isConnectHeld, () -> "bob's connect to be held: " + bobOnServer);
             Map<String, Object> reply = RawClient.reply(alice.send(Map.of("channel", "/chat/room", "data", Map.of("text", "hello"))), "/chat/room");
             assertEquals(true, reply.get("successful"));
 

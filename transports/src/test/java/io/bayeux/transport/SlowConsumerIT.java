@@ -6,6 +6,7 @@ import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.common.json.JacksonJsonCodec;
 import io.bayeux.server.BayeuxServerConfig;
+import io.bayeux.testing.Await;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.netty.channel.Channel;
@@ -518,19 +519,17 @@ class SlowConsumerIT {
             stalled.close();
             stalled = null;
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (server.bayeux().isBehind() && System.nanoTime() - deadline < 0) {
-            Thread.sleep(20);
-        }
+        Await.until(Duration.ofSeconds(20), () -> !server.bayeux().isBehind(), () -> "the server to catch up");
         int renewedBefore = renewed.get();
         // Once read again, its waiting connect is handled and it goes on connecting.
-        while (renewed.get() < renewedBefore + 2 && System.nanoTime() - deadline < 0) {
-            Thread.sleep(20);
+        try {
+            Await.until(Duration.ofSeconds(20), () -> renewed.get() >= renewedBefore + 2 || renewFailure.get() != null,
+                    () -> "the publisher to connect again once read: " + renewed.get() + " connects");
+        } finally {
+            renewer.interrupt();
         }
-        renewer.interrupt();
         assertNull(renewFailure.get(), "the client's connects");
         assertNotNull(server.bayeux().getSession(publisher.clientId), "the publisher's session after the overload");
-        assertTrue(renewed.get() >= renewedBefore + 2, "the publisher connects again once read: " + renewed.get());
     }
 
     @Test

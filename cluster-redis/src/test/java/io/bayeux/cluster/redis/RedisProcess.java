@@ -1,6 +1,7 @@
 package io.bayeux.cluster.redis;
 
 import io.bayeux.common.LoopbackPorts;
+import io.bayeux.testing.Await;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -95,15 +96,9 @@ public final class RedisProcess implements AutoCloseable {
                 .redirectErrorStream(true)
                 .redirectOutput(dir.resolve("redis.log").toFile())
                 .start();
-        long deadline = System.nanoTime() + START.toNanos();
-        while (!ping()) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException(program + " exited: " + Files.readString(dir.resolve("redis.log")));
-            }
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException(program + " did not answer within " + START);
-            }
-            Thread.sleep(20);
+        Await.until(START, () -> ping() || !process.isAlive(), () -> program + " to answer a PING on port " + port);
+        if (!process.isAlive()) {
+            throw new IllegalStateException(program + " exited: " + Files.readString(dir.resolve("redis.log")));
         }
     }
 

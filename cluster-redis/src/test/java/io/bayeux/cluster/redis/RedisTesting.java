@@ -6,6 +6,7 @@ import io.bayeux.client.BayeuxClient;
 import io.bayeux.client.ClientConfig;
 import io.bayeux.client.transport.LongPollingTransport;
 import io.bayeux.client.transport.WebSocketTransport;
+import io.bayeux.testing.Await;
 import io.bayeux.transport.NettyBayeuxServer;
 
 import java.time.Duration;
@@ -54,14 +55,9 @@ final class RedisTesting {
         return new Node(server, cluster);
     }
 
-    static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("Timed out waiting for " + what);
-            }
-            Thread.sleep(25);
-        }
+    /** Waits until {@code condition} holds, at most {@link #WAIT}: {@link Await#until} with this module's timeout. */
+    static void await(String what, BooleanSupplier condition) {
+        Await.until(WAIT, condition, () -> what);
     }
 
     static BayeuxClient client(String url, String transport) throws InterruptedException {
