@@ -458,7 +458,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
         boolean connect = Channel.META_CONNECT.equals(channelName);
         session.messageArrived(connect);
         if (exchange.connection.endpoint().canPush()) {
-            session.bind(exchange.connection);
+            session.outbox().bind(exchange.connection);
         }
         if (channelId.isMeta()) {
             MetaHandler handler = metaHandlers.get(channelName);
@@ -989,7 +989,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     void addSession(ServerSessionImpl session, ServerMessage message) {
         sessions.add(session);
-        for (ServerSession.AddedListener listener : session.addedListeners()) {
+        for (ServerSession.AddedListener listener : session.listeners().added()) {
             safely(listener, () -> listener.added(session, message));
         }
         for (SessionListener listener : sessionListeners) {
@@ -1016,7 +1016,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
      * handshake), or, when none is held, in the reply to its next message.
      */
     boolean removeSession(ServerSessionImpl session, ServerMessage message, boolean timeout, String error) {
-        PendingBatch held = session.takeHeldConnect();
+        PendingBatch held = session.connectHold().take();
         if (!session.markRemoved()) {
             return false;
         }
@@ -1042,7 +1042,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
         for (ServerChannelImpl channel : session.subscriptions()) {
             channel.unsubscribe(session, message);
         }
-        for (ServerSession.RemoveListener listener : session.removeListeners()) {
+        for (ServerSession.RemoveListener listener : session.listeners().removed()) {
             safely(listener, () -> listener.removed(session, message, timeout));
         }
         for (SessionListener listener : sessionListeners) {

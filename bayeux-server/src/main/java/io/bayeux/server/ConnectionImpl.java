@@ -90,14 +90,14 @@ final class ConnectionImpl implements Connection {
 
     @Override
     public void writable() {
-        One.<ServerSessionImpl>forEach(bound, session -> session.wakeUp(false));
+        One.<SessionOutbox>forEach(bound, outbox -> outbox.wakeUp(false));
     }
 
     @Override
     public void heldBack(boolean held) {
         heldBack = held;
         if (!held) {
-            One.<ServerSessionImpl>forEach(bound, ServerSessionImpl::heldBackEnded);
+            One.<SessionOutbox>forEach(bound, outbox -> outbox.session().expiry().heldBackEnded());
         }
     }
 
@@ -108,7 +108,7 @@ final class ConnectionImpl implements Connection {
 
     @Override
     public void stalled() {
-        One.<ServerSessionImpl>forEach(bound, session -> session.stalled(this));
+        One.<SessionOutbox>forEach(bound, outbox -> outbox.stalled(this));
     }
 
     String browserAlias() {
@@ -210,7 +210,7 @@ final class ConnectionImpl implements Connection {
             shareStrings(connectExchange, session);
             boolean replyDeferred = deferReply(connectExchange, session);
             PendingBatch held;
-            if (replyDeferred && exchanges.size() == 1 && !session.hasHeartBeatListeners() && isPlainConnect(connectExchange.message, session)) {
+            if (replyDeferred && exchanges.size() == 1 && session.listeners().heartBeat().isEmpty() && isPlainConnect(connectExchange.message, session)) {
                 // The connect alone, as rebuildConnect makes it again: only its id is kept.
                 held = PendingBatch.compact(this, session, connectExchange.message.get(Message.ID_FIELD), replies, browser);
             } else {
@@ -219,7 +219,7 @@ final class ConnectionImpl implements Connection {
                         browser, replyDeferred);
             }
             addPending(held);
-            if (session.hold(held, hold)) {
+            if (session.connectHold().hold(held, hold)) {
                 if (closed) {
                     held.cancel();
                 }
@@ -387,16 +387,16 @@ final class ConnectionImpl implements Connection {
         }
         releaseBrowser(held);
         removePending(held);
-        held.session.released(held);
-        held.session.resumed(held, held.wasTimedOut());
+        held.session.connectHold().released(held);
+        held.session.connectHold().resumed(held, held.wasTimedOut());
         complete(held.session, exchanges, true, true, held.responder);
     }
 
     void cancelled(PendingBatch held) {
         releaseBrowser(held);
         removePending(held);
-        held.session.released(held);
-        held.session.connectEnded(false);
+        held.session.connectHold().released(held);
+        held.session.connectHold().ended(false);
     }
 
     private void releaseBrowser(PendingBatch held) {
@@ -436,7 +436,7 @@ final class ConnectionImpl implements Connection {
                 && !(metaConnectOnly && connectReplyDropped);
         // Beside a held connect of the session, a reply to other requests leaves them to it.
         List<ServerMessage> queued = !carryQueue ? List.of()
-                : connect ? session.takeQueue(mutableReplies) : session.takeQueueBesideConnect(mutableReplies);
+                : connect ? session.outbox().takeQueue(mutableReplies) : session.outbox().takeQueueBesideConnect(mutableReplies);
         List<ServerMessage> out = new ArrayList<>(exchanges.size() + queued.size());
         int first = 0;
         if (handshake) {
@@ -450,7 +450,7 @@ final class ConnectionImpl implements Connection {
         // Before the write: the client may read the reply and connect again before this thread
         // goes on, and that connect's gather time counts from this reply.
         if (connect && session != null) {
-            session.connectEnded(longPolls && !endpoint.canPush());
+            session.connectHold().ended(longPolls && !endpoint.canPush());
         }
         try {
             responder.accept(out);
@@ -474,14 +474,14 @@ final class ConnectionImpl implements Connection {
     }
 
     /** A session pushes to this connection from now on. */
-    void bound(ServerSessionImpl session) {
+    void bound(SessionOutbox outbox) {
         synchronized (this) {
-            if (!One.contains(bound, session)) {
-                bound = One.plus(bound, session);
+            if (!One.contains(bound, outbox)) {
+                bound = One.plus(bound, outbox);
             }
         }
         if (closed) {
-            session.unbind(this);
+            outbox.unbind(this);
         }
     }
 
@@ -494,13 +494,13 @@ final class ConnectionImpl implements Connection {
         for (PendingBatch held : One.<PendingBatch>list(pending)) {
             held.cancel();
         }
-        List<ServerSessionImpl> sessions;
+        List<SessionOutbox> outboxes;
         synchronized (this) {
-            sessions = One.list(bound);
+            outboxes = One.list(bound);
             bound = null;
         }
-        for (ServerSessionImpl session : sessions) {
-            session.unbind(this);
+        for (SessionOutbox outbox : outboxes) {
+            outbox.unbind(this);
         }
     }
 

@@ -61,9 +61,9 @@ final class Sweeper {
     void sweep() {
         long now = server.scheduler().now();
         for (ServerSessionImpl session : List.copyOf(server.sessions())) {
-            if (session.isExpired(now)) {
+            if (session.expiry().isExpired(now)) {
                 if (LOG.isDebugEnabled()) {
-                    LOG.debug("Session {} expired: {}", session, session.expiryContext(now));
+                    LOG.debug("Session {} expired: {}", session, session.expiry().context(now));
                 }
                 server.runTimerWork(() -> server.removeSession(session, null, true));
             }
