@@ -160,7 +160,7 @@ public final class ServerSessionImpl implements ServerSession {
             lock.unlock();
         }
         if (wasBehind) {
-            server.behind(false);
+            server.backpressure().behind(false);
         }
         return true;
     }
@@ -182,7 +182,7 @@ public final class ServerSessionImpl implements ServerSession {
             message.setChannel(Channel.META_DISCONNECT);
             message.setSuccessful(true);
             message.setClientId(id);
-            server.deliverPrivately(null, this, message);
+            server.broadcaster().deliverPrivately(null, this, message);
         }
     }
 
@@ -419,7 +419,7 @@ public final class ServerSessionImpl implements ServerSession {
 
     @Override
     public void deliver(Session sender, ServerMessage.Mutable message, Promise<Boolean> promise) {
-        promise.succeed(server.deliverPrivately(sender, this, message));
+        promise.succeed(server.broadcaster().deliverPrivately(sender, this, message));
     }
 
     @Override

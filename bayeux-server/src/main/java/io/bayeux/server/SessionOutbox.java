@@ -26,7 +26,7 @@ import java.util.List;
  *
  * <p>Every mutable field but the round's listing ({@link #dirty}, {@link #nextDirty}) is guarded
  * by the session's {@link SessionLock}, which the methods take themselves unless they say
- * "under the lock". {@code server.behind(false)} and pushes run after it is released.
+ * "under the lock". {@code server.backpressure().behind(false)} and pushes run after it is released.
  */
 final class SessionOutbox {
     private static final Logger LOG = LoggerFactory.getLogger(SessionOutbox.class);
@@ -132,7 +132,7 @@ final class SessionOutbox {
                 if (connection != null && connection.loopFlusher() != null && !connection.endpoint().isStalled()
                         && session.localSession() == null && !session.isMetaConnectDeliveryOnly() && !queue.hasDeQueueListeners()) {
                     behind = true;
-                    session.server().behind(true);
+                    session.server().backpressure().behind(true);
                 }
             }
             return true;
@@ -169,7 +169,7 @@ final class SessionOutbox {
     /**
      * Under the lock: this session no longer counts as one the server is behind with.
      *
-     * @return whether it did: the caller then calls {@code server.behind(false)} once unlocked
+     * @return whether it did: the caller then calls {@code server.backpressure().behind(false)} once unlocked
      */
     private boolean clearBehind() {
         boolean was = behind;
@@ -180,7 +180,7 @@ final class SessionOutbox {
     /** Tells the server, unlocked, that a session stopped counting as one it is behind with. */
     private void caughtUp(boolean wasBehind) {
         if (wasBehind) {
-            session.server().behind(false);
+            session.server().backpressure().behind(false);
         }
     }
 
@@ -210,7 +210,7 @@ final class SessionOutbox {
      * Under the lock: the session went away; its queue and connection are dropped.
      *
      * @return whether it counted as one the server is behind with: the caller then calls
-     *         {@code server.behind(false)} once unlocked
+     *         {@code server.backpressure().behind(false)} once unlocked
      */
     boolean removed() {
         queue.clear();

@@ -70,7 +70,7 @@ final class Sweeper {
         }
         for (ServerChannelImpl channel : List.copyOf(server.channels())) {
             if (channel.sweep()) {
-                server.runTimerWork(() -> server.channelSwept(channel));
+                server.runTimerWork(() -> server.channelRemoved(channel));
             }
         }
         server.browserHolds().sweep();
