@@ -116,11 +116,28 @@ final class ConnectHold {
     }
 
     /**
+     * What the reply to a request that holds no {@code /meta/connect} carries of the queue (see
+     * {@link SessionOutbox#takeQueue}): nothing while a connect of the session is held, or due at
+     * once after the reply to the last one. The messages wait for that connect's reply (the
+     * session's connect is woken for them as usual): a client that has a reply on each of two
+     * connections may read them in either order, and would then see later messages before
+     * earlier ones.
+     */
+    List<ServerMessage> takeQueueBesideConnect(List<ServerMessage.Mutable> replies) {
+        lock.lock();
+        try {
+            return heldOrDue() ? List.of() : session.outbox().takeReplyBatch(replies);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * Under the lock: whether a connect of the session is held, or due at once after the reply
      * to the last one; not past {@code maxInterval}: a client that keeps sending other requests
      * but no connect gets its messages in their replies again.
      */
-    boolean heldOrDue() {
+    private boolean heldOrDue() {
         return heldConnect != null
                 || connectDue && session.server().scheduler().now() - connectEndedAt < session.maxInterval();
     }

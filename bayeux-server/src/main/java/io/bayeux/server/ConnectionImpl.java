@@ -304,7 +304,7 @@ final class ConnectionImpl implements Connection {
                 && !(metaConnectOnly && connectReplyDropped);
         // Beside a held connect of the session, a reply to other requests leaves them to it.
         List<ServerMessage> queued = !carryQueue ? List.of()
-                : connect ? session.outbox().takeQueue(mutableReplies) : session.outbox().takeQueueBesideConnect(mutableReplies);
+                : connect ? session.outbox().takeQueue(mutableReplies) : session.connectHold().takeQueueBesideConnect(mutableReplies);
         List<ServerMessage> out = new ArrayList<>(exchanges.size() + queued.size());
         int first = 0;
         if (handshake) {

@@ -204,7 +204,7 @@ final class Dispatcher {
             return;
         }
         boolean connect = Channel.META_CONNECT.equals(channelName);
-        session.messageArrived(connect);
+        session.expiry().messageArrived(connect);
         if (exchange.connection.endpoint().canPush()) {
             session.outbox().bind(exchange.connection);
         }

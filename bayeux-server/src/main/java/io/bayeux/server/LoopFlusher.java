@@ -1,5 +1,8 @@
 package io.bayeux.server;
 
+import io.bayeux.api.Promise;
+import io.bayeux.api.server.ServerMessage;
+import io.bayeux.server.spi.Endpoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -129,6 +132,24 @@ final class LoopFlusher implements Runnable {
             outbox = next;
         }
         flushWritten();
+    }
+
+    /**
+     * Writes {@code batches} to {@code endpoint} and flushes it, on this loop, without waiting
+     * for a round: the last messages of a session about to be removed, whose removal empties
+     * its queue before the round would come.
+     */
+    void writeNow(Endpoint endpoint, List<List<ServerMessage>> batches, ServerSessionImpl session) {
+        try {
+            loop.execute(() -> {
+                for (List<ServerMessage> batch : batches) {
+                    endpoint.write(batch, Promise.noop());
+                }
+                endpoint.flush();
+            });
+        } catch (RuntimeException x) {
+            LOG.debug("Cannot push the last messages of {} to {}", session, endpoint, x);
+        }
     }
 
     /** The stack in listing order, earliest first, so that no session waits behind later ones. */

@@ -458,21 +458,6 @@ public final class ServerSessionImpl implements ServerSession {
         return toSend != null && outbox.offer(sender, toSend, lazyTimeout, bounded);
     }
 
-    /** A message arrived from the client: a connect suspends expiry, anything else extends it. */
-    void messageArrived(boolean connect) {
-        lock.lock();
-        try {
-            if (connect) {
-                expiry.suspend();
-                connectHold.connectArrived();
-            } else {
-                expiry.extend();
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
     /** Whether a {@code /meta/connect} of this session is held now, waiting for messages or its timeout. */
     public boolean isConnectHeld() {
         return connectHold.isHeld();

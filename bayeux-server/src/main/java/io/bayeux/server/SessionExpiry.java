@@ -43,6 +43,21 @@ final class SessionExpiry {
         }
     }
 
+    /** A message arrived from the client: a connect suspends expiry (and is no longer due), anything else extends it. */
+    void messageArrived(boolean connect) {
+        lock.lock();
+        try {
+            if (connect) {
+                suspend();
+                session.connectHold().connectArrived();
+            } else {
+                extend();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Its connection is read again after the server held it back: a whole maxInterval for the connect that waited. */
     void heldBackEnded() {
         lock.lock();

@@ -1,6 +1,5 @@
 package io.bayeux.server;
 
-import io.bayeux.api.Promise;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.common.json.JsonCodec;
@@ -28,7 +27,7 @@ import java.util.List;
  * by the session's {@link SessionLock}, which the methods take themselves unless they say
  * "under the lock". {@code server.backpressure().behind(false)} and pushes run after it is released.
  */
-final class SessionOutbox {
+final class SessionOutbox implements Endpoint.PushFailure {
     private static final Logger LOG = LoggerFactory.getLogger(SessionOutbox.class);
 
     /** Queue length past which a session with an unbounded queue counts as one the server is behind with. */
@@ -62,8 +61,6 @@ final class SessionOutbox {
     private volatile int dirty;
     /** The next outbox in the LoopFlusher's list while this one is listed (dirty); written only by whoever lists or takes it. */
     SessionOutbox nextDirty;
-    /** See pushFailure(); racy caching is harmless (any instance does). */
-    private Endpoint.PushFailure pushFailure;
 
     SessionOutbox(ServerSessionImpl session, SessionLock lock) {
         this.session = session;
@@ -337,7 +334,7 @@ final class SessionOutbox {
             }
             Endpoint endpoint = connection.endpoint();
             try {
-                endpoint.push(batch, pushFailure());
+                endpoint.push(batch, this);
             } catch (RuntimeException x) {
                 LOG.debug("Push of {} messages to {} for {} failed", batch.size(), endpoint, session, x);
                 pushFailed(endpoint, batch);
@@ -375,30 +372,14 @@ final class SessionOutbox {
         } finally {
             lock.unlock();
         }
-        Endpoint endpoint = connection.endpoint();
-        try {
-            endpoint.eventLoop().execute(() -> {
-                for (List<ServerMessage> batch : batches) {
-                    endpoint.write(batch, Promise.noop());
-                }
-                endpoint.flush();
-            });
-        } catch (RuntimeException x) {
-            LOG.debug("Cannot push the last messages of {} to {}", session, endpoint, x);
-        }
+        connection.loopFlusher().writeNow(connection.endpoint(), batches, session);
     }
 
-    /** What hears of this session's failed pushes: one per session, made with its first push; loop-confined. */
-    private Endpoint.PushFailure pushFailure() {
-        Endpoint.PushFailure failure = pushFailure;
-        if (failure == null) {
-            failure = (endpoint, batch, cause) -> {
-                LOG.debug("Push of {} messages to {} for {} failed", batch.size(), endpoint, session, cause);
-                pushFailed(endpoint, batch);
-            };
-            pushFailure = failure;
-        }
-        return failure;
+    /** Hears of this session's failed pushes (the outbox is its own {@link Endpoint.PushFailure}: nothing made per push). */
+    @Override
+    public void pushFailed(Endpoint endpoint, List<ServerMessage> batch, Throwable failure) {
+        LOG.debug("Push of {} messages to {} for {} failed", batch.size(), endpoint, session, failure);
+        pushFailed(endpoint, batch);
     }
 
     /** The endpoint the flusher writes to, or null. */
@@ -427,24 +408,8 @@ final class SessionOutbox {
         }
     }
 
-    /**
-     * As {@link #takeQueue}, for the reply to a request that holds no {@code /meta/connect}:
-     * nothing while a connect of the session is held, or due at once after the reply to the
-     * last one. The messages wait for that connect's reply (the session's connect is woken for
-     * them as usual): a client that has a reply on each of two connections may read them in
-     * either order, and would then see later messages before earlier ones.
-     */
-    List<ServerMessage> takeQueueBesideConnect(List<ServerMessage.Mutable> replies) {
-        lock.lock();
-        try {
-            return session.connectHold().heldOrDue() ? List.of() : takeReplyBatch(replies);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Under the lock: what a reply carries of the queue, noting whether it left some. */
-    private List<ServerMessage> takeReplyBatch(List<ServerMessage.Mutable> replies) {
+    /** Under the lock: what a reply or push carries of the queue, noting whether it left some. */
+    List<ServerMessage> takeReplyBatch(List<ServerMessage.Mutable> replies) {
         List<ServerMessage> batch = takeBatch(replies);
         session.connectHold().replyLeftMessages(!queue.isEmpty());
         return batch;
@@ -471,9 +436,7 @@ final class SessionOutbox {
         lock.lock();
         try {
             if (pushConnection != null && pushConnection.endpoint() == endpoint) {
-                pushConnection = null;
-                wasBehind = clearBehind();
-                session.expiry().arm();
+                wasBehind = dropPushConnection();
             }
             if (!session.isRemoved()) {
                 queue.requeue(batch);
@@ -524,14 +487,23 @@ final class SessionOutbox {
         lock.lock();
         try {
             if (pushConnection == connection) {
-                pushConnection = null;
-                wasBehind = clearBehind();
-                session.expiry().arm();
+                wasBehind = dropPushConnection();
             }
         } finally {
             lock.unlock();
         }
         caughtUp(wasBehind);
+    }
+
+    /**
+     * Under the lock: nothing is pushed from now on; expiry starts counting.
+     *
+     * @return whether the session counted as one the server is behind with (see {@link #clearBehind})
+     */
+    private boolean dropPushConnection() {
+        pushConnection = null;
+        session.expiry().arm();
+        return clearBehind();
     }
 
     /** Under the lock: the connection pushed to, or null. */
