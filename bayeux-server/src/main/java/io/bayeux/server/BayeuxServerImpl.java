@@ -54,6 +54,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
     /** The executor this server made, and shuts down, or null. */
     private final ExecutorService ownExecutor;
     private final JsonCodec codec;
+    private final JsonArrays jsonArrays;
     private final ChannelRegistry channels = new ChannelRegistry();
     private final Map<Executor, LoopFlusher> loopFlushers = new ConcurrentHashMap<>();
     private final Backpressure backpressure = new Backpressure();
@@ -89,6 +90,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
         this.ownExecutor = chosen == null ? Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("bayeux-timer-", 0).factory()) : null;
         this.timerExecutor = chosen != null ? chosen : ownExecutor;
         this.codec = config.jsonCodec();
+        this.jsonArrays = new JsonArrays(codec);
         this.dispatcher = new Dispatcher(this, channels, sessions);
         dispatcher.createMetaChannels();
         this.sweeper = new Sweeper(this);
@@ -216,19 +218,14 @@ public final class BayeuxServerImpl implements BayeuxServer {
     // --- back-pressure
 
     /**
-     * Whether the server is behind delivering: some session whose connection keeps taking
-     * bytes has {@code maxQueue / 2} messages or more waiting. Transports then stop reading the
-     * connections that publish, so that TCP slows the publishers down, instead of letting the
-     * readers' queues overflow.
+     * Whether the server is behind delivering (see {@link Backpressure}): transports then stop
+     * reading the connections that publish, so that TCP slows the publishers down.
      */
     public boolean isBehind() {
         return backpressure.isBehind();
     }
 
-    /**
-     * Runs {@code task} once the server is no longer {@linkplain #isBehind() behind}: at once
-     * when it is not, otherwise on the thread that delivers the last late message.
-     */
+    /** Runs {@code task} once the server is no longer {@linkplain #isBehind() behind}: at once when it is not. */
     public void whenCaughtUp(Runnable task) {
         backpressure.whenCaughtUp(task);
     }
@@ -250,6 +247,11 @@ public final class BayeuxServerImpl implements BayeuxServer {
         return new ConnectionImpl(this, Objects.requireNonNull(endpoint, "endpoint"));
     }
 
+    /** Messages as the JSON arrays a response or frame carries. */
+    JsonArrays jsonArrays() {
+        return jsonArrays;
+    }
+
     /** Parses a request body or frame into messages. */
     public List<ServerMessage.Mutable> decode(byte[] json) throws JsonCodec.JsonException {
         return codec.decode(json, ServerMessageImpl::new);
@@ -261,7 +263,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
      * those very bytes, so callers must not modify it.
      */
     public byte[] encode(List<? extends ServerMessage> messages) throws JsonCodec.JsonException {
-        return JsonArrays.encode(codec, messages);
+        return jsonArrays.encode(messages);
     }
 
     /**
@@ -269,7 +271,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
      * computed once and shared: the caller must not modify them.
      */
     public byte[] encodeArray(ServerMessage message) throws JsonCodec.JsonException {
-        return JsonArrays.encodeArray(codec, message);
+        return jsonArrays.encodeArray(message);
     }
 
     // --- authorization and extensions

@@ -2,7 +2,6 @@ package io.bayeux.server;
 
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
-import io.bayeux.common.json.JsonCodec;
 import io.bayeux.server.spi.Endpoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -203,12 +202,7 @@ final class SessionOutbox implements Endpoint.PushFailure {
         wakeUp(true);
     }
 
-    /**
-     * Under the lock: the session went away; its queue and connection are dropped.
-     *
-     * @return whether it counted as one the server is behind with: the caller then calls
-     *         {@code server.backpressure().behind(false)} once unlocked
-     */
+    /** Under the lock: the session went away; its queue and connection are dropped. @return as {@link #clearBehind()} */
     boolean removed() {
         queue.clear();
         pushConnection = null;
@@ -417,17 +411,8 @@ final class SessionOutbox implements Endpoint.PushFailure {
 
     /** Under the lock: what one frame or response carries of the queue. */
     private List<ServerMessage> takeBatch(List<ServerMessage.Mutable> replies) {
-        return queue.take(replies, session.server().config().maxBatchBytes(), this::encodedSize);
-    }
-
-    /** The length of {@code message} as a JSON array of one; encoded once and kept for the write when frozen. */
-    private int encodedSize(ServerMessage message) {
-        try {
-            return session.server().encodeArray(message).length;
-        } catch (JsonCodec.JsonException x) {
-            // Its write fails and says so; it weighs nothing meanwhile.
-            return 0;
-        }
+        BayeuxServerImpl server = session.server();
+        return queue.take(replies, server.config().maxBatchBytes(), server.jsonArrays().encodedLength());
     }
 
     /** A push failed: the connection is gone; its messages go back to the front of the queue. */
@@ -495,11 +480,7 @@ final class SessionOutbox implements Endpoint.PushFailure {
         caughtUp(wasBehind);
     }
 
-    /**
-     * Under the lock: nothing is pushed from now on; expiry starts counting.
-     *
-     * @return whether the session counted as one the server is behind with (see {@link #clearBehind})
-     */
+    /** Under the lock: nothing is pushed from now on; expiry starts counting. @return as {@link #clearBehind()} */
     private boolean dropPushConnection() {
         pushConnection = null;
         session.expiry().arm();
