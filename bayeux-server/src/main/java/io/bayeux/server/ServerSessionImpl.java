@@ -60,15 +60,16 @@ public final class ServerSessionImpl implements ServerSession {
     /** Nesting of startBatch(); through BATCH_DEPTH. */
     private volatile int batchDepth;
 
-    /** Written under the lock. */
+    /** Written under the lock, read unlocked. */
     private volatile State state = State.NEW;
+    // Written unlocked: the handshake sets the next three (each connect the transport name again), the application the fourth.
     private volatile String userAgent;
     /** The browser the session belongs to (see {@link BrowserBinding#of}: its id, or a binding), or null when it belongs to none. */
     private volatile Object browser;
     private volatile String transportName;
+    private volatile boolean metaConnectDeliveryOnly;
     /** What the application set (copy-on-write under this object's monitor): one shared value until it sets any. */
     private volatile SessionSettings settings = SessionSettings.NONE;
-    private volatile boolean metaConnectDeliveryOnly;
 
     ServerSessionImpl(BayeuxServerImpl server, String id, LocalSessionImpl localSession) {
         this.server = server;
