@@ -1,12 +1,7 @@
 package io.bayeux.server;
 
-import io.bayeux.api.Bayeux;
-import io.bayeux.api.Channel;
 import io.bayeux.api.ChannelId;
-import io.bayeux.api.Message;
-import io.bayeux.api.Session;
 import io.bayeux.api.server.Authorizer;
-import io.bayeux.api.server.HistoryPolicy;
 import io.bayeux.api.server.BayeuxContext;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ConfigurableServerChannel;
@@ -23,26 +18,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.Objects;
-import java.util.Queue;
-import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 
 /**
  * The transport-independent Bayeux server: it takes batches of messages from transports
  * ({@link #newConnection(Endpoint)}), applies the protocol, and routes published messages to
- * the subscribers' queues.
+ * the subscribers' queues. It owns the registries of channels and sessions and the timers, and
+ * hands each job to its part: the {@link Dispatcher} handles one incoming message, the
+ * {@link Broadcaster} publishes and delivers, {@link Backpressure} tells the transports when
+ * deliveries fall behind, {@link ServerListeners} tells the application, {@link JsonArrays}
+ * frames what goes out.
  *
  * <p>Thread-safe, with no global lock on the publish path: channels and sessions live in
  * concurrent maps, each session guards its own queue. Listeners run on the thread that
@@ -51,7 +43,6 @@ import java.util.function.Supplier;
  */
 public final class BayeuxServerImpl implements BayeuxServer {
     private static final Logger LOG = LoggerFactory.getLogger(BayeuxServerImpl.class);
-    private static final byte[] EMPTY_ARRAY = {'[', ']'};
 
     private final BayeuxServerConfig config;
     private final Scheduler scheduler;
@@ -63,23 +54,19 @@ public final class BayeuxServerImpl implements BayeuxServer {
     /** The executor this server made, and shuts down, or null. */
     private final ExecutorService ownExecutor;
     private final JsonCodec codec;
+    private final JsonArrays jsonArrays;
     private final ChannelRegistry channels = new ChannelRegistry();
     private final Map<Executor, LoopFlusher> loopFlushers = new ConcurrentHashMap<>();
-    /** Sessions that keep reading but have half their queue or more waiting (see isBehind). */
-    private final AtomicInteger behindSessions = new AtomicInteger();
-    private final Queue<Runnable> caughtUpTasks = new ConcurrentLinkedQueue<>();
+    private final Backpressure backpressure = new Backpressure();
     private final SessionRegistry sessions = new SessionRegistry();
     private final ExtensionChain extensions = new ExtensionChain(this);
-    private final List<SessionListener> sessionListeners = new CopyOnWriteArrayList<>();
-    private final List<ChannelListener> channelListeners = new CopyOnWriteArrayList<>();
-    private final List<SubscriptionListener> subscriptionListeners = new CopyOnWriteArrayList<>();
-    private final Map<String, MetaHandler> metaHandlers;
+    private final ServerListeners listeners = new ServerListeners(this);
+    private final Broadcaster broadcaster = new Broadcaster(this, channels);
+    private final Dispatcher dispatcher;
     private final Sweeper sweeper;
     private final BrowserHolds browserHolds = new BrowserHolds();
     private final Histories histories = new Histories(this);
     private volatile SecurityPolicy securityPolicy = new DefaultSecurityPolicy();
-    /** The context of the message being handled on each thread: one per server, so two servers in a JVM never mix. */
-    private final ThreadLocal<BayeuxContext> currentContext = new ThreadLocal<>();
 
     public BayeuxServerImpl() {
         this(BayeuxServerConfig.defaults());
@@ -103,15 +90,9 @@ public final class BayeuxServerImpl implements BayeuxServer {
         this.ownExecutor = chosen == null ? Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("bayeux-timer-", 0).factory()) : null;
         this.timerExecutor = chosen != null ? chosen : ownExecutor;
         this.codec = config.jsonCodec();
-        this.metaHandlers = Map.of(
-                Channel.META_HANDSHAKE, new HandshakeHandler(this),
-                Channel.META_CONNECT, new ConnectHandler(this),
-                Channel.META_SUBSCRIBE, new SubscribeHandler(this, true),
-                Channel.META_UNSUBSCRIBE, new SubscribeHandler(this, false),
-                Channel.META_DISCONNECT, new DisconnectHandler(this));
-        for (String meta : metaHandlers.keySet()) {
-            createChannelIfAbsent(meta, ConfigurableServerChannel.Initializer.persistent());
-        }
+        this.jsonArrays = new JsonArrays(codec);
+        this.dispatcher = new Dispatcher(this, channels, sessions);
+        dispatcher.createMetaChannels();
         this.sweeper = new Sweeper(this);
     }
 
@@ -165,32 +146,12 @@ public final class BayeuxServerImpl implements BayeuxServer {
     }
 
     /**
-     * Whether a transport may handle {@code batch} on an event loop, its replies too: it holds
-     * {@code /meta/connect}s only, of known sessions whose replies involve no application code
-     * (see {@link NonBlocking}), and no listener listens on {@code /meta/connect}. The answer
-     * holds for the moment it is given: an extension or listener added meanwhile takes part
-     * from the next batch on.
+     * Whether a transport may handle {@code batch} on an event loop, its replies too (see
+     * {@link Dispatcher#handlesOnLoop}): it holds {@code /meta/connect}s only, whose replies
+     * involve no application code. True for the moment it is given.
      */
     public boolean handlesOnLoop(List<ServerMessage.Mutable> batch) {
-        if (!extensions.isNonBlocking()) {
-            return false;
-        }
-        ServerChannelImpl connects = channels.get(Channel.META_CONNECT);
-        if (connects != null && !connects.messageListeners().isEmpty()) {
-            return false;
-        }
-        for (int i = 0, n = batch.size(); i < n; i++) {
-            ServerMessage.Mutable message = batch.get(i);
-            if (!Channel.META_CONNECT.equals(message.get(Message.CHANNEL_FIELD))
-                    || !(message.get(Message.CLIENT_ID_FIELD) instanceof String clientId)) {
-                return false;
-            }
-            ServerSessionImpl session = sessions.get(clientId);
-            if (session == null || !session.repliesWithoutApplicationCode()) {
-                return false;
-            }
-        }
-        return true;
+        return dispatcher.handlesOnLoop(batch);
     }
 
     /** Schedules {@code work} to run on the executor after {@code delayMillis}. */
@@ -229,64 +190,52 @@ public final class BayeuxServerImpl implements BayeuxServer {
         return config.allowedTransports();
     }
 
-    // --- the transport side
-
-    /**
-     * The browser ids of the open connections that {@linkplain Endpoint#adoptsSessions() adopt
-     * sessions} (WebSockets upgraded without a cookie, whose 101 set this one), with the
-     * connection (which knows when it opened: no boxed time per entry): a request that carries
-     * such an id comes from that connection's client.
-     */
-    private final Map<String, ConnectionImpl> adoptingBrowsers = new ConcurrentHashMap<>();
-
-    void adoptingConnectionOpened(String browserId, ConnectionImpl connection) {
-        adoptingBrowsers.put(browserId, connection);
+    /** Handles incoming messages, one at a time. */
+    Dispatcher dispatcher() {
+        return dispatcher;
     }
 
-    void adoptingConnectionClosed(String browserId, ConnectionImpl connection) {
-        adoptingBrowsers.remove(browserId, connection);
+    @Override
+    public BayeuxContext getContext() {
+        return dispatcher.context();
     }
 
+    /** Counts the held long-polling connects of each browser. */
+    BrowserHolds browserHolds() {
+        return browserHolds;
+    }
+
+    /** Publishing and delivering to sessions. */
+    Broadcaster broadcaster() {
+        return broadcaster;
+    }
+
+    /** The histories of this server's channels, in memory or kept by an engine. */
+    public Histories histories() {
+        return histories;
+    }
+
+    // --- back-pressure
+
     /**
-     * Whether the server is behind delivering: some session whose connection keeps taking
-     * bytes has {@code maxQueue / 2} messages or more waiting. Transports then stop reading the
-     * connections that publish, so that TCP slows the publishers down, instead of letting the
-     * readers' queues overflow.
+     * Whether the server is behind delivering (see {@link Backpressure}): transports then stop
+     * reading the connections that publish, so that TCP slows the publishers down.
      */
     public boolean isBehind() {
-        return behindSessions.get() > 0;
+        return backpressure.isBehind();
     }
 
-    /**
-     * Runs {@code task} once the server is no longer {@linkplain #isBehind() behind}: at once
-     * when it is not, otherwise on the thread that delivers the last late message.
-     */
+    /** Runs {@code task} once the server is no longer {@linkplain #isBehind() behind}: at once when it is not. */
     public void whenCaughtUp(Runnable task) {
-        caughtUpTasks.add(task);
-        if (behindSessions.get() == 0) {
-            runCaughtUpTasks();
-        }
+        backpressure.whenCaughtUp(task);
     }
 
-    /** A session started, or stopped, counting as one the server is behind with. */
-    void behind(boolean started) {
-        if (started) {
-            behindSessions.incrementAndGet();
-        } else if (behindSessions.decrementAndGet() == 0) {
-            runCaughtUpTasks();
-        }
+    /** Whether deliveries are behind, and what waits for them to catch up. */
+    Backpressure backpressure() {
+        return backpressure;
     }
 
-    private void runCaughtUpTasks() {
-        Runnable task;
-        while ((task = caughtUpTasks.poll()) != null) {
-            try {
-                task.run();
-            } catch (RuntimeException x) {
-                LOG.warn("Task {} run when deliveries caught up failed", task, x);
-            }
-        }
-    }
+    // --- the transport side
 
     /** The flusher that pushes from {@code loop}, one per event loop. */
     LoopFlusher loopFlusher(Executor loop) {
@@ -296,6 +245,11 @@ public final class BayeuxServerImpl implements BayeuxServer {
     /** Makes the core's side of a new network connection. */
     public Connection newConnection(Endpoint endpoint) {
         return new ConnectionImpl(this, Objects.requireNonNull(endpoint, "endpoint"));
+    }
+
+    /** Messages as the JSON arrays a response or frame carries. */
+    JsonArrays jsonArrays() {
+        return jsonArrays;
     }
 
     /** Parses a request body or frame into messages. */
@@ -309,30 +263,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
      * those very bytes, so callers must not modify it.
      */
     public byte[] encode(List<? extends ServerMessage> messages) throws JsonCodec.JsonException {
-        if (messages.isEmpty()) {
-            return EMPTY_ARRAY.clone();
-        }
-        if (messages.size() == 1) {
-            return encodeArray(messages.get(0));
-        }
-        byte[][] parts = new byte[messages.size()][];
-        int length = 1 + messages.size();
-        for (int i = 0; i < parts.length; i++) {
-            parts[i] = encodeArray(messages.get(i));
-            length += parts[i].length - 2;
-        }
-        byte[] out = new byte[length];
-        out[0] = '[';
-        int at = 1;
-        for (int i = 0; i < parts.length; i++) {
-            if (i > 0) {
-                out[at++] = ',';
-            }
-            System.arraycopy(parts[i], 1, out, at, parts[i].length - 2);
-            at += parts[i].length - 2;
-        }
-        out[at] = ']';
-        return out;
+        return jsonArrays.encode(messages);
     }
 
     /**
@@ -340,482 +271,15 @@ public final class BayeuxServerImpl implements BayeuxServer {
      * computed once and shared: the caller must not modify them.
      */
     public byte[] encodeArray(ServerMessage message) throws JsonCodec.JsonException {
-        if (message instanceof ServerMessageImpl impl) {
-            return impl.encodeArray(codec);
-        }
-        byte[] json = codec.encode(message);
-        byte[] out = new byte[json.length + 2];
-        out[0] = '[';
-        System.arraycopy(json, 0, out, 1, json.length);
-        out[out.length - 1] = ']';
-        return out;
+        return jsonArrays.encodeArray(message);
     }
 
-    // --- handling one message
-
-    /**
-     * Runs one incoming message through validation, extensions and its handler, with the
-     * endpoint's {@link BayeuxContext} on the message, its reply and the current thread. Never throws.
-     */
-    Exchange handle(ConnectionImpl connection, ServerMessage.Mutable message) {
-        BayeuxContext context = connection.endpoint().bayeuxContext();
-        if (context != null && message instanceof ServerMessageImpl impl) {
-            impl.setBayeuxContext(context);
-        }
-        ServerMessage.Mutable reply = newReply(message);
-        Exchange exchange = new Exchange(connection, message, reply);
-        BayeuxContext outer = currentContext.get();
-        currentContext.set(context);
-        try {
-            handle(exchange);
-        } catch (RuntimeException x) {
-            LOG.warn("Failed to handle {}", message, x);
-            exchange.error("500::server_error");
-        } finally {
-            restoreContext(outer);
-        }
-        return exchange;
-    }
-
-    private void restoreContext(BayeuxContext outer) {
-        if (outer == null) {
-            currentContext.remove();
-        } else {
-            currentContext.set(outer);
-        }
-    }
-
-    /** Runs {@code call} with {@code context} as the {@linkplain #getContext() current context}. */
-    <T> T withContext(BayeuxContext context, Supplier<T> call) {
-        if (context == null) {
-            return call.get();
-        }
-        BayeuxContext outer = currentContext.get();
-        currentContext.set(context);
-        try {
-            return call.get();
-        } finally {
-            restoreContext(outer);
-        }
-    }
-
-    @Override
-    public BayeuxContext getContext() {
-        return currentContext.get();
-    }
-
-    private void handle(Exchange exchange) {
-        ServerMessage.Mutable message = exchange.message;
-        Object channelField = message.get(Message.CHANNEL_FIELD);
-        if (!(channelField instanceof String channelName)) {
-            exchange.error("400::channel_missing");
-            return;
-        }
-        // An existing channel's name is valid, and its id parsed already.
-        ServerChannelImpl known = channels.get(channelName);
-        if (known == null && !ChannelId.isValid(channelName)) {
-            exchange.error("405::channel_invalid");
-            return;
-        }
-        Object id = message.get(Message.ID_FIELD);
-        if (id != null && !(id instanceof String || id instanceof Number)) {
-            exchange.error("405::message_id_invalid");
-            return;
-        }
-        boolean handshake = Channel.META_HANDSHAKE.equals(channelName);
-        if (!isTransportAllowed(exchange.connection)) {
-            refuseTransport(exchange, handshake);
-            return;
-        }
-        ServerSessionImpl session;
-        if (handshake) {
-            LocalSessionImpl local = exchange.connection.localSession();
-            String newId = sessions.newId();
-            session = local != null ? local.newServerSession(newId) : new ServerSessionImpl(this, newId, null);
-        } else {
-            session = message.get(Message.CLIENT_ID_FIELD) instanceof String clientId ? sessions.get(clientId) : null;
-            if (session != null && (session.isRemoved() || !sameBrowser(session, exchange.connection))) {
-                session = null;
-            }
-        }
-        exchange.session = session;
-        if (!extensions.incoming(session, message)) {
-            exchange.error("404::message_deleted");
-            return;
-        }
-        ChannelId channelId = known != null ? known.getChannelId() : ChannelId.of(channelName);
-        if (handshake) {
-            metaHandlers.get(channelName).handle(exchange);
-            return;
-        }
-        if (session == null || !session.isHandshook()) {
-            String reason = session == null ? sessions.takeReason(message.getClientId()) : null;
-            exchange.error(reason != null ? reason : "402::session_unknown");
-            Advice.handshake(exchange.reply);
-            exchange.session = null;
-            return;
-        }
-        boolean connect = Channel.META_CONNECT.equals(channelName);
-        session.messageArrived(connect);
-        if (exchange.connection.endpoint().canPush()) {
-            session.bind(exchange.connection);
-        }
-        if (channelId.isMeta()) {
-            MetaHandler handler = metaHandlers.get(channelName);
-            if (handler == null) {
-                handleUnknownMeta(exchange, channelId);
-            } else if (notifyMetaListeners(exchange, channelName)) {
-                handler.handle(exchange);
-            }
-        } else {
-            handlePublish(exchange, channelId);
-        }
-    }
-
-    /** Whether a message may arrive over this connection's transport: local sessions always may. */
-    private boolean isTransportAllowed(ConnectionImpl connection) {
-        return connection.localSession() != null || config.allowedTransports().contains(connection.endpoint().transportName());
-    }
-
-    /**
-     * Refuses a message that came over a transport the configuration does not allow, before any
-     * session, extension or listener sees it. A handshake is told the transports it may use and
-     * not to retry (the same request would fail again); any other message is told to handshake,
-     * which lets a client renegotiate its transport.
-     */
-    private void refuseTransport(Exchange exchange, boolean handshake) {
-        exchange.error("403:" + exchange.connection.endpoint().transportName() + ":transport_not_allowed");
-        if (handshake) {
-            exchange.reply.put(Message.VERSION_FIELD, Bayeux.VERSION);
-            exchange.reply.put(Message.SUPPORTED_CONNECTION_TYPES_FIELD, config.allowedTransports());
-            Advice.none(exchange.reply);
-        } else {
-            Advice.handshake(exchange.reply);
-        }
-    }
-
-    /**
-     * A clientId alone is not enough: a session that belongs to a browser is usable only by
-     * connections of that same browser (see {@link BrowserBinding}), so a request without its
-     * cookie is refused too, as CometD does. Only sessions that belong to no browser (local
-     * sessions, transports that know no browsers) are usable by clientId alone.
-     */
-    private boolean sameBrowser(ServerSessionImpl session, ConnectionImpl connection) {
-        Object browser = session.browser();
-        if (browser == null) {
-            return true;
-        }
-        Endpoint endpoint = connection.endpoint();
-        String browserId = endpoint.browserId();
-        boolean adopting = endpoint.adoptsSessions();
-        // A request with the cookie that an adopting connection's 101 set speaks for that connection:
-        // Faye's client keeps that cookie and may send it over long-polling before it uses the socket.
-        ConnectionImpl adopter = adopting ? connection : browserId == null ? null : adoptingBrowsers.get(browserId);
-        if (!BrowserBinding.admits(browser, browserId, connection.browserAlias(), adopter != null, adopter == null ? Long.MAX_VALUE : adopter.openedAt(), scheduler().now())) {
-            return false;
-        }
-        if (adopting) {
-            // This connection now speaks for the owner's browser: the session's client re-handshakes on it with that cookie.
-            connection.browserAlias(BrowserBinding.owner(browser));
-        }
-        return true;
-    }
-
-    /** Counts the held long-polling connects of each browser. */
-    BrowserHolds browserHolds() {
-        return browserHolds;
-    }
-
-    private boolean notifyMetaListeners(Exchange exchange, String channelName) {
-        ServerChannelImpl channel = channels.get(channelName);
-        if (channel != null) {
-            for (ServerChannel.MessageListener listener : channel.messageListeners()) {
-                try {
-                    if (!listener.onMessage(exchange.session, channel, exchange.message)) {
-                        exchange.error("404::message_deleted");
-                        return false;
-                    }
-                } catch (RuntimeException x) {
-                    logListenerFailure(listener, x);
-                }
-            }
-        }
-        return true;
-    }
-
-    private void handleUnknownMeta(Exchange exchange, ChannelId channelId) {
-        Authorizer.Result create = authorize(Authorizer.Operation.CREATE, channelId, null, exchange.session, exchange.message);
-        if (create instanceof Authorizer.Result.Denied denied) {
-            exchange.error("403:" + denied.reason() + ":channel_create_denied");
-        } else {
-            exchange.error("400::channel_unknown");
-        }
-    }
-
-    private void handlePublish(Exchange exchange, ChannelId channelId) {
-        if (channelId.isWild()) {
-            exchange.error("405::channel_invalid");
-            return;
-        }
-        ServerSessionImpl session = exchange.session;
-        ServerChannelImpl channel = channels.get(channelId.getId());
-        if (channel == null) {
-            Authorizer.Result create = authorize(Authorizer.Operation.CREATE, channelId, null, session, exchange.message);
-            if (create instanceof Authorizer.Result.Denied denied) {
-                exchange.error("403:" + denied.reason() + ":channel_create_denied");
-                return;
-            }
-            channel = (ServerChannelImpl) createChannelIfAbsent(channelId.getId()).getReference();
-        }
-        Authorizer.Result publish = authorize(Authorizer.Operation.PUBLISH, channelId, channel, session, exchange.message);
-        if (publish instanceof Authorizer.Result.Denied denied) {
-            exchange.error("403:" + denied.reason() + ":publish_denied");
-            return;
-        }
-        if (publish(session, channel, exchange.message)) {
-            exchange.reply.setSuccessful(true);
-        } else {
-            exchange.error("404::message_deleted");
-        }
-    }
-
-    ServerMessage.Mutable newReply(ServerMessage.Mutable message) {
-        ServerMessageImpl reply = new ServerMessageImpl();
-        reply.setAssociated(message);
-        reply.setBayeuxContext(message.getBayeuxContext());
-        Object channel = message.get(Message.CHANNEL_FIELD);
-        if (channel instanceof String name) {
-            reply.setChannel(name);
-            if (name.startsWith(Channel.META + "/") && message.get(Message.CLIENT_ID_FIELD) instanceof String clientId) {
-                reply.setClientId(clientId);
-            }
-        }
-        Object id = message.get(Message.ID_FIELD);
-        if (id instanceof String || id instanceof Number) {
-            reply.put(Message.ID_FIELD, id);
-        }
-        Object subscription = message.get(Message.SUBSCRIPTION_FIELD);
-        if (subscription != null) {
-            reply.put(Message.SUBSCRIPTION_FIELD, subscription);
-        }
-        return reply;
-    }
-
-    // --- authorization
+    // --- authorization and extensions
 
     /** Decides an operation on a channel: see {@link Authorization}. */
     Authorizer.Result authorize(Authorizer.Operation operation, ChannelId channelId, ServerChannel channel,
                                 ServerSessionImpl session, ServerMessage message) {
         return Authorization.decide(this, operation, channelId, channel, session, message);
-    }
-
-    // --- publishing and delivering
-
-    /**
-     * Publishes on a channel: channel listeners (wildcard channels first) may veto; service
-     * and meta channels stop there; otherwise the message loses its clientId and id, passes
-     * the server extensions once, is frozen and goes to every subscriber of the channel and of
-     * the matching wildcard channels, once per session.
-     *
-     * @return false when vetoed or dropped
-     */
-    boolean publish(ServerSessionImpl from, ServerChannelImpl channel, ServerMessage.Mutable message) {
-        ChannelId channelId = channel.getChannelId();
-        List<String> wildIds = channelId.getWildIds();
-        ServerChannelImpl[] wilds = new ServerChannelImpl[wildIds.size()];
-        for (int i = 0; i < wilds.length; i++) {
-            wilds[i] = channels.get(wildIds.get(i));
-        }
-        for (int i = wilds.length - 1; i >= -1; i--) {
-            ServerChannelImpl target = i < 0 ? channel : wilds[i];
-            if (target != null && !notifyMessageListeners(from, target, channel, message)) {
-                return false;
-            }
-        }
-        if (!channelId.isBroadcast()) {
-            return true;
-        }
-        message.remove(Message.CLIENT_ID_FIELD);
-        message.remove(Message.ID_FIELD);
-        // Lazy when marked so, or when any channel it is published to is lazy, wildcards included.
-        if (channel.isLazy() || anyLazy(wilds)) {
-            message.setLazy(true);
-        }
-        if (!extensions.outgoing(from, null, message)) {
-            return false;
-        }
-        HistoryPolicy policy = histories.isOn() ? Histories.policy(channel, wilds) : null;
-        if (policy != null) {
-            histories.publish(from, channel, wilds, message, policy);
-            return true;
-        }
-        fanOut(from, channel, wilds, freeze(message));
-        return true;
-    }
-
-    /** Delivers a frozen broadcast to every subscriber of the channel and of its wildcard channels, once per session. */
-    void fanOut(ServerSessionImpl from, ServerChannelImpl channel, ServerChannelImpl[] wilds, ServerMessageImpl frozen) {
-        long lazyTimeout = frozen.isLazy() ? lazyTimeout(channel, wilds) : -1;
-        boolean toPublisher = channel.isBroadcastToPublisher();
-        int populated = channel.subscribers().isEmpty() ? 0 : 1;
-        for (ServerChannelImpl wild : wilds) {
-            if (wild != null && !wild.subscribers().isEmpty()) {
-                populated++;
-            }
-        }
-        if (populated <= 1) {
-            // The common case: one channel has subscribers, no session can be reached twice.
-            ServerChannelImpl only = !channel.subscribers().isEmpty() ? channel : firstPopulated(wilds);
-            if (only != null) {
-                for (ServerSessionImpl subscriber : only.subscribers()) {
-                    deliverBroadcast(from, subscriber, frozen, lazyTimeout, toPublisher);
-                }
-            }
-            return;
-        }
-        Set<ServerSessionImpl> reached = new HashSet<>();
-        for (int i = -1; i < wilds.length; i++) {
-            ServerChannelImpl target = i < 0 ? channel : wilds[i];
-            if (target != null) {
-                for (ServerSessionImpl subscriber : target.subscribers()) {
-                    if (reached.add(subscriber)) {
-                        deliverBroadcast(from, subscriber, frozen, lazyTimeout, toPublisher);
-                    }
-                }
-            }
-        }
-    }
-
-    // --- history
-
-    /** The histories of this server's channels, in memory or kept by an engine. */
-    public Histories histories() {
-        return histories;
-    }
-
-    /** Fans out a stamped message from the history engine to this server's subscribers. */
-    void fanOutFromEngine(String channelName, ServerMessage.Mutable message) {
-        ServerChannelImpl channel = (ServerChannelImpl) createChannelIfAbsent(channelName).getReference();
-        ServerChannelImpl[] wilds = wildChannels(channel.getChannelId());
-        if (channel.isLazy() || anyLazy(wilds)) {
-            message.setLazy(true);
-        }
-        fanOut(null, channel, wilds, freeze(message));
-    }
-
-    /** The wildcard channels that match {@code id}, most specific first, null where none exists. */
-    ServerChannelImpl[] wildChannels(ChannelId id) {
-        List<String> wildIds = id.getWildIds();
-        ServerChannelImpl[] wilds = new ServerChannelImpl[wildIds.size()];
-        for (int i = 0; i < wilds.length; i++) {
-            wilds[i] = channels.get(wildIds.get(i));
-        }
-        return wilds;
-    }
-
-    /** The message frozen: itself when it is this server's kind, else a copy. */
-    ServerMessageImpl freeze(ServerMessage message) {
-        ServerMessageImpl frozen = message instanceof ServerMessageImpl impl ? impl : copyOf(message);
-        frozen.freeze();
-        return frozen;
-    }
-
-    private static boolean anyLazy(ServerChannelImpl[] channels) {
-        for (ServerChannelImpl channel : channels) {
-            if (channel != null && channel.isLazy()) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * How long a lazy message may wait: the shortest lazy timeout set on the channel or on a
-     * lazy wildcard channel that matches it, never more than {@code maxLazyTimeout}.
-     */
-    long lazyTimeout(ServerChannelImpl channel, ServerChannelImpl[] wilds) {
-        long timeout = config.maxLazyTimeout().toMillis();
-        if (channel != null && channel.getLazyTimeout() > 0) {
-            timeout = Math.min(timeout, channel.getLazyTimeout());
-        }
-        for (ServerChannelImpl wild : wilds) {
-            if (wild != null && wild.isLazy() && wild.getLazyTimeout() > 0) {
-                timeout = Math.min(timeout, wild.getLazyTimeout());
-            }
-        }
-        return timeout;
-    }
-
-    /** The lazy timeout of a message on {@code channelName}, from that channel and its wildcard channels. */
-    private long lazyTimeout(String channelName) {
-        if (channelName == null || !ChannelId.isValid(channelName)) {
-            return config.maxLazyTimeout().toMillis();
-        }
-        ServerChannelImpl channel = channels.get(channelName);
-        List<String> wildIds = (channel != null ? channel.getChannelId() : ChannelId.of(channelName)).getWildIds();
-        ServerChannelImpl[] wilds = new ServerChannelImpl[wildIds.size()];
-        for (int i = 0; i < wilds.length; i++) {
-            wilds[i] = channels.get(wildIds.get(i));
-        }
-        return lazyTimeout(channel, wilds);
-    }
-
-    private static ServerChannelImpl firstPopulated(ServerChannelImpl[] channels) {
-        for (ServerChannelImpl channel : channels) {
-            if (channel != null && !channel.subscribers().isEmpty()) {
-                return channel;
-            }
-        }
-        return null;
-    }
-
-    private void deliverBroadcast(ServerSessionImpl from, ServerSessionImpl to, ServerMessage message, long lazyTimeout, boolean toPublisher) {
-        if (to == from && !(toPublisher && to.isBroadcastToPublisher())) {
-            return;
-        }
-        to.deliverShared(from, message, lazyTimeout);
-    }
-
-    private boolean notifyMessageListeners(ServerSessionImpl from, ServerChannelImpl listening, ServerChannelImpl channel, ServerMessage.Mutable message) {
-        for (ServerChannel.MessageListener listener : listening.messageListeners()) {
-            try {
-                if (!listener.onMessage(from, channel, message)) {
-                    return false;
-                }
-            } catch (RuntimeException x) {
-                logListenerFailure(listener, x);
-            }
-        }
-        return true;
-    }
-
-    /** Delivers to one session only: server extensions, freeze, then the session's own path. */
-    boolean deliverPrivately(Session sender, ServerSessionImpl to, ServerMessage.Mutable message) {
-        ServerSessionImpl from = asServerSession(sender);
-        if (!extensions.outgoing(from, to, message)) {
-            return false;
-        }
-        ServerMessageImpl frozen = message instanceof ServerMessageImpl impl ? impl : copyOf(message);
-        frozen.freeze();
-        return to.deliverShared(from, frozen, frozen.isLazy() ? lazyTimeout(frozen.getChannel()) : -1);
-    }
-
-    private static ServerMessageImpl copyOf(ServerMessage message) {
-        ServerMessageImpl copy = new ServerMessageImpl(message);
-        copy.setAssociated(message.getAssociated());
-        copy.setLazy(message.isLazy());
-        copy.setBayeuxContext(message.getBayeuxContext());
-        return copy;
-    }
-
-    ServerSessionImpl asServerSession(Session session) {
-        if (session instanceof ServerSessionImpl impl) {
-            return impl;
-        }
-        if (session instanceof LocalSession local && local.getServerSession() instanceof ServerSessionImpl impl) {
-            return impl;
-        }
-        return null;
     }
 
     @Override
@@ -837,45 +301,19 @@ public final class BayeuxServerImpl implements BayeuxServer {
         return extensions;
     }
 
-    // --- listeners
-
     @Override
     public void addListener(BayeuxServerListener listener) {
-        boolean known = false;
-        if (listener instanceof SessionListener l) {
-            sessionListeners.add(l);
-            known = true;
-        }
-        if (listener instanceof ChannelListener l) {
-            channelListeners.add(l);
-            known = true;
-        }
-        if (listener instanceof SubscriptionListener l) {
-            subscriptionListeners.add(l);
-            known = true;
-        }
-        if (!known) {
-            throw new IllegalArgumentException("Unknown server listener type: " + listener.getClass().getName());
-        }
+        listeners.add(listener);
     }
 
     @Override
     public void removeListener(BayeuxServerListener listener) {
-        sessionListeners.remove(listener);
-        channelListeners.remove(listener);
-        subscriptionListeners.remove(listener);
+        listeners.remove(listener);
     }
 
-    void notifySubscribed(ServerSessionImpl session, ServerChannelImpl channel, ServerMessage message) {
-        for (SubscriptionListener listener : subscriptionListeners) {
-            safely(listener, () -> listener.subscribed(session, channel, message));
-        }
-    }
-
-    void notifyUnsubscribed(ServerSessionImpl session, ServerChannelImpl channel, ServerMessage message) {
-        for (SubscriptionListener listener : subscriptionListeners) {
-            safely(listener, () -> listener.unsubscribed(session, channel, message));
-        }
+    /** The application's server listeners, and the events they hear. */
+    ServerListeners listeners() {
+        return listeners;
     }
 
     /** Runs a listener call; a throwing listener is logged with its identity and skipped. */
@@ -925,17 +363,13 @@ public final class BayeuxServerImpl implements BayeuxServer {
             throw new IllegalArgumentException("Invalid channel name: null");
         }
         ChannelRegistry.Created result = channels.createIfAbsent(channelName, id -> new ServerChannelImpl(this, id), channel -> {
-            for (ChannelListener listener : channelListeners) {
-                safely(listener, () -> listener.configureChannel(channel));
-            }
+            listeners.configureChannel(channel);
             for (ConfigurableServerChannel.Initializer initializer : initializers) {
                 safely(initializer, () -> initializer.configureChannel(channel));
             }
         });
         if (result.created()) {
-            for (ChannelListener listener : channelListeners) {
-                safely(listener, () -> listener.channelAdded(result.channel()));
-            }
+            listeners.channelAdded(result.channel());
         }
         return new MarkedReference<>(result.channel(), result.created());
     }
@@ -945,26 +379,19 @@ public final class BayeuxServerImpl implements BayeuxServer {
         return channels.remove(channel);
     }
 
-    /** Tells that the sweeper removed a channel: its subscribers (none, normally) go, its listeners are told. */
-    void channelSwept(ServerChannelImpl channel) {
-        for (ServerSessionImpl subscriber : List.copyOf(channel.subscribers())) {
-            channel.unsubscribe(subscriber, null);
-        }
-        for (ChannelListener listener : channelListeners) {
-            safely(listener, () -> listener.channelRemoved(channel.getId()));
+    /** Removes a channel unless it is gone already: see {@link #channelRemoved}. */
+    void removeChannel(ServerChannelImpl channel) {
+        if (channels.remove(channel)) {
+            channelRemoved(channel);
         }
     }
 
-    void removeChannel(ServerChannelImpl channel) {
-        if (!channels.remove(channel)) {
-            return;
-        }
+    /** A channel left the registry (removed, or swept): its subscribers (none, when swept) go, its listeners are told. */
+    void channelRemoved(ServerChannelImpl channel) {
         for (ServerSessionImpl subscriber : List.copyOf(channel.subscribers())) {
             channel.unsubscribe(subscriber, null);
         }
-        for (ChannelListener listener : channelListeners) {
-            safely(listener, () -> listener.channelRemoved(channel.getId()));
-        }
+        listeners.channelRemoved(channel.getId());
     }
 
     // --- sessions
@@ -989,12 +416,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     void addSession(ServerSessionImpl session, ServerMessage message) {
         sessions.add(session);
-        for (ServerSession.AddedListener listener : session.addedListeners()) {
-            safely(listener, () -> listener.added(session, message));
-        }
-        for (SessionListener listener : sessionListeners) {
-            safely(listener, () -> listener.sessionAdded(session, message));
-        }
+        listeners.sessionAdded(session, message);
     }
 
     @Override
@@ -1016,7 +438,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
      * handshake), or, when none is held, in the reply to its next message.
      */
     boolean removeSession(ServerSessionImpl session, ServerMessage message, boolean timeout, String error) {
-        PendingBatch held = session.takeHeldConnect();
+        PendingBatch held = session.connectHold().take();
         if (!session.markRemoved()) {
             return false;
         }
@@ -1042,12 +464,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
         for (ServerChannelImpl channel : session.subscriptions()) {
             channel.unsubscribe(session, message);
         }
-        for (ServerSession.RemoveListener listener : session.removeListeners()) {
-            safely(listener, () -> listener.removed(session, message, timeout));
-        }
-        for (SessionListener listener : sessionListeners) {
-            safely(listener, () -> listener.sessionRemoved(session, message, timeout));
-        }
+        listeners.sessionRemoved(session, message, timeout);
         if (session.localSession() != null) {
             session.localSession().removed();
         }

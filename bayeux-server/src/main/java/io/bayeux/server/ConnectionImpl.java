@@ -9,10 +9,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
@@ -46,7 +44,7 @@ final class ConnectionImpl implements Connection {
         this.openedAt = server.scheduler().now();
         this.loopFlusher = endpoint.eventLoop() == null ? null : server.loopFlusher(endpoint.eventLoop());
         if (endpoint.adoptsSessions() && endpoint.browserId() != null) {
-            server.adoptingConnectionOpened(endpoint.browserId(), this);
+            server.dispatcher().adoptingConnectionOpened(endpoint.browserId(), this);
         }
     }
 
@@ -90,14 +88,14 @@ final class ConnectionImpl implements Connection {
 
     @Override
     public void writable() {
-        One.<ServerSessionImpl>forEach(bound, session -> session.wakeUp(false));
+        One.<SessionOutbox>forEach(bound, outbox -> outbox.wakeUp(false));
     }
 
     @Override
     public void heldBack(boolean held) {
         heldBack = held;
         if (!held) {
-            One.<ServerSessionImpl>forEach(bound, ServerSessionImpl::heldBackEnded);
+            One.<SessionOutbox>forEach(bound, outbox -> outbox.session().expiry().heldBackEnded());
         }
     }
 
@@ -108,7 +106,7 @@ final class ConnectionImpl implements Connection {
 
     @Override
     public void stalled() {
-        One.<ServerSessionImpl>forEach(bound, session -> session.stalled(this));
+        One.<SessionOutbox>forEach(bound, outbox -> outbox.stalled(this));
     }
 
     String browserAlias() {
@@ -184,7 +182,7 @@ final class ConnectionImpl implements Connection {
         boolean connectsAgain = false;
         long hold = -1;
         for (int i = 0; i < batch.size(); i++) {
-            Exchange exchange = server.handle(this, batch.get(i));
+            Exchange exchange = server.dispatcher().handle(this, batch.get(i));
             exchanges.add(exchange);
             if (exchange.session != null) {
                 session = exchange.session;
@@ -207,10 +205,10 @@ final class ConnectionImpl implements Connection {
         }
         if (hold > 0 && session != null && !closed) {
             Exchange connectExchange = exchanges.get(exchanges.size() - 1);
-            shareStrings(connectExchange, session);
-            boolean replyDeferred = deferReply(connectExchange, session);
+            CompactConnect.shareStrings(connectExchange, session, endpoint);
+            boolean replyDeferred = CompactConnect.deferReply(connectExchange, session, server.config());
             PendingBatch held;
-            if (replyDeferred && exchanges.size() == 1 && !session.hasHeartBeatListeners() && isPlainConnect(connectExchange.message, session)) {
+            if (replyDeferred && exchanges.size() == 1 && session.listeners().heartBeat().isEmpty() && CompactConnect.isPlainConnect(connectExchange.message, session, endpoint)) {
                 // The connect alone, as rebuildConnect makes it again: only its id is kept.
                 held = PendingBatch.compact(this, session, connectExchange.message.get(Message.ID_FIELD), replies, browser);
             } else {
@@ -219,7 +217,7 @@ final class ConnectionImpl implements Connection {
                         browser, replyDeferred);
             }
             addPending(held);
-            if (session.hold(held, hold)) {
+            if (session.connectHold().hold(held, hold)) {
                 if (closed) {
                     held.cancel();
                 }
@@ -233,7 +231,7 @@ final class ConnectionImpl implements Connection {
                 return DONE;
             }
             if (replyDeferred) {
-                restoreReply(connectExchange, session);
+                CompactConnect.restoreReply(connectExchange, session, server.config());
             }
         }
         if (browser != null) {
@@ -241,136 +239,6 @@ final class ConnectionImpl implements Connection {
         }
         complete(session, exchanges, connect, hold > 0 || connectsAgain, replies);
         return DONE;
-    }
-
-    /**
-     * A connect about to be held keeps its request and reply for as long as the hold, on every
-     * idle connection: their channel, client id and connection type become the equal strings
-     * every session or connection already has, so that the held copies (parsed from the request)
-     * can go. Nothing else changes: the values stay equal, and the maps keep their entries.
-     */
-    private void shareStrings(Exchange connect, ServerSessionImpl session) {
-        shareString(connect.message, Message.CHANNEL_FIELD, Channel.META_CONNECT);
-        shareString(connect.message, Message.CLIENT_ID_FIELD, session.getId());
-        shareString(connect.message, Message.CONNECTION_TYPE_FIELD, endpoint.transportName());
-        shareString(connect.reply, Message.CHANNEL_FIELD, Channel.META_CONNECT);
-        shareString(connect.reply, Message.CLIENT_ID_FIELD, session.getId());
-    }
-
-    /**
-     * Whether {@code request} is what {@link #rebuildConnect} makes again: the fields channel,
-     * client id (the session's), connection type (this endpoint's) and an optional String or
-     * Number id, nothing else; the endpoint's context; neither lazy nor associated.
-     */
-    private boolean isPlainConnect(ServerMessage.Mutable request, ServerSessionImpl session) {
-        if (!(request instanceof ServerMessageImpl impl) || impl.getClass() != ServerMessageImpl.class || impl.isFrozen()
-                || impl.isLazy() || impl.getAssociated() != null || impl.getBayeuxContext() != endpoint.bayeuxContext()) {
-            return false;
-        }
-        Object id = impl.get(Message.ID_FIELD);
-        int size = id == null ? 3 : 4;
-        return impl.size() == size
-                && (id == null || id instanceof String || id instanceof Number)
-                && Channel.META_CONNECT.equals(impl.get(Message.CHANNEL_FIELD))
-                && session.getId().equals(impl.get(Message.CLIENT_ID_FIELD))
-                && Objects.equals(endpoint.transportName(), impl.get(Message.CONNECTION_TYPE_FIELD));
-    }
-
-    /**
-     * A held connect kept {@linkplain PendingBatch#compact compact}, made again: the request as
-     * {@link #isPlainConnect} found it, and its reply as the server made it (its connect fields
-     * are written when the hold ends, as for every {@linkplain #deferReply deferred} reply).
-     */
-    Exchange rebuildConnect(ServerSessionImpl session, Object id) {
-        ServerMessageImpl request = new ServerMessageImpl();
-        request.put(Message.CHANNEL_FIELD, Channel.META_CONNECT);
-        request.put(Message.CLIENT_ID_FIELD, session.getId());
-        request.put(Message.CONNECTION_TYPE_FIELD, endpoint.transportName());
-        if (id != null) {
-            request.put(Message.ID_FIELD, id);
-        }
-        if (endpoint.bayeuxContext() != null) {
-            request.setBayeuxContext(endpoint.bayeuxContext());
-        }
-        Exchange exchange = new Exchange(this, request, server.newReply(request));
-        exchange.session = session;
-        exchange.connect = true;
-        return exchange;
-    }
-
-    /**
-     * A held connect's reply is kept empty while the connect is held, when it is what the
-     * connect handler made of the request (channel, client id, id, {@code successful}, and the
-     * advice {@link Advice#retry} writes, nothing else): its entries, the advice map and its
-     * boxed numbers are made again when the hold ends ({@link #restoreReply}), the advice from
-     * the session's settings of that moment. What is written to the reply meanwhile (a removed
-     * session's error and {@code reconnect}) is kept, and completed as before.
-     *
-     * @return whether the reply was emptied
-     */
-    private boolean deferReply(Exchange connect, ServerSessionImpl session) {
-        if (!(connect.reply instanceof ServerMessageImpl reply) || reply.isFrozen()) {
-            return false;
-        }
-        Map<String, Object> expected = new HashMap<>(8);
-        replyFields(connect.message, expected);
-        expected.put(Message.SUCCESSFUL_FIELD, Boolean.TRUE);
-        Map<String, Object> advice = reply.getAdvice();
-        boolean maxInterval = server.config().adviseMaxInterval();
-        if (advice == null || advice.size() != (maxInterval ? 4 : 3)
-                || !Message.RECONNECT_RETRY_VALUE.equals(advice.get(Message.RECONNECT_FIELD))
-                || !Long.valueOf(session.interval()).equals(advice.get(Message.INTERVAL_FIELD))
-                || !Long.valueOf(session.timeout()).equals(advice.get(Message.TIMEOUT_FIELD))
-                || maxInterval && !Long.valueOf(session.maxInterval()).equals(advice.get(Message.MAX_INTERVAL_FIELD))
-                || reply.size() != expected.size() + 1) {
-            return false;
-        }
-        for (Map.Entry<String, Object> field : expected.entrySet()) {
-            if (!field.getValue().equals(reply.get(field.getKey()))) {
-                return false;
-            }
-        }
-        reply.clear();
-        return true;
-    }
-
-    /** The fields a reply takes from its request (as the server's newReply gives them): channel, client id, id. */
-    private static void replyFields(ServerMessage request, Map<String, Object> reply) {
-        if (request.get(Message.CHANNEL_FIELD) instanceof String channel) {
-            reply.put(Message.CHANNEL_FIELD, channel);
-            if (channel.startsWith(Channel.META + "/") && request.get(Message.CLIENT_ID_FIELD) instanceof String clientId) {
-                reply.put(Message.CLIENT_ID_FIELD, clientId);
-            }
-        }
-        Object id = request.get(Message.ID_FIELD);
-        if (id instanceof String || id instanceof Number) {
-            reply.put(Message.ID_FIELD, id);
-        }
-    }
-
-    /** The hold of a connect whose reply was {@linkplain #deferReply emptied} ends: its fields are written again, what is there already kept. */
-    private void restoreReply(Exchange connect, ServerSessionImpl session) {
-        ServerMessage.Mutable reply = connect.reply;
-        Map<String, Object> fields = new HashMap<>(8);
-        replyFields(connect.message, fields);
-        fields.forEach(reply::putIfAbsent);
-        reply.putIfAbsent(Message.SUCCESSFUL_FIELD, Boolean.TRUE);
-        Map<String, Object> advice = reply.getAdvice(true);
-        advice.putIfAbsent(Message.RECONNECT_FIELD, Message.RECONNECT_RETRY_VALUE);
-        advice.putIfAbsent(Message.INTERVAL_FIELD, session.interval());
-        advice.putIfAbsent(Message.TIMEOUT_FIELD, session.timeout());
-        if (server.config().adviseMaxInterval()) {
-            advice.putIfAbsent(Message.MAX_INTERVAL_FIELD, session.maxInterval());
-        }
-    }
-
-    private static void shareString(ServerMessage.Mutable message, String field, String shared) {
-        if (shared != null && message instanceof ServerMessageImpl impl && !impl.isFrozen()) {
-            Object value = impl.get(field);
-            if (value != shared && shared.equals(value)) {
-                impl.put(field, shared);
-            }
-        }
     }
 
     private void adviseMultipleClients(Exchange connect) {
@@ -383,20 +251,20 @@ final class ConnectionImpl implements Connection {
     void completeHeld(PendingBatch held) {
         List<Exchange> exchanges = held.exchanges();
         if (held.replyDeferred) {
-            restoreReply(exchanges.get(exchanges.size() - 1), held.session);
+            CompactConnect.restoreReply(exchanges.get(exchanges.size() - 1), held.session, server.config());
         }
         releaseBrowser(held);
         removePending(held);
-        held.session.released(held);
-        held.session.resumed(held, held.wasTimedOut());
+        held.session.connectHold().released(held);
+        held.session.connectHold().resumed(held, held.wasTimedOut());
         complete(held.session, exchanges, true, true, held.responder);
     }
 
     void cancelled(PendingBatch held) {
         releaseBrowser(held);
         removePending(held);
-        held.session.released(held);
-        held.session.connectEnded(false);
+        held.session.connectHold().released(held);
+        held.session.connectHold().ended(false);
     }
 
     private void releaseBrowser(PendingBatch held) {
@@ -419,7 +287,7 @@ final class ConnectionImpl implements Connection {
         boolean connectReplyDropped = false;
         for (Exchange exchange : exchanges) {
             // Reply extensions may run later, on another thread: they still see the request's context.
-            ServerMessage reply = server.withContext(exchange.message.getBayeuxContext(), () -> server.extensionChain().reply(exchange));
+            ServerMessage reply = server.dispatcher().withContext(exchange.message.getBayeuxContext(), () -> server.extensionChain().reply(exchange));
             replies.add(reply);
             if (reply instanceof ServerMessage.Mutable mutable) {
                 mutableReplies.add(mutable);
@@ -436,7 +304,7 @@ final class ConnectionImpl implements Connection {
                 && !(metaConnectOnly && connectReplyDropped);
         // Beside a held connect of the session, a reply to other requests leaves them to it.
         List<ServerMessage> queued = !carryQueue ? List.of()
-                : connect ? session.takeQueue(mutableReplies) : session.takeQueueBesideConnect(mutableReplies);
+                : connect ? session.outbox().takeQueue(mutableReplies) : session.connectHold().takeQueueBesideConnect(mutableReplies);
         List<ServerMessage> out = new ArrayList<>(exchanges.size() + queued.size());
         int first = 0;
         if (handshake) {
@@ -450,7 +318,7 @@ final class ConnectionImpl implements Connection {
         // Before the write: the client may read the reply and connect again before this thread
         // goes on, and that connect's gather time counts from this reply.
         if (connect && session != null) {
-            session.connectEnded(longPolls && !endpoint.canPush());
+            session.connectHold().ended(longPolls && !endpoint.canPush());
         }
         try {
             responder.accept(out);
@@ -474,14 +342,14 @@ final class ConnectionImpl implements Connection {
     }
 
     /** A session pushes to this connection from now on. */
-    void bound(ServerSessionImpl session) {
+    void bound(SessionOutbox outbox) {
         synchronized (this) {
-            if (!One.contains(bound, session)) {
-                bound = One.plus(bound, session);
+            if (!One.contains(bound, outbox)) {
+                bound = One.plus(bound, outbox);
             }
         }
         if (closed) {
-            session.unbind(this);
+            outbox.unbind(this);
         }
     }
 
@@ -489,18 +357,18 @@ final class ConnectionImpl implements Connection {
     public void close() {
         closed = true;
         if (endpoint.adoptsSessions() && endpoint.browserId() != null) {
-            server.adoptingConnectionClosed(endpoint.browserId(), this);
+            server.dispatcher().adoptingConnectionClosed(endpoint.browserId(), this);
         }
         for (PendingBatch held : One.<PendingBatch>list(pending)) {
             held.cancel();
         }
-        List<ServerSessionImpl> sessions;
+        List<SessionOutbox> outboxes;
         synchronized (this) {
-            sessions = One.list(bound);
+            outboxes = One.list(bound);
             bound = null;
         }
-        for (ServerSessionImpl session : sessions) {
-            session.unbind(this);
+        for (SessionOutbox outbox : outboxes) {
+            outbox.unbind(this);
         }
     }
 
@@ -511,52 +379,5 @@ final class ConnectionImpl implements Connection {
     @Override
     public String toString() {
         return "Connection[" + endpoint.transportName() + ", pending=" + One.list(pending).size() + ", closed=" + closed + "]";
-    }
-
-    /**
-     * A copy-on-write set of items in one field: null for none, the item itself for one, an
-     * immutable list for more (a list of one costs an object more than its item).
-     */
-    private static final class One {
-        private One() {
-        }
-
-        @SuppressWarnings("unchecked")
-        static <T> List<T> list(Object field) {
-            if (field == null) {
-                return List.of();
-            }
-            return field instanceof List<?> list ? (List<T>) list : List.of((T) field);
-        }
-
-        @SuppressWarnings("unchecked")
-        static <T> void forEach(Object field, Consumer<T> action) {
-            if (field instanceof List<?> list) {
-                for (Object item : list) {
-                    action.accept((T) item);
-                }
-            } else if (field != null) {
-                action.accept((T) field);
-            }
-        }
-
-        static boolean contains(Object field, Object item) {
-            return field == item || field instanceof List<?> list && list.contains(item);
-        }
-
-        static <T> Object plus(Object field, T item) {
-            return field == null ? item : CopyOnWrite.plus(list(field), item);
-        }
-
-        static Object minus(Object field, Object item) {
-            if (field == item) {
-                return null;
-            }
-            if (!(field instanceof List<?>)) {
-                return field;
-            }
-            List<Object> rest = CopyOnWrite.minus(list(field), item);
-            return rest.size() == 1 ? rest.get(0) : rest;
-        }
     }
 }

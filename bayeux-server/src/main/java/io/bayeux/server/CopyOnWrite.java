@@ -1,6 +1,7 @@
 package io.bayeux.server;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -32,5 +33,32 @@ final class CopyOnWrite {
         List<T> copy = new ArrayList<>(list);
         copy.remove(index);
         return List.copyOf(copy);
+    }
+
+    /** {@code array} with {@code item} added at the end, or {@code array} itself when it holds that very item. */
+    static <T> T[] plusOnce(T[] array, T item) {
+        for (T present : array) {
+            if (present == item) {
+                return array;
+            }
+        }
+        T[] more = Arrays.copyOf(array, array.length + 1);
+        more[array.length] = item;
+        return more;
+    }
+
+    /** {@code array} without {@code item} (that very one), {@code empty} when nothing is left, or {@code array} itself when it lacks it. */
+    static <T> T[] minus(T[] array, T item, T[] empty) {
+        for (int i = 0; i < array.length; i++) {
+            if (array[i] == item) {
+                if (array.length == 1) {
+                    return empty;
+                }
+                T[] fewer = Arrays.copyOf(array, array.length - 1);
+                System.arraycopy(array, i + 1, fewer, i, array.length - i - 1);
+                return fewer;
+            }
+        }
+        return array;
     }
 }

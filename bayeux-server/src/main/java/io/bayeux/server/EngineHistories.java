@@ -118,7 +118,7 @@ final class EngineHistories {
 
     private void fanOut(String channel, ServerMessage.Mutable message, Position position, HistoryPolicy policy, Cursor cursor) {
         HistoryStore.stamp(message, position, policy);
-        server.fanOutFromEngine(channel, message);
+        server.broadcaster().fanOutFromEngine(channel, message);
         cursor.delivered = position.offset();
     }
 
@@ -148,7 +148,7 @@ final class EngineHistories {
                 for (HistoryEngine.Entry entry : Recovery.within(slice.messages(), decision.after(), decision.upTo())) {
                     ServerMessage.Mutable replayed = entry.message();
                     HistoryStore.stamp(replayed, new Position(entry.offset(), slice.epoch()), request.policy());
-                    session.deliverReplayed(server.freeze(replayed));
+                    session.deliverReplayed(Broadcaster.freeze(replayed));
                 }
             }
             joined = channel.join(session);

@@ -65,7 +65,7 @@ final class ExtensionChain {
             }
         }
         if (session != null) {
-            for (ServerSession.Extension extension : session.extensions()) {
+            for (ServerSession.Extension extension : session.listeners().extensions()) {
                 try {
                     if (!(meta ? extension.rcvMeta(session, message) : extension.rcv(session, message))) {
                         return false;
@@ -114,7 +114,7 @@ final class ExtensionChain {
         if (session == null) {
             return reply;
         }
-        List<ServerSession.Extension> sessionExtensions = session.extensions();
+        List<ServerSession.Extension> sessionExtensions = session.listeners().extensions();
         ServerMessage result = reply;
         for (int i = sessionExtensions.size() - 1; i >= 0 && result != null; i--) {
             ServerSession.Extension extension = sessionExtensions.get(i);

@@ -23,11 +23,11 @@ final class Flusher {
     private static final int FLUSHING = 1;
     private static final int PENDING = 2;
 
-    private final ServerSessionImpl session;
+    private final SessionOutbox outbox;
     private final AtomicInteger state = new AtomicInteger(IDLE);
 
-    Flusher(ServerSessionImpl session) {
-        this.session = session;
+    Flusher(SessionOutbox outbox) {
+        this.outbox = outbox;
     }
 
     /** Sends what is queued, now or as soon as the write in progress completes. */
@@ -40,10 +40,10 @@ final class Flusher {
     private void iterate() {
         while (true) {
             state.set(FLUSHING);
-            Endpoint endpoint = session.pushEndpoint();
+            Endpoint endpoint = outbox.pushEndpoint();
             // An event loop's endpoint that is not writable brings the session back once it is.
             boolean ready = endpoint != null && (endpoint.eventLoop() == null || endpoint.isWritable());
-            List<ServerMessage> batch = ready ? session.takeQueue(List.of()) : List.of();
+            List<ServerMessage> batch = ready ? outbox.takeQueue(List.of()) : List.of();
             if (batch.isEmpty()) {
                 if (state.compareAndSet(FLUSHING, IDLE)) {
                     return;
@@ -89,7 +89,7 @@ final class Flusher {
             } catch (RuntimeException x) {
                 write.failOnly(x);
             }
-            session.server().runTimerWork(() -> write.succeed(null));
+            outbox.session().server().runTimerWork(() -> write.succeed(null));
         };
         try {
             endpoint.eventLoop().execute(onLoop);
@@ -119,14 +119,14 @@ final class Flusher {
 
         /** The write failed after it was handed over: its batch goes back, the completion comes apart. */
         void failOnly(Throwable failure) {
-            LOG.debug("Write of {} messages to {} for {} failed", batch.size(), endpoint, session, failure);
-            session.pushFailed(endpoint, batch);
+            LOG.debug("Write of {} messages to {} for {} failed", batch.size(), endpoint, outbox.session(), failure);
+            outbox.pushFailed(endpoint, batch);
         }
 
         @Override
         public void fail(Throwable failure) {
-            LOG.debug("Write of {} messages to {} for {} failed", batch.size(), endpoint, session, failure);
-            session.pushFailed(endpoint, batch);
+            LOG.debug("Write of {} messages to {} for {} failed", batch.size(), endpoint, outbox.session(), failure);
+            outbox.pushFailed(endpoint, batch);
             completed();
         }
 

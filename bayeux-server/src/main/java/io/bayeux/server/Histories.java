@@ -69,7 +69,7 @@ public final class Histories {
         if (id.isWild()) {
             return null;
         }
-        return policy(server.channel(channel), server.wildChannels(id));
+        return policy(server.channel(channel), server.broadcaster().wildChannels(id));
     }
 
     /**
@@ -84,7 +84,7 @@ public final class Histories {
                  HistoryPolicy policy) {
         HistoryEngine engine = this.engine;
         if (engine != null && engine.handles(channel.getId())) {
-            engine.publish(channel.getId(), server.freeze(message), policy);
+            engine.publish(channel.getId(), Broadcaster.freeze(message), policy);
             return;
         }
         long now = server.scheduler().now();
@@ -95,9 +95,9 @@ public final class Histories {
                     continue;
                 }
                 HistoryStore.stamp(message, history, policy);
-                ServerMessageImpl frozen = server.freeze(message);
+                ServerMessageImpl frozen = Broadcaster.freeze(message);
                 history.append(frozen, now, policy);
-                server.fanOut(from, channel, wilds, frozen);
+                server.broadcaster().fanOut(from, channel, wilds, frozen);
                 return;
             }
         }

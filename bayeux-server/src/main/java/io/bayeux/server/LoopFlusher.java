@@ -1,5 +1,8 @@
 package io.bayeux.server;
 
+import io.bayeux.api.Promise;
+import io.bayeux.api.server.ServerMessage;
+import io.bayeux.server.spi.Endpoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,7 +20,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * queue as one frame (unless its endpoint is not writable: it waits for
  * {@link ConnectionImpl#writable()}), then flushes each endpoint it wrote to once.
  *
- * <p>The list is linked through the sessions themselves ({@link ServerSessionImpl#nextDirty}, a
+ * <p>The list is linked through the sessions themselves (their outboxes, {@link SessionOutbox#nextDirty}, a
  * lock-free stack pushed by any thread and taken whole by the loop), so listing allocates
  * nothing. Only the loop runs a round, so the round's bookkeeping needs no lock.
  *
@@ -39,7 +42,7 @@ final class LoopFlusher implements Runnable {
 
     private final Executor loop;
     /** The sessions listed since the last round, the latest first; null when none is. */
-    private final AtomicReference<ServerSessionImpl> listed = new AtomicReference<>();
+    private final AtomicReference<SessionOutbox> listed = new AtomicReference<>();
     /** The connections written to in the current round; loop-confined. */
     private final List<ConnectionImpl> written = new ArrayList<>();
 
@@ -48,28 +51,28 @@ final class LoopFlusher implements Runnable {
     }
 
     /**
-     * Lists {@code session} for the next round, unless it is listed already; while this thread
+     * Lists {@code outbox} for the next round, unless it is listed already; while this thread
      * {@linkplain #hold() holds} its listings, at the end of the hold. Any thread.
      */
-    void schedule(ServerSessionImpl session) {
+    void schedule(SessionOutbox outbox) {
         Held held = HELD.get();
         if (held.depth > 0) {
-            held.add(this, session);
-        } else if (list(session)) {
+            held.add(this, outbox);
+        } else if (list(outbox)) {
             submit();
         }
     }
 
     /** @return whether the list was empty: the caller submits the round */
-    private boolean list(ServerSessionImpl session) {
-        if (!session.markDirty()) {
+    private boolean list(SessionOutbox outbox) {
+        if (!outbox.markDirty()) {
             return false;
         }
-        ServerSessionImpl head;
+        SessionOutbox head;
         do {
             head = listed.get();
-            session.nextDirty = head;
-        } while (!listed.compareAndSet(head, session));
+            outbox.nextDirty = head;
+        } while (!listed.compareAndSet(head, outbox));
         return head == null;
     }
 
@@ -98,12 +101,12 @@ final class LoopFlusher implements Runnable {
         } catch (RejectedExecutionException x) {
             // The loop is shutting down: its connections are closing, their sessions will resume elsewhere.
             LOG.debug("Event loop {} refused a push round", loop, x);
-            ServerSessionImpl session = listed.getAndSet(null);
-            while (session != null) {
-                ServerSessionImpl next = session.nextDirty;
-                session.nextDirty = null;
-                session.clearDirty();
-                session = next;
+            SessionOutbox outbox = listed.getAndSet(null);
+            while (outbox != null) {
+                SessionOutbox next = outbox.nextDirty;
+                outbox.nextDirty = null;
+                outbox.clearDirty();
+                outbox = next;
             }
         }
     }
@@ -111,31 +114,49 @@ final class LoopFlusher implements Runnable {
     @Override
     public void run() {
         // Taken whole: a session listed from now on starts a new list, and its listing a new task.
-        ServerSessionImpl session = reverse(listed.getAndSet(null));
-        while (session != null) {
-            ServerSessionImpl next = session.nextDirty;
-            session.nextDirty = null;
-            session.clearDirty();
+        SessionOutbox outbox = reverse(listed.getAndSet(null));
+        while (outbox != null) {
+            SessionOutbox next = outbox.nextDirty;
+            outbox.nextDirty = null;
+            outbox.clearDirty();
             ConnectionImpl connection;
             try {
-                connection = session.pushOnLoop();
+                connection = outbox.pushOnLoop();
             } catch (RuntimeException x) {
-                LOG.warn("Push to {} failed", session, x);
+                LOG.warn("Push to {} failed", outbox.session(), x);
                 connection = null;
             }
             if (connection != null && connection.markWritten()) {
                 written.add(connection);
             }
-            session = next;
+            outbox = next;
         }
         flushWritten();
     }
 
+    /**
+     * Writes {@code batches} to {@code endpoint} and flushes it, on this loop, without waiting
+     * for a round: the last messages of a session about to be removed, whose removal empties
+     * its queue before the round would come.
+     */
+    void writeNow(Endpoint endpoint, List<List<ServerMessage>> batches, ServerSessionImpl session) {
+        try {
+            loop.execute(() -> {
+                for (List<ServerMessage> batch : batches) {
+                    endpoint.write(batch, Promise.noop());
+                }
+                endpoint.flush();
+            });
+        } catch (RuntimeException x) {
+            LOG.debug("Cannot push the last messages of {} to {}", session, endpoint, x);
+        }
+    }
+
     /** The stack in listing order, earliest first, so that no session waits behind later ones. */
-    private static ServerSessionImpl reverse(ServerSessionImpl head) {
-        ServerSessionImpl previous = null;
+    private static SessionOutbox reverse(SessionOutbox head) {
+        SessionOutbox previous = null;
         while (head != null) {
-            ServerSessionImpl next = head.nextDirty;
+            SessionOutbox next = head.nextDirty;
             head.nextDirty = previous;
             previous = head;
             head = next;
@@ -169,20 +190,20 @@ final class LoopFlusher implements Runnable {
         int depth;
         /** Guarded by this. */
         private ArrayList<LoopFlusher> flushers = new ArrayList<>();
-        private ArrayList<ServerSessionImpl> sessions = new ArrayList<>();
+        private ArrayList<SessionOutbox> outboxes = new ArrayList<>();
         /** The watchdog of what is held now; only the owner touches it. */
         private Scheduler.Cancellable watchdog;
 
-        void add(LoopFlusher flusher, ServerSessionImpl session) {
+        void add(LoopFlusher flusher, SessionOutbox outbox) {
             boolean first;
             synchronized (this) {
-                first = sessions.isEmpty();
+                first = outboxes.isEmpty();
                 flushers.add(flusher);
-                sessions.add(session);
+                outboxes.add(outbox);
             }
             if (first) {
                 try {
-                    watchdog = session.server().scheduler().schedule(this::release, MAX_HOLD_MILLIS);
+                    watchdog = outbox.session().server().scheduler().schedule(this::release, MAX_HOLD_MILLIS);
                 } catch (RuntimeException x) {
                     // The scheduler is stopping, as the server is: the hold's end releases them.
                     LOG.debug("No watchdog for held listings", x);
@@ -206,10 +227,10 @@ final class LoopFlusher implements Runnable {
             List<LoopFlusher> more = null;
             synchronized (this) {
                 try {
-                    for (int i = 0, n = sessions.size(); i < n; i++) {
+                    for (int i = 0, n = outboxes.size(); i < n; i++) {
                         LoopFlusher flusher = flushers.get(i);
                         // A session held twice is listed already the second time: its round waits for the submit below.
-                        if (flusher.list(sessions.get(i))) {
+                        if (flusher.list(outboxes.get(i))) {
                             if (first == null) {
                                 first = flusher;
                             } else {
@@ -221,12 +242,12 @@ final class LoopFlusher implements Runnable {
                         }
                     }
                 } finally {
-                    if (sessions.size() > KEEP) {
+                    if (outboxes.size() > KEEP) {
                         flushers = new ArrayList<>();
-                        sessions = new ArrayList<>();
+                        outboxes = new ArrayList<>();
                     } else {
                         flushers.clear();
-                        sessions.clear();
+                        outboxes.clear();
                     }
                 }
             }

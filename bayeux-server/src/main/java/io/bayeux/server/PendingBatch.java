@@ -36,7 +36,7 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
     final ServerSessionImpl session;
     /**
      * The batch's exchanges (a {@code List<Exchange>}), or, for a connect held alone whose request
-     * and reply are what {@link ConnectionImpl#rebuildConnect} makes again, only its {@code id}
+     * and reply are what {@link CompactConnect#rebuildConnect} makes again, only its {@code id}
      * (or {@link #NO_ID}): an idle session's held connect keeps no request and reply maps. Made
      * into a list once, through EXCHANGES, when first asked for ({@link #exchanges()}).
      */
@@ -75,7 +75,7 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
 
     /**
      * A connect held alone, kept as its {@code id} (a String or Number, or null when it had none):
-     * its request and reply are {@linkplain ConnectionImpl#rebuildConnect made again} when asked for.
+     * its request and reply are {@linkplain CompactConnect#rebuildConnect made again} when asked for.
      */
     static PendingBatch compact(ConnectionImpl connection, ServerSessionImpl session, Object id,
                                 Consumer<List<ServerMessage>> responder, String browserId) {
@@ -111,7 +111,7 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
             return (List<Exchange>) list;
         }
         Object id = current == NO_ID ? null : current == INT_ID ? Integer.toString(intId) : current;
-        List<Exchange> made = List.of(connection.rebuildConnect(session, id));
+        List<Exchange> made = List.of(CompactConnect.rebuildConnect(connection, session, id));
         Object witness = EXCHANGES.compareAndExchange(this, current, made);
         return witness == current ? made : (List<Exchange>) witness;
     }

@@ -210,7 +210,7 @@ final class ServerChannelImpl implements ServerChannel {
     @Override
     public void publish(Session from, ServerMessage.Mutable message, Promise<Boolean> promise) {
         message.setChannel(id.getId());
-        promise.succeed(server.publish(server.asServerSession(from), this, message));
+        promise.succeed(server.broadcaster().publish(Broadcaster.asServerSession(from), this, message));
     }
 
     @Override
@@ -259,7 +259,7 @@ final class ServerChannelImpl implements ServerChannel {
         for (SubscriptionListener listener : subscriptionListeners) {
             server.safely(listener, () -> listener.subscribed(session, this, message));
         }
-        server.notifySubscribed(session, this, message);
+        server.listeners().subscribed(session, this, message);
     }
 
     @Override
@@ -275,7 +275,7 @@ final class ServerChannelImpl implements ServerChannel {
         for (SubscriptionListener listener : subscriptionListeners) {
             server.safely(listener, () -> listener.unsubscribed(session, this, message));
         }
-        server.notifyUnsubscribed(session, this, message);
+        server.listeners().unsubscribed(session, this, message);
         return true;
     }
 

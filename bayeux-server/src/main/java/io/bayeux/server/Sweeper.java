@@ -61,16 +61,16 @@ final class Sweeper {
     void sweep() {
         long now = server.scheduler().now();
         for (ServerSessionImpl session : List.copyOf(server.sessions())) {
-            if (session.isExpired(now)) {
+            if (session.expiry().isExpired(now)) {
                 if (LOG.isDebugEnabled()) {
-                    LOG.debug("Session {} expired: {}", session, session.expiryContext(now));
+                    LOG.debug("Session {} expired: {}", session, session.expiry().context(now));
                 }
                 server.runTimerWork(() -> server.removeSession(session, null, true));
             }
         }
         for (ServerChannelImpl channel : List.copyOf(server.channels())) {
             if (channel.sweep()) {
-                server.runTimerWork(() -> server.channelSwept(channel));
+                server.runTimerWork(() -> server.channelRemoved(channel));
             }
         }
         server.browserHolds().sweep();

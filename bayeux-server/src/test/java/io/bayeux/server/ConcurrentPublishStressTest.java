@@ -56,7 +56,7 @@ class ConcurrentPublishStressTest {
                 }
             }
             // From now on the session pushes to a counting endpoint that completes writes asynchronously.
-            server.sessionImpl(client.clientId()).bind((ConnectionImpl) server.newConnection(endpoint));
+            server.sessionImpl(client.clientId()).outbox().bind((ConnectionImpl) server.newConnection(endpoint));
             endpoints.add(endpoint);
         }
         ExecutorService writers = Executors.newFixedThreadPool(2);

@@ -108,7 +108,7 @@ class RefusedHoldTest {
 
     /**
      * The hand-driven scheduler, and an action armed to run once, at the first reading of the
-     * time inside {@link ServerSessionImpl#hold}: the session reads it there (in
+     * time inside {@link ConnectHold#hold}: the session reads it there (in
      * {@code gatherWait}) to decide whether the gather time has passed, and refuses the hold
      * when it has. {@link #fired()} tells whether it ran, so that a change of where the time is
      * read fails the tests instead of letting the race go untested.
@@ -147,7 +147,7 @@ class RefusedHoldTest {
 
         private static boolean inHold() {
             return StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE).walk(frames -> frames.anyMatch(
-                    frame -> frame.getDeclaringClass() == ServerSessionImpl.class && frame.getMethodName().equals("hold")));
+                    frame -> frame.getDeclaringClass() == ConnectHold.class && frame.getMethodName().equals("hold")));
         }
     }
 }
