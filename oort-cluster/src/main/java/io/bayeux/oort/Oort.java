@@ -64,11 +64,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * that a dead node or a half-open link is noticed on both sides within about the failure
  * timeout, and a broken link is retried with back-off until it heals.
  *
- * <p>Configure (secret, failure timeout, back-off) before {@link #start()}. The public
+ * <p>Configure (secret, failure timeout, back-off) before {@link #start()}; {@link #close()}
+ * is {@link #stop()}, so a node fits a try-with-resources ({@link OortNode} starts and closes
+ * one with its server). The public
  * methods are thread-safe. The links are managed on one thread of the Oort's own, where
  * {@link CometListener}s run too; messages from other nodes are republished on another.
  */
-public class Oort {
+public class Oort implements AutoCloseable {
     /** The handshake {@code ext} field of Oort handshakes and their replies. */
     public static final String EXT_OORT_FIELD = "org.cometd.oort";
     public static final String EXT_OORT_URL_FIELD = "oortURL";
@@ -140,11 +142,7 @@ public class Oort {
      */
     public Oort(BayeuxServer bayeux, String url) {
         this.bayeux = Objects.requireNonNull(bayeux, "bayeux");
-        this.url = Objects.requireNonNull(url, "url");
-        java.net.URI uri = java.net.URI.create(url);
-        if (uri.getHost() == null || !List.of("http", "https", "ws", "wss").contains(String.valueOf(uri.getScheme()))) {
-            throw new IllegalArgumentException("Not an http(s) or ws(s) URL: " + url);
-        }
+        this.url = NodeURLs.check("url", Objects.requireNonNull(url, "url"));
         links = new OortLinks(this);
     }
 
@@ -305,6 +303,12 @@ public class Oort {
         known = Set.of();
         clientGroup.shutdownGracefully(200, 2000, TimeUnit.MILLISECONDS);
         LOG.info("Oort {} stopped", url);
+    }
+
+    /** As {@link #stop()}: closing a stopped (or never started) Oort does nothing. */
+    @Override
+    public void close() {
+        stop();
     }
 
     public boolean isRunning() {
