@@ -44,7 +44,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>What this adds to CometD's Oort: the secret is checked (a handshake with the Oort
  * extension and a wrong secret is refused; an unset secret is a random one, so an
- * unconfigured node links to nobody); {@code /oort/**}, {@code /service/oort/**} and
+ * unconfigured node links to nobody, and {@link OortConfig} refuses peers without a secret); {@code /oort/**}, {@code /service/oort/**} and
  * {@code /seti/**} are closed to ordinary clients; and links carry a heartbeat (the long-poll
  * timeout of Oort sessions is half the {@linkplain #setFailureTimeout failure timeout}), so
  * that a dead node or a half-open link is noticed on both sides within about the failure
@@ -52,9 +52,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Configure (secret, failure timeout, back-off) before {@link #start()}; {@link #close()}
  * is {@link #stop()}, so a node fits a try-with-resources ({@link OortNode} starts and closes
- * one with its server). The public
- * methods are thread-safe. The links are managed on one thread of the Oort's own, where
- * {@link CometListener}s run too; messages from other nodes are republished on another.
+ * one with its server). The public methods are thread-safe. The links are managed on one
+ * thread of the Oort's own ({@code OortActor}), where {@link CometListener}s run too; messages
+ * from other nodes are republished on another ({@code Republisher}).
  */
 public class Oort implements AutoCloseable {
     /** The handshake {@code ext} field of Oort handshakes and their replies. */
@@ -94,6 +94,7 @@ public class Oort implements AutoCloseable {
         // Messages are handled once each by the comet's /** listener; this only holds the subscription.
     };
     private final OortServerHooks hooks = new OortServerHooks(this);
+    private final Republisher republisher = new Republisher(this);
 
     // Set before start; read by any thread after.
     private volatile String secret = UUID.randomUUID().toString();
@@ -102,7 +103,6 @@ public class Oort implements AutoCloseable {
     private volatile Duration maxBackoff = DEFAULT_MAX_BACKOFF;
     private volatile boolean clientWebSocket = true;
     private volatile int linkMaxQueue = DEFAULT_LINK_MAX_QUEUE;
-    private final Republisher republisher = new Republisher(this);
 
     // Lifecycle, guarded by this.
     private volatile boolean running;

@@ -30,7 +30,7 @@ import java.util.concurrent.TimeUnit;
  * and {@link #sendMessage} reaches the user's sessions wherever they are.
  *
  * <p>Each node has channel {@code /seti/<id>} (its URL with every run of non-alphanumeric
- * characters replaced by {@code _}) and shares {@code /seti/all}; {@link SetiMessages} tells
+ * characters replaced by {@code _}) and shares {@code /seti/all}; {@code SetiMessages} tells
  * what goes on them, and when, as in CometD 8. When a node leaves (it stopped, died, or its link broke), every presence it had is
  * removed. A presence from a node not joined is kept (a joining node sends its snapshot before
  * it counts as joined here), but, as {@code OortObject} does with parts, the users of a node
