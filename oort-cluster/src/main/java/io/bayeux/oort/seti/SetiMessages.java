@@ -31,22 +31,16 @@ final class SetiMessages {
 
     /** Users of the node at {@code oortURL} arrived ({@code present}) or left: {@code "replace": false}. */
     static Map<String, Object> presence(String oortURL, List<String> userIds, boolean present) {
-        Map<String, Object> data = new LinkedHashMap<>();
-        data.put(USER_IDS_FIELD, userIds);
-        data.put(OORT_URL_FIELD, oortURL);
-        data.put(PRESENCE_FIELD, present);
-        data.put(REPLACE_FIELD, false);
-        return data;
+        return presence(oortURL, userIds, present, false);
     }
 
     /** Every user of the node at {@code oortURL}, replacing what the receiver had of them; the caller may add {@code "alive"}. */
     static Map<String, Object> snapshot(String oortURL, List<String> userIds) {
-        Map<String, Object> data = new LinkedHashMap<>();
-        data.put(USER_IDS_FIELD, userIds);
-        data.put(OORT_URL_FIELD, oortURL);
-        data.put(PRESENCE_FIELD, true);
-        data.put(REPLACE_FIELD, true);
-        return data;
+        return presence(oortURL, userIds, true, true);
+    }
+
+    private static Map<String, Object> presence(String oortURL, List<String> userIds, boolean present, boolean replace) {
+        return fields(USER_IDS_FIELD, userIds, OORT_URL_FIELD, oortURL, PRESENCE_FIELD, present, REPLACE_FIELD, replace);
     }
 
     /** The node at {@code oortURL} stops: an empty snapshot with {@code "alive": false}. */
@@ -58,11 +52,15 @@ final class SetiMessages {
 
     /** A message to the sessions of {@code userId} on another node, from the node of {@code setiId}. */
     static Map<String, Object> toUser(String userId, String channel, String setiId, Object payload) {
-        Map<String, Object> message = new LinkedHashMap<>();
-        message.put(USER_ID_FIELD, userId);
-        message.put(CHANNEL_FIELD, channel);
-        message.put(SETI_ID_FIELD, setiId);
-        message.put(DATA_FIELD, payload);
-        return message;
+        return fields(USER_ID_FIELD, userId, CHANNEL_FIELD, channel, SETI_ID_FIELD, setiId, DATA_FIELD, payload);
+    }
+
+    /** A mutable map of the names and values given in turn, in that order (the order CometD writes them). */
+    private static Map<String, Object> fields(Object... namesAndValues) {
+        Map<String, Object> data = new LinkedHashMap<>();
+        for (int i = 0; i < namesAndValues.length; i += 2) {
+            data.put((String) namesAndValues[i], namesAndValues[i + 1]);
+        }
+        return data;
     }
 }
