@@ -77,7 +77,10 @@ final class Parts<T> {
     /** One node's part: its latest info, replaced on each change. */
     static final class Part<T> {
         Info<T> info;
-        /** When the owner was first seen not joined (System.nanoTime()); 0 while it is. */
+        /**
+         * When the owner was first seen not joined (System.nanoTime()); 0 while it is (a time of
+         * exactly 0 reads as joined: the wait then starts at the next sweep).
+         */
         long unknownSince;
 
         Part(Info<T> info) {
