@@ -4,9 +4,7 @@ import io.bayeux.api.ChannelId;
 import io.bayeux.api.Message;
 import io.bayeux.api.client.ClientSessionChannel;
 import io.bayeux.api.server.BayeuxServer;
-import io.bayeux.api.server.ConfigurableServerChannel;
 import io.bayeux.api.server.LocalSession;
-import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.client.BayeuxClient;
 import io.netty.channel.EventLoopGroup;
@@ -19,9 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Base64;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -30,17 +26,7 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A node of a cloud of Bayeux servers, speaking CometD's Oort protocol: each node links to
@@ -58,17 +44,19 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>What this adds to CometD's Oort: the secret is checked (a handshake with the Oort
  * extension and a wrong secret is refused; an unset secret is a random one, so an
- * unconfigured node links to nobody); {@code /oort/**}, {@code /service/oort/**} and
+ * unconfigured node links to nobody, and {@link OortConfig} refuses peers without a secret); {@code /oort/**}, {@code /service/oort/**} and
  * {@code /seti/**} are closed to ordinary clients; and links carry a heartbeat (the long-poll
  * timeout of Oort sessions is half the {@linkplain #setFailureTimeout failure timeout}), so
  * that a dead node or a half-open link is noticed on both sides within about the failure
  * timeout, and a broken link is retried with back-off until it heals.
  *
- * <p>Configure (secret, failure timeout, back-off) before {@link #start()}. The public
- * methods are thread-safe. The links are managed on one thread of the Oort's own, where
- * {@link CometListener}s run too; messages from other nodes are republished on another.
+ * <p>Configure (secret, failure timeout, back-off) before {@link #start()}; {@link #close()}
+ * is {@link #stop()}, so a node fits a try-with-resources ({@link OortNode} starts and closes
+ * one with its server). The public methods are thread-safe. The links are managed on one
+ * thread of the Oort's own ({@code OortActor}), where {@link CometListener}s run too; messages
+ * from other nodes are republished on another ({@code Republisher}).
  */
-public class Oort {
+public class Oort implements AutoCloseable {
     /** The handshake {@code ext} field of Oort handshakes and their replies. */
     public static final String EXT_OORT_FIELD = "org.cometd.oort";
     public static final String EXT_OORT_URL_FIELD = "oortURL";
@@ -97,8 +85,6 @@ public class Oort {
     static final String DIALED_URL_ATTRIBUTE = Oort.class.getName() + ".dialedURL";
     /** The URL by which this node dialed the other one, when its handshake is a link back ({@code oortAliasURL}). */
     static final String ALIAS_URL_ATTRIBUTE = Oort.class.getName() + ".aliasURL";
-    private static final String FILTERED_ATTRIBUTE = Oort.class.getName() + ".filtered";
-    private static final List<String> PROTECTED = List.of("/oort/**", "/seti/**", OORT_SERVICE_CHANNEL, OORT_SERVICE_CHANNEL + "/**");
 
     private final BayeuxServer bayeux;
     private final String url;
@@ -108,6 +94,7 @@ public class Oort {
         // Messages are handled once each by the comet's /** listener; this only holds the subscription.
     };
     private final OortServerHooks hooks = new OortServerHooks(this);
+    private final Republisher republisher = new Republisher(this);
 
     // Set before start; read by any thread after.
     private volatile String secret = UUID.randomUUID().toString();
@@ -116,16 +103,13 @@ public class Oort {
     private volatile Duration maxBackoff = DEFAULT_MAX_BACKOFF;
     private volatile boolean clientWebSocket = true;
     private volatile int linkMaxQueue = DEFAULT_LINK_MAX_QUEUE;
-    private final AtomicLong dropped = new AtomicLong();
-    private volatile long droppedLoggedAt;
 
     // Lifecycle, guarded by this.
     private volatile boolean running;
     private volatile String id;
     private volatile String hashedSecret;
-    private volatile ScheduledExecutorService actor;
-    private volatile Thread actorThread;
-    private ExecutorService forwarder;
+    /** One per start; null before the first. */
+    private volatile OortActor actor;
     private EventLoopGroup clientGroup;
     private volatile LocalSession oortSession;
 
@@ -140,11 +124,7 @@ public class Oort {
      */
     public Oort(BayeuxServer bayeux, String url) {
         this.bayeux = Objects.requireNonNull(bayeux, "bayeux");
-        this.url = Objects.requireNonNull(url, "url");
-        java.net.URI uri = java.net.URI.create(url);
-        if (uri.getHost() == null || !List.of("http", "https", "ws", "wss").contains(String.valueOf(uri.getScheme()))) {
-            throw new IllegalArgumentException("Not an http(s) or ws(s) URL: " + url);
-        }
+        this.url = NodeURLs.check("url", Objects.requireNonNull(url, "url"));
         links = new OortLinks(this);
     }
 
@@ -214,7 +194,7 @@ public class Oort {
 
     /** How many messages from other nodes were dropped because this node could not republish them fast enough. */
     public long getDroppedCount() {
-        return dropped.get();
+        return republisher.droppedCount();
     }
 
     /** Whether the links try WebSocket first (the default) or use long-polling only. */
@@ -235,14 +215,8 @@ public class Oort {
         id = UUID.randomUUID().toString();
         hashedSecret = hash(secret);
         String name = "oort-" + Integer.toHexString(System.identityHashCode(this));
-        actor = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread thread = daemon(task, name);
-            actorThread = thread;
-            return thread;
-        });
-        // Bounded: when this node cannot keep up with what the others send, it drops and says so.
-        forwarder = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(FORWARD_QUEUE),
-                task -> daemon(task, name + "-forward"));
+        actor = new OortActor(name);
+        republisher.start(name + "-forward");
         clientGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         hooks.install();
         LocalSession session = bayeux.newLocalSession("oort");
@@ -254,14 +228,8 @@ public class Oort {
         oortSession = session;
         running = true;
         long period = Math.max(50, Math.min(500, failureTimeout.toMillis() / 8));
-        actor.scheduleWithFixedDelay(links::checkAll, period, period, TimeUnit.MILLISECONDS);
+        actor.every(period, links::checkAll);
         LOG.info("Oort {} started with id {}", url, id);
-    }
-
-    private static Thread daemon(Runnable task, String name) {
-        Thread thread = new Thread(task, name);
-        thread.setDaemon(true);
-        return thread;
     }
 
     /**
@@ -273,29 +241,13 @@ public class Oort {
             return;
         }
         running = false;
-        List<BayeuxClient> clients = new ArrayList<>();
         try {
-            clients.addAll(onActor(links::closeAll));
+            OortLinks.close(onActor(links::closeAll), Duration.ofSeconds(2));
         } catch (RuntimeException x) {
             LOG.warn("Failed to close the links of {}", this, x);
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-        for (BayeuxClient client : clients) {
-            try {
-                client.waitFor(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())), BayeuxClient.State.DISCONNECTED);
-            } catch (InterruptedException x) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
-        clients.forEach(BayeuxClient::close);
-        actor.shutdownNow();
-        forwarder.shutdown();
-        try {
-            forwarder.awaitTermination(2, TimeUnit.SECONDS);
-        } catch (InterruptedException x) {
-            Thread.currentThread().interrupt();
-        }
+        actor.shutdown();
+        republisher.stop();
         hooks.uninstall();
         LocalSession session = oortSession;
         if (session != null) {
@@ -305,6 +257,12 @@ public class Oort {
         known = Set.of();
         clientGroup.shutdownGracefully(200, 2000, TimeUnit.MILLISECONDS);
         LOG.info("Oort {} stopped", url);
+    }
+
+    /** As {@link #stop()}: closing a stopped (or never started) Oort does nothing. */
+    @Override
+    public void close() {
+        stop();
     }
 
     public boolean isRunning() {
@@ -437,57 +395,7 @@ public class Oort {
                 || channel.startsWith(OORT_SERVICE_CHANNEL + "/");
     }
 
-    static List<String> protectedChannels() {
-        return PROTECTED;
-    }
-
     // --- the server side: called by OortServerHooks
-
-    /**
-     * Decides an Oort handshake (one with the Oort ext): refused when it is this node's own id
-     * or the secret is wrong. An accepted session is marked as Oort and gets the heartbeat.
-     */
-    boolean acceptHandshake(ServerSession session, Map<String, Object> ext) {
-        Object remoteId = ext.get(EXT_OORT_ID_FIELD);
-        Object remoteURL = ext.get(EXT_OORT_URL_FIELD);
-        Object remoteSecret = ext.get(EXT_OORT_SECRET_FIELD);
-        if (!running) {
-            return false;
-        }
-        if (id.equals(remoteId)) {
-            LOG.debug("Refusing a link from this node to itself ({})", remoteURL);
-            return false;
-        }
-        if (!(remoteURL instanceof String rurl) || !(remoteId instanceof String rid)) {
-            LOG.warn("Refusing an Oort handshake without oortURL and oortId: {}", ext);
-            return false;
-        }
-        if (!(remoteSecret instanceof String s) || !MessageDigest.isEqual(s.getBytes(StandardCharsets.UTF_8), hashedSecret.getBytes(StandardCharsets.UTF_8))) {
-            LOG.warn("Refusing an Oort handshake from {} ({}): wrong secret", rurl, rid);
-            return false;
-        }
-        session.setAttribute(REMOTE_URL_ATTRIBUTE, rurl);
-        session.setAttribute(REMOTE_ID_ATTRIBUTE, rid);
-        if (ext.get(EXT_COMET_URL_FIELD) instanceof String dialed) {
-            session.setAttribute(DIALED_URL_ATTRIBUTE, dialed);
-        }
-        if (ext.get(EXT_OORT_ALIAS_URL_FIELD) instanceof String alias) {
-            session.setAttribute(ALIAS_URL_ATTRIBUTE, alias);
-        }
-        long failure = failureTimeout.toMillis();
-        session.setTimeout(failure / 2);
-        session.setMaxInterval(failure);
-        session.setMaxQueue(linkMaxQueue);
-        return true;
-    }
-
-    /** The ext of the reply to an Oort handshake. */
-    Map<String, Object> replyExt() {
-        Map<String, Object> ext = new LinkedHashMap<>();
-        ext.put(EXT_OORT_URL_FIELD, url);
-        ext.put(EXT_OORT_ID_FIELD, id);
-        return ext;
-    }
 
     void incomingAdded(ServerSession session) {
         LocalSession local = oortSession;
@@ -505,36 +413,15 @@ public class Oort {
         post(() -> links.remoteAnnounced(from, data));
     }
 
-    /** An ordinary client subscribed to a wildcard that covers the cloud's channels: it never gets their messages. */
-    void wildSubscribed(ServerSession session, ServerChannel channel) {
-        if (session.isLocalSession() || isOort(session) || !channel.getChannelId().isWild()) {
-            return;
-        }
-        String pattern = channel.getId();
-        boolean covers = ChannelId.matches(pattern, OORT_CLOUD_CHANNEL) || ChannelId.matches(pattern, "/seti/all")
-                || ChannelId.matches(pattern, "/seti/x/y");
-        if (covers && session.getAttribute(FILTERED_ATTRIBUTE) == null) {
-            session.setAttribute(FILTERED_ATTRIBUTE, Boolean.TRUE);
-            session.addListener((ServerSession.MessageListener) (to, sender, message) -> {
-                String name = message.getChannel();
-                return name == null || !isInternal(name);
-            });
-        }
-    }
-
-    void republishDropped(String channel) {
-        long count = dropped.incrementAndGet();
-        long now = System.nanoTime();
-        if (now - droppedLoggedAt > TimeUnit.SECONDS.toNanos(1)) {
-            droppedLoggedAt = now;
-            LOG.warn("Oort {}: republishing cannot keep up; dropped a message on {} ({} dropped so far)", url, channel, count);
-        }
-    }
-
     // --- what the links read
 
+    /** The hashed secret, or null before the first start. */
     String hashedSecret() {
         return hashedSecret;
+    }
+
+    int linkMaxQueue() {
+        return linkMaxQueue;
     }
 
     Duration maxBackoff() {
@@ -557,8 +444,8 @@ public class Oort {
         return subscribed;
     }
 
-    ExecutorService forwarder() {
-        return forwarder;
+    Republisher republisher() {
+        return republisher;
     }
 
     List<CometListener> cometListeners() {
@@ -573,61 +460,23 @@ public class Oort {
 
     /** Runs a task on the actor, later; dropped when stopped. */
     void post(Runnable task) {
-        ScheduledExecutorService executor = actor;
-        if (executor == null) {
-            return;
-        }
-        try {
-            executor.execute(() -> {
-                try {
-                    task.run();
-                } catch (RuntimeException x) {
-                    LOG.warn("Oort task failed", x);
-                }
-            });
-        } catch (RejectedExecutionException x) {
-            LOG.debug("Stopped: task dropped");
+        OortActor current = actor;
+        if (current != null) {
+            current.post(task);
         }
     }
 
     /** Runs a task on the actor and waits for its result, at most 10 s. */
     private <T> T onActor(Callable<T> task) {
-        ScheduledExecutorService executor = actor;
-        if (executor == null || executor.isShutdown()) {
+        OortActor current = actor;
+        if (current == null) {
             throw new IllegalStateException("Not started: " + this);
         }
-        if (Thread.currentThread() == actorThread) {
-            try {
-                return task.call();
-            } catch (RuntimeException x) {
-                throw x;
-            } catch (Exception x) {
-                throw new IllegalStateException(x);
-            }
-        }
-        Future<T> future = executor.submit(task);
-        try {
-            return future.get(10, TimeUnit.SECONDS);
-        } catch (InterruptedException x) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted", x);
-        } catch (ExecutionException x) {
-            if (x.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            throw new IllegalStateException(x.getCause());
-        } catch (TimeoutException x) {
-            throw new IllegalStateException("The Oort thread did not answer in 10 s", x);
-        }
+        return current.call(task, this);
     }
 
     @Override
     public String toString() {
         return "Oort[" + url + ", " + id + ", known=" + known + "]";
-    }
-
-    /** The channels an ordinary client may not use, for the hooks. */
-    static ConfigurableServerChannel.Initializer persistent() {
-        return ConfigurableServerChannel.Initializer.persistent();
     }
 }

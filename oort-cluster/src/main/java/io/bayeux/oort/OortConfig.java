@@ -1,5 +1,6 @@
 package io.bayeux.oort;
 
+import io.bayeux.api.ChannelId;
 import io.bayeux.api.server.BayeuxServer;
 
 import java.time.Duration;
@@ -11,9 +12,13 @@ import java.util.Objects;
  * How a node joins a cloud: its URL, the shared secret, the static peers it dials at start
  * (one is enough: the rest of the cloud follows), the channels it observes, and the link
  * timings. An immutable value made by {@link #builder()}; {@link #start(BayeuxServer)} makes
- * and starts the {@link Oort}. Defaults: no URL (the server's own, see {@link OortNode}), a
- * random secret (set one), no peers, no channels, failure timeout 10 s, max back-off 5 s,
- * WebSocket links.
+ * and starts the {@link Oort}. Defaults: no URL (the server's own, see {@link OortNode}), no
+ * secret (a node alone: one with peers must have one), no peers, no channels, failure timeout
+ * 10 s, max back-off 5 s, WebSocket links.
+ *
+ * <p>The builder rejects a bad value on its own at once (an empty secret, a failure timeout
+ * under 200 ms); the settings as a whole are checked at start ({@link #validate()}): every
+ * failure is an {@link IllegalArgumentException} whose message names the setting and the bad value.
  */
 public final class OortConfig {
     private final String url;
@@ -43,7 +48,7 @@ public final class OortConfig {
         return url;
     }
 
-    /** The shared secret, or null for a random one (no other node can link). */
+    /** The shared secret, or null: the Oort then uses a random one, so that no other node can link to it. */
     public String secret() {
         return secret;
     }
@@ -68,15 +73,63 @@ public final class OortConfig {
         return clientWebSocket;
     }
 
-    /** Makes, configures and starts the Oort of {@code bayeux} at this config's URL, then dials the peers. */
+    /**
+     * Checks the settings as a whole, as every start does: the URL and each peer are http(s) or
+     * ws(s) URLs with a host; each channel is one an Oort can observe (not a meta or service
+     * channel); a node with peers has a secret (without one, the Oort would pick a random secret
+     * and no node could ever link).
+     *
+     * @return this config
+     * @throws IllegalArgumentException naming the first bad setting and its value
+     */
+    public OortConfig validate() {
+        if (url != null) {
+            NodeURLs.check("url", url);
+        }
+        for (String peer : peers) {
+            NodeURLs.check("peer", peer);
+        }
+        for (String channel : channels) {
+            checkChannel(channel);
+        }
+        if (secret == null && !peers.isEmpty()) {
+            throw new IllegalArgumentException("secret is not set, but peers are " + peers
+                    + ": without the cloud's shared secret no node can link to this one, nor this one to any; set the same secret on every node");
+        }
+        return this;
+    }
+
+    private static void checkChannel(String channel) {
+        ChannelId channelId;
+        try {
+            channelId = ChannelId.of(channel);
+        } catch (IllegalArgumentException x) {
+            throw new IllegalArgumentException("channel is not a channel name: '" + channel + "'", x);
+        }
+        if (channelId.isMeta() || channelId.isService()) {
+            throw new IllegalArgumentException("channel '" + channel + "' is a meta or service channel, which no node observes");
+        }
+    }
+
+    /**
+     * Checks this config ({@link #validate()}), then makes, configures and starts the Oort of
+     * {@code bayeux} at this config's URL, then dials the peers.
+     *
+     * @throws IllegalArgumentException when a setting is bad, or the URL is not set
+     */
     public Oort start(BayeuxServer bayeux) {
         if (url == null) {
-            throw new IllegalStateException("No Oort URL configured");
+            throw new IllegalArgumentException("url is not set: start(bayeux) needs this node's public URL (OortNode.start uses its server's own)");
         }
         return start(bayeux, url);
     }
 
-    /** Makes, configures and starts the Oort of {@code bayeux} at {@code nodeURL}, then dials the peers. */
+    /**
+     * Checks this config ({@link #validate()}), then makes, configures and starts the Oort of
+     * {@code bayeux} at {@code nodeURL}, then dials the peers.
+     *
+     * @throws IllegalArgumentException when a setting is bad
+     */
     public Oort start(BayeuxServer bayeux, String nodeURL) {
         Oort oort = newOort(bayeux, nodeURL);
         oort.start();
@@ -84,8 +137,14 @@ public final class OortConfig {
         return oort;
     }
 
-    /** Makes and configures (secret, timings, observed channels), but does not start, the Oort of {@code bayeux} at {@code nodeURL}. */
+    /**
+     * Checks this config ({@link #validate()}), then makes and configures (secret, timings,
+     * observed channels), but does not start, the Oort of {@code bayeux} at {@code nodeURL}.
+     *
+     * @throws IllegalArgumentException when a setting is bad
+     */
     public Oort newOort(BayeuxServer bayeux, String nodeURL) {
+        validate();
         Oort oort = new Oort(bayeux, nodeURL);
         if (secret != null) {
             oort.setSecret(secret);
@@ -121,11 +180,13 @@ public final class OortConfig {
         private Builder() {
         }
 
+        /** This node's public URL, as the other nodes dial it; checked at start. */
         public Builder url(String url) {
             this.url = Objects.requireNonNull(url, "url");
             return this;
         }
 
+        /** The secret shared by every node of the cloud; required when there are peers. */
         public Builder secret(String secret) {
             if (secret == null || secret.isEmpty()) {
                 throw new IllegalArgumentException("The Oort secret must not be empty");
@@ -134,7 +195,7 @@ public final class OortConfig {
             return this;
         }
 
-        /** A node to dial at start; may be repeated. */
+        /** A node to dial at start (its URL, checked at start); may be repeated. */
         public Builder peer(String peer) {
             peers.add(Objects.requireNonNull(peer, "peer"));
             return this;

@@ -1,13 +1,9 @@
 package io.bayeux.oort;
 
-import io.bayeux.api.ChannelId;
 import io.bayeux.api.Message;
 import io.bayeux.api.client.ClientSessionChannel;
-import io.bayeux.api.server.LocalSession;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.client.BayeuxClient;
-import io.bayeux.client.ClientConfig;
-import io.bayeux.client.transport.LongPollingTransport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -93,27 +88,21 @@ final class OortLinks {
         return clients;
     }
 
-    /** One link with another node: this node's comet to it, and its session here. Actor-confined. */
-    private static final class Link {
-        String key;
-        final OortComet comet;
-        String remoteId;
-        ServerSession incoming;
-        String cometSessionId;
-        /** When this link is a link back: the URL by which the other node dialed this one (sent as {@code oortAliasURL}). */
-        String alias;
-        /** The comet session and incoming session the join batch was sent for, or null. */
-        String batchKey;
-        boolean remoteAnnounced;
-        boolean joined;
-        boolean closed;
-        long redialAt;
-        int redials;
-
-        Link(String key, OortComet comet) {
-            this.key = key;
-            this.comet = comet;
+    /**
+     * Off the actor, after {@link #closeAll}: waits for the clients to be disconnected, at most
+     * {@code timeout} for them all, then closes them, disconnected or not.
+     */
+    static void close(List<BayeuxClient> clients, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (BayeuxClient client : clients) {
+            try {
+                client.waitFor(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())), BayeuxClient.State.DISCONNECTED);
+            } catch (InterruptedException x) {
+                Thread.currentThread().interrupt();
+                break;
+            }
         }
+        clients.forEach(BayeuxClient::close);
     }
 
     Link linkFor(String cometURL) {
@@ -130,14 +119,7 @@ final class OortLinks {
     }
 
     Link newLink(String cometURL, String alias) {
-        ClientConfig config = ClientConfig.builder()
-                .eventLoopGroup(oort.clientGroup())
-                .maxNetworkDelay(Duration.ofMillis(Math.max(100, oort.getFailureTimeout().toMillis() / 2)))
-                .connectTimeout(oort.getFailureTimeout().compareTo(ClientConfig.DEFAULT_CONNECT_TIMEOUT) < 0 ? oort.getFailureTimeout() : ClientConfig.DEFAULT_CONNECT_TIMEOUT)
-                .backoffIncrement(Duration.ofMillis(Math.min(1000, oort.maxBackoff().toMillis())))
-                .maxBackoff(oort.maxBackoff())
-                .build();
-        BayeuxClient client = oort.clientWebSocket() ? new BayeuxClient(cometURL, config) : new BayeuxClient(cometURL, config, new LongPollingTransport(config));
+        BayeuxClient client = LinkClients.newClient(oort, cometURL);
         OortComet comet = new OortComet(cometURL, client);
         Link link = new Link(cometURL, comet);
         link.alias = alias;
@@ -155,21 +137,8 @@ final class OortLinks {
         });
         client.getChannel("/**").addListener((ClientSessionChannel.MessageListener) (channel, message) -> received(message));
         LOG.debug("Linking {} to {}", oort.getURL(), cometURL);
-        client.handshake(handshakeFields(cometURL, alias), null);
+        client.handshake(LinkClients.handshakeFields(oort, cometURL, alias), null);
         return link;
-    }
-
-    /** CometD's handshake ext: this node's URL, id and hashed secret, the URL dialed, and on a link back the alias. */
-    private Map<String, Object> handshakeFields(String cometURL, String alias) {
-        Map<String, Object> fields = new LinkedHashMap<>();
-        fields.put(Oort.EXT_OORT_URL_FIELD, oort.getURL());
-        fields.put(Oort.EXT_OORT_ID_FIELD, oort.getId());
-        fields.put(Oort.EXT_OORT_SECRET_FIELD, oort.hashedSecret());
-        fields.put(Oort.EXT_COMET_URL_FIELD, cometURL);
-        if (alias != null) {
-            fields.put(Oort.EXT_OORT_ALIAS_URL_FIELD, alias);
-        }
-        return Map.of(Message.EXT_FIELD, Map.of(Oort.EXT_OORT_FIELD, fields));
     }
 
     /** On the comet's I/O thread: a message from the other node. */
@@ -183,36 +152,7 @@ final class OortLinks {
             oort.post(() -> cloudReceived(data));
             return;
         }
-        if (forwards(channel)) {
-            Object data = message.getData();
-            try {
-                oort.forwarder().execute(() -> republish(channel, data));
-            } catch (RejectedExecutionException x) {
-                if (oort.isRunning()) {
-                    oort.republishDropped(channel);
-                }
-            }
-        }
-    }
-
-    private boolean forwards(String channel) {
-        boolean internal = Oort.isInternal(channel);
-        for (String pattern : oort.observed()) {
-            if (pattern.equals(channel)) {
-                return true;
-            }
-            if (!internal && ChannelId.of(pattern).isWild() && ChannelId.matches(pattern, channel)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private void republish(String channel, Object data) {
-        LocalSession session = oort.getOortSession();
-        if (session != null && oort.isRunning()) {
-            session.getChannel(channel).publish(data);
-        }
+        oort.republisher().offer(channel, message.getData());
     }
 
     void cometHandshook(Link link, boolean successful, String clientId, Map<String, Object> ext) {
@@ -396,7 +336,7 @@ final class OortLinks {
                     client.getChannel(channel).unsubscribe(oort.subscribedListener());
                 }
                 try {
-                    client.handshake(handshakeFields(link.comet.getURL(), link.alias), null);
+                    client.handshake(LinkClients.handshakeFields(oort, link.comet.getURL(), link.alias), null);
                 } catch (IllegalStateException x) {
                     LOG.debug("Cannot handshake {} yet", client, x);
                 }

@@ -1,22 +1,12 @@
 package io.bayeux.oort.object;
 
-import io.bayeux.api.Promise;
-import io.bayeux.api.server.BayeuxServer;
-import io.bayeux.api.server.ConfigurableServerChannel;
-import io.bayeux.api.server.LocalSession;
-import io.bayeux.api.server.ServerChannel;
-import io.bayeux.api.server.ServerMessage;
-import io.bayeux.api.server.ServerSession;
 import io.bayeux.oort.CometListener;
 import io.bayeux.oort.Oort;
-import io.bayeux.oort.OortComet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -75,62 +65,13 @@ public class OortObject<T> implements Iterable<Info<T>> {
     private final String broadcastChannel;
     private final String serviceChannel;
     private final List<Listener<T>> listeners = new CopyOnWriteArrayList<>();
-    private final ServerChannel.MessageListener broadcastListener = (from, channel, message) -> {
-        Map<String, Object> data = message.getDataAsMap();
-        if (data != null) {
-            received(data);
-        }
-        return true;
-    };
-    private final ServerChannel.MessageListener serviceListener = (from, channel, message) -> {
-        Map<String, Object> data = message.getDataAsMap();
-        if (data != null && getOort().isOort(from)) {
-            received(data);
-        }
-        return true;
-    };
-    /**
-     * A node subscribing to the broadcasts is sent this node's part then, on the broadcast channel
-     * (as CometD does): nothing broadcast before it subscribed is missed.
-     */
-    private final ServerChannel.SubscriptionListener subscriptionListener = new ServerChannel.SubscriptionListener() {
-        @Override
-        public void subscribed(ServerSession session, ServerChannel channel, ServerMessage message) {
-            LocalSession local = sender;
-            if (local == null || session.isLocalSession() || !getOort().isOort(session)) {
-                return;
-            }
-            Map<String, Object> info = localInfo();
-            if (info != null) {
-                session.deliver(local, broadcastChannel, info, Promise.noop());
-            }
-        }
-
-        @Override
-        public void unsubscribed(ServerSession session, ServerChannel channel, ServerMessage message) {
-        }
-    };
-    private final CometListener cometListener = new CometListener() {
-        @Override
-        public void cometJoined(Event event) {
-            push(event.cometURL(), null);
-        }
-
-        @Override
-        public void cometLeft(Event event) {
-            removePart(event.cometURL(), "left");
-        }
-    };
+    private final ObjectChannels channels;
+    private final OrderedNotifier notifier;
 
     /** Guarded by this: each node's part, by its URL. */
-    private final Map<String, Part<T>> parts = new HashMap<>();
+    private final Parts<T> parts;
     /** Guarded by this. */
     private boolean running;
-    /** Guarded by this: what tells the listeners of each change applied, in the order they were applied. */
-    private final ArrayDeque<Runnable> notifications = new ArrayDeque<>();
-    /** Guarded by this: whether a thread is running {@link #notifications} (see {@link #notifyListeners}). */
-    private boolean notifying;
-    private volatile LocalSession sender;
     private volatile ScheduledFuture<?> sweep;
 
     public OortObject(Oort oort, String name, Factory<T> factory) {
@@ -143,6 +84,9 @@ public class OortObject<T> implements Iterable<Info<T>> {
         this.broadcastChannel = OORT_OBJECTS_CHANNEL + "/" + name;
         this.serviceChannel = "/service" + broadcastChannel;
         this.logger = LoggerFactory.getLogger(getClass().getName() + "." + name);
+        this.parts = new Parts<>(oort.getURL());
+        this.channels = new ObjectChannels(this, logger);
+        this.notifier = new OrderedNotifier(logger, this);
     }
 
     public Oort getOort() {
@@ -180,22 +124,13 @@ public class OortObject<T> implements Iterable<Info<T>> {
             // Versions start from the clock (in thousandths of a millisecond), so that an object
             // restarted at the same URL outranks what the other nodes still hold of its previous run.
             long initial = System.currentTimeMillis() * 1000;
-            parts.put(oort.getURL(), new Part<>(new Info<>(oort.getURL(), oort.getURL(), name, factory.newObject(null), initial)));
+            parts.put(oort.getURL(), new Info<>(oort.getURL(), oort.getURL(), name, factory.newObject(null), initial));
             running = true;
         }
-        LocalSession session = oort.getBayeuxServer().newLocalSession("oort-object-" + name);
-        session.handshake();
-        sender = session;
-        BayeuxServer bayeux = oort.getBayeuxServer();
-        ServerChannel broadcast = bayeux.createChannelIfAbsent(broadcastChannel, ConfigurableServerChannel.Initializer.persistent()).getReference();
-        broadcast.addListener(broadcastListener);
-        broadcast.addListener(subscriptionListener);
-        bayeux.createChannelIfAbsent(serviceChannel, ConfigurableServerChannel.Initializer.persistent()).getReference().addListener(serviceListener);
-        oort.addCometListener(cometListener);
-        oort.observeChannel(broadcastChannel);
+        channels.open();
         // After the subscriptions (the same link, in order): the others' parts come back as pushes.
         for (String url : oort.getKnownComets()) {
-            push(url, null);
+            channels.push(url, null);
         }
         long period = Math.max(100, oort.getFailureTimeout().toMillis() / 4);
         sweep = Timers.scheduler().scheduleWithFixedDelay(this::sweep, period, period, TimeUnit.MILLISECONDS);
@@ -214,22 +149,7 @@ public class OortObject<T> implements Iterable<Info<T>> {
         if (task != null) {
             task.cancel(false);
         }
-        oort.deobserveChannel(broadcastChannel);
-        oort.removeCometListener(cometListener);
-        BayeuxServer bayeux = oort.getBayeuxServer();
-        ServerChannel channel = bayeux.getChannel(broadcastChannel);
-        if (channel != null) {
-            channel.removeListener(broadcastListener);
-            channel.removeListener(subscriptionListener);
-        }
-        channel = bayeux.getChannel(serviceChannel);
-        if (channel != null) {
-            channel.removeListener(serviceListener);
-        }
-        LocalSession session = sender;
-        if (session != null) {
-            session.disconnect();
-        }
+        channels.close();
     }
 
     public synchronized boolean isRunning() {
@@ -240,7 +160,7 @@ public class OortObject<T> implements Iterable<Info<T>> {
 
     /** The part of the node at {@code oortURL}, or null. */
     public synchronized Info<T> getInfo(String oortURL) {
-        Part<T> part = parts.get(oortURL);
+        Parts.Part<T> part = parts.get(oortURL);
         return part == null ? null : part.info;
     }
 
@@ -257,17 +177,7 @@ public class OortObject<T> implements Iterable<Info<T>> {
 
     /** Every part held here, this node's first. */
     public synchronized List<Info<T>> getInfos() {
-        List<Info<T>> infos = new ArrayList<>(parts.size());
-        Part<T> local = parts.get(oort.getURL());
-        if (local != null) {
-            infos.add(local.info);
-        }
-        for (Map.Entry<String, Part<T>> entry : parts.entrySet()) {
-            if (!entry.getKey().equals(oort.getURL())) {
-                infos.add(entry.getValue().info);
-            }
-        }
-        return infos;
+        return parts.infos();
     }
 
     @Override
@@ -311,7 +221,7 @@ public class OortObject<T> implements Iterable<Info<T>> {
         Info<T> newInfo;
         Change<T, R> change;
         synchronized (this) {
-            Part<T> part = localPart();
+            Parts.Part<T> part = localPart();
             oldInfo = part.info;
             change = update.apply(oldInfo.getObject());
             if (change.object() == null) {
@@ -341,7 +251,7 @@ public class OortObject<T> implements Iterable<Info<T>> {
         Info<T> newInfo;
         Delta<T> applied;
         synchronized (this) {
-            Part<T> part = localPart();
+            Parts.Part<T> part = localPart();
             oldInfo = part.info;
             applied = applyDelta(oldInfo, delta, events);
             if (applied == null) {
@@ -386,8 +296,8 @@ public class OortObject<T> implements Iterable<Info<T>> {
      * ({@code events} null), its difference ({@link #onPartReplaced}).
      */
     private void queueUpdated(Info<T> oldInfo, Info<T> newInfo, List<Consumer<Info<T>>> events) {
-        notifications.add(() -> {
-            notifyUpdated(oldInfo, newInfo);
+        notifier.add(() -> {
+            tell(listener -> listener.onUpdated(oldInfo, newInfo));
             if (events == null) {
                 onPartReplaced(oldInfo, newInfo);
             } else {
@@ -396,41 +306,9 @@ public class OortObject<T> implements Iterable<Info<T>> {
         });
     }
 
-    /**
-     * Outside the lock: tells the listeners of the changes applied so far, in the order they were
-     * applied, unless another thread is doing so already (it then tells of these too, after those
-     * before them). Changes applied on several threads at once (a part pushed whole while its
-     * deltas arrive over the other link) are thus told in the order of the parts' versions, never
-     * a later change before an earlier one.
-     */
+    /** Outside the lock: tells the listeners of the changes applied so far, in order (see {@link OrderedNotifier}). */
     private void notifyListeners() {
-        synchronized (this) {
-            if (notifying) {
-                return;
-            }
-            notifying = true;
-        }
-        while (true) {
-            Runnable next;
-            synchronized (this) {
-                next = notifications.poll();
-                if (next == null) {
-                    notifying = false;
-                    return;
-                }
-            }
-            try {
-                next.run();
-            } catch (RuntimeException x) {
-                logger.warn("Telling the listeners of {} failed", this, x);
-            } catch (Error x) {
-                // A listener's Error: the notifications still queued are told by the next change.
-                synchronized (this) {
-                    notifying = false;
-                }
-                throw x;
-            }
-        }
+        notifier.run();
     }
 
     private void fire(List<Consumer<Info<T>>> events, Info<T> newInfo) {
@@ -444,7 +322,7 @@ public class OortObject<T> implements Iterable<Info<T>> {
         return object;
     }
 
-    private Part<T> localPart() {
+    private Parts.Part<T> localPart() {
         if (!running) {
             throw new IllegalStateException("Not started: " + this);
         }
@@ -460,17 +338,14 @@ public class OortObject<T> implements Iterable<Info<T>> {
     }
 
     private void publish(Map<String, Object> message) {
-        LocalSession session = sender;
-        if (session != null) {
-            session.getChannel(broadcastChannel).publish(message);
-        }
+        channels.broadcast(message);
     }
 
     // --- other nodes
 
     /** This node's whole part as a message (url, name, version, object), or null when stopped. */
-    private synchronized Map<String, Object> localInfo() {
-        Part<T> part = running ? parts.get(oort.getURL()) : null;
+    synchronized Map<String, Object> localInfo() {
+        Parts.Part<T> part = running ? parts.get(oort.getURL()) : null;
         if (part == null) {
             return null;
         }
@@ -479,42 +354,8 @@ public class OortObject<T> implements Iterable<Info<T>> {
         return message;
     }
 
-    /** Pushes this node's whole part to the node at {@code oortURL}; {@code peer} marks a reply. */
-    private void push(String oortURL, String peer) {
-        Map<String, Object> message = localInfo();
-        if (message == null) {
-            return;
-        }
-        message.put(Info.ACTION_FIELD, ACTION_PUSH);
-        if (peer != null) {
-            message.put(Info.PEER_FIELD, peer);
-        }
-        send(oortURL, message);
-    }
-
-    private void pull(String oortURL) {
-        Map<String, Object> message = new LinkedHashMap<>();
-        message.put(Info.OORT_URL_FIELD, oort.getURL());
-        message.put(Info.NAME_FIELD, name);
-        message.put(Info.ACTION_FIELD, ACTION_PULL);
-        send(oortURL, message);
-    }
-
-    private void send(String oortURL, Map<String, Object> message) {
-        try {
-            OortComet comet = oort.isRunning() ? oort.getComet(oortURL) : null;
-            if (comet == null) {
-                logger.debug("No link to {}: {} not sent", oortURL, message);
-                return;
-            }
-            comet.getClient().getChannel(serviceChannel).publish(message);
-        } catch (IllegalStateException x) {
-            logger.debug("Cannot send to {}", oortURL, x);
-        }
-    }
-
     /** A message from another node (or this node's own broadcast, ignored). */
-    private void received(Map<String, Object> data) {
+    void received(Map<String, Object> data) {
         if (!(data.get(Info.OORT_URL_FIELD) instanceof String url) || !name.equals(data.get(Info.NAME_FIELD))) {
             return;
         }
@@ -522,7 +363,7 @@ public class OortObject<T> implements Iterable<Info<T>> {
         Object action = data.get(Info.ACTION_FIELD);
         if (ACTION_PULL.equals(action)) {
             if (!url.equals(localURL)) {
-                push(url, url);
+                channels.push(url, url);
             }
             return;
         }
@@ -540,7 +381,7 @@ public class OortObject<T> implements Iterable<Info<T>> {
             if (!running) {
                 return;
             }
-            Part<T> part = parts.get(url);
+            Parts.Part<T> part = parts.get(url);
             // As CometD: a push not marked as the answer to this node's own is always answered, and
             // so is the first whole part of a node (however it came: a push, the part sent on
             // subscription, a broadcast).
@@ -550,7 +391,7 @@ public class OortObject<T> implements Iterable<Info<T>> {
                     T object = factory.newObject(data.get(Info.OBJECT_FIELD));
                     newInfo = new Info<>(localURL, url, name, object, version);
                     if (part == null) {
-                        parts.put(url, new Part<>(newInfo));
+                        parts.put(url, newInfo);
                     } else {
                         oldInfo = part.info;
                         part.info = newInfo;
@@ -570,26 +411,26 @@ public class OortObject<T> implements Iterable<Info<T>> {
         }
         notifyListeners();
         if (reply) {
-            push(url, url);
+            channels.push(url, url);
         }
         if (gap) {
             logger.debug("Version {} of {} from {}: a gap, pulling", version, name, url);
-            pull(url);
+            channels.pull(url);
         }
     }
 
-    private void removePart(String oortURL, String why) {
+    void removePart(String oortURL, String why) {
         Info<T> removed;
         synchronized (this) {
             if (oortURL.equals(oort.getURL())) {
                 return;
             }
-            Part<T> part = parts.remove(oortURL);
+            Parts.Part<T> part = parts.remove(oortURL);
             removed = part == null ? null : part.info;
             if (removed != null) {
-                notifications.add(() -> {
+                notifier.add(() -> {
                     logger.debug("Removed the part of {} ({}): {}", oortURL, why, removed);
-                    notifyRemoved(removed);
+                    tell(listener -> listener.onRemoved(removed));
                     onPartRemoved(removed);
                 });
             }
@@ -602,36 +443,18 @@ public class OortObject<T> implements Iterable<Info<T>> {
         Set<String> known = oort.getKnownComets();
         long now = System.nanoTime();
         long limit = oort.getFailureTimeout().toNanos();
-        List<String> stale = new ArrayList<>();
+        List<String> stale;
         synchronized (this) {
-            for (Map.Entry<String, Part<T>> entry : parts.entrySet()) {
-                Part<T> part = entry.getValue();
-                if (entry.getKey().equals(oort.getURL()) || known.contains(entry.getKey())) {
-                    part.unknownSince = 0;
-                } else if (part.unknownSince == 0) {
-                    part.unknownSince = now;
-                } else if (now - part.unknownSince > limit) {
-                    stale.add(entry.getKey());
-                }
-            }
+            stale = parts.stale(known, now, limit);
         }
         stale.forEach(url -> removePart(url, "not joined"));
     }
 
-    private void notifyUpdated(Info<T> oldInfo, Info<T> newInfo) {
+    /** Tells each listener; one that throws is logged and the next is told. */
+    private void tell(Consumer<Listener<T>> event) {
         for (Listener<T> listener : listeners) {
             try {
-                listener.onUpdated(oldInfo, newInfo);
-            } catch (RuntimeException x) {
-                logger.warn("Listener {} failed", listener, x);
-            }
-        }
-    }
-
-    private void notifyRemoved(Info<T> info) {
-        for (Listener<T> listener : listeners) {
-            try {
-                listener.onRemoved(info);
+                event.accept(listener);
             } catch (RuntimeException x) {
                 logger.warn("Listener {} failed", listener, x);
             }
@@ -641,16 +464,6 @@ public class OortObject<T> implements Iterable<Info<T>> {
     @Override
     public String toString() {
         return getClass().getSimpleName() + "[" + name + "@" + oort.getURL() + "]";
-    }
-
-    private static final class Part<T> {
-        Info<T> info;
-        /** When the owner was first seen not joined; 0 while it is. */
-        long unknownSince;
-
-        Part(Info<T> info) {
-            this.info = info;
-        }
     }
 
     /** A change of a whole value: the new value (null: no change) and what the caller gets. */

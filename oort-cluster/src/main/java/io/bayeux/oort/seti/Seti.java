@@ -17,8 +17,6 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -34,14 +32,8 @@ import java.util.concurrent.TimeUnit;
  * and {@link #sendMessage} reaches the user's sessions wherever they are.
  *
  * <p>Each node has channel {@code /seti/<id>} (its URL with every run of non-alphanumeric
- * characters replaced by {@code _}) and shares {@code /seti/all}. Presence changes go on
- * {@code /seti/all} as {@code {"userIds", "oortURL", "presence", "replace": false}}. As in
- * CometD 8: when another node subscribes to {@code /seti/all} here, it is sent this node's
- * snapshot ({@code "presence": true, "replace": true, "alive": true}), which it answers on
- * this node's {@code /seti/<id>} with its own snapshot (the same without {@code "alive"});
- * when a node joins, each side sends the other its snapshot (without {@code "alive"}); a
- * Seti that stops says so on {@code /seti/all} with an empty snapshot and {@code "alive":
- * false}. When a node leaves (it stopped, died, or its link broke), every presence it had is
+ * characters replaced by {@code _}) and shares {@code /seti/all}; {@code SetiMessages} tells
+ * what goes on them, and when, as in CometD 8. When a node leaves (it stopped, died, or its link broke), every presence it had is
  * removed. A presence from a node not joined is kept (a joining node sends its snapshot before
  * it counts as joined here), but, as {@code OortObject} does with parts, the users of a node
  * that has not been joined for a failure timeout are removed and the listeners told: so a
@@ -93,10 +85,8 @@ public class Seti implements Presence {
     /** Guarded by this (but for telling its listeners): the users here and on each other node, by its URL. */
     private final PresenceTable table = new PresenceTable(this);
     private volatile LocalSession session;
-    /** Guarded by this: since when (System.nanoTime()) each other node with users here has been seen not joined. */
-    private final Map<String, Long> unknownSince = new HashMap<>();
-    /** Guarded by this: when (System.nanoTime()) each node that left did, until it sends a snapshot or a failure timeout passes. */
-    private final Map<String, Long> departedAt = new HashMap<>();
+    /** Guarded by this: the nodes whose presence messages are late ones, or whose users are stale. */
+    private final Departures departures = new Departures();
     private volatile ScheduledFuture<?> sweep;
     /** Another node subscribing to /seti/all here is sent this node's users, asking for its own back. */
     private final ServerChannel.SubscriptionListener initialState = new ServerChannel.SubscriptionListener() {
@@ -182,13 +172,7 @@ public class Seti implements Presence {
             task.cancel(false);
         }
         // As CometD: an empty snapshot, so that the other nodes drop this node's users now.
-        Map<String, Object> gone = new LinkedHashMap<>();
-        gone.put(USER_IDS_FIELD, List.of());
-        gone.put(OORT_URL_FIELD, oort.getURL());
-        gone.put(PRESENCE_FIELD, true);
-        gone.put(REPLACE_FIELD, true);
-        gone.put(ALIVE_FIELD, false);
-        s.getChannel(SETI_ALL_CHANNEL).publish(gone);
+        s.getChannel(SETI_ALL_CHANNEL).publish(SetiMessages.stopping(oort.getURL()));
         ServerChannel all = oort.getBayeuxServer().getChannel(SETI_ALL_CHANNEL);
         if (all != null) {
             all.removeListener(initialState);
@@ -203,8 +187,7 @@ public class Seti implements Presence {
             Map<String, Set<String>> remote = table.remote();
             remote.forEach((url, users) -> users.forEach(userId -> queue(false, userId, url, false)));
             remote.clear();
-            unknownSince.clear();
-            departedAt.clear();
+            departures.clear();
         }
         s.disconnect();
         table.notifyListeners();
@@ -343,11 +326,7 @@ public class Seti implements Presence {
             for (ServerSession s : sessions) {
                 s.deliver(null, channel, data, Promise.noop());
             }
-            Map<String, Object> message = new LinkedHashMap<>();
-            message.put(USER_ID_FIELD, userId);
-            message.put(CHANNEL_FIELD, channel);
-            message.put(SETI_ID_FIELD, setiId);
-            message.put(DATA_FIELD, data);
+            Map<String, Object> message = SetiMessages.toUser(userId, channel, setiId, data);
             if (!nodes.isEmpty()) {
                 for (String url : nodes) {
                     publish(setiChannel(url), message);
@@ -380,12 +359,7 @@ public class Seti implements Presence {
     // --- the protocol
 
     private Map<String, Object> presence(List<String> userIds, boolean present) {
-        Map<String, Object> data = new LinkedHashMap<>();
-        data.put(USER_IDS_FIELD, userIds);
-        data.put(OORT_URL_FIELD, oort.getURL());
-        data.put(PRESENCE_FIELD, present);
-        data.put(REPLACE_FIELD, false);
-        return data;
+        return SetiMessages.presence(oort.getURL(), userIds, present);
     }
 
     /** This node's users, replacing what the receiver had of them (CometD's snapshot; the caller may add "alive"). */
@@ -394,12 +368,7 @@ public class Seti implements Presence {
         synchronized (this) {
             users = new ArrayList<>(new TreeSet<>(table.localUserIds()));
         }
-        Map<String, Object> data = new LinkedHashMap<>();
-        data.put(USER_IDS_FIELD, users);
-        data.put(OORT_URL_FIELD, oort.getURL());
-        data.put(PRESENCE_FIELD, true);
-        data.put(REPLACE_FIELD, true);
-        return data;
+        return SetiMessages.snapshot(oort.getURL(), users);
     }
 
     /** Under the lock, in order with the changes (see the subscription listener). */
@@ -439,9 +408,7 @@ public class Seti implements Presence {
         boolean present = !Boolean.FALSE.equals(data.get(PRESENCE_FIELD));
         boolean replace = Boolean.TRUE.equals(data.get(REPLACE_FIELD));
         synchronized (this) {
-            if (replace) {
-                departedAt.remove(url);
-            } else if (departedAt.containsKey(url)) {
+            if (!departures.accepts(url, replace)) {
                 LOG.debug("{}: a presence of {}, which left, came late: dropped", this, url);
                 return;
             }
@@ -491,10 +458,7 @@ public class Seti implements Presence {
     private void removeNode(String url, boolean left) {
         synchronized (this) {
             Set<String> users = table.remote().remove(url);
-            unknownSince.remove(url);
-            if (left) {
-                departedAt.put(url, System.nanoTime());
-            }
+            departures.removed(url, left, System.nanoTime());
             if (users != null) {
                 users.forEach(userId -> queue(false, userId, url, false));
             }
@@ -508,21 +472,9 @@ public class Seti implements Presence {
             Set<String> known = oort.getKnownComets();
             long now = System.nanoTime();
             long limit = oort.getFailureTimeout().toNanos();
-            List<String> stale = new ArrayList<>();
+            List<String> stale;
             synchronized (this) {
-                departedAt.values().removeIf(left -> now - left > limit);
-                Set<String> nodes = table.remote().keySet();
-                unknownSince.keySet().retainAll(nodes);
-                for (String url : nodes) {
-                    if (known.contains(url)) {
-                        unknownSince.remove(url);
-                    } else {
-                        Long since = unknownSince.putIfAbsent(url, now);
-                        if (since != null && now - since > limit) {
-                            stale.add(url);
-                        }
-                    }
-                }
+                stale = departures.stale(table.remote().keySet(), known, now, limit);
             }
             for (String url : stale) {
                 // Joined since the snapshot of the known nodes above: its users stay.
