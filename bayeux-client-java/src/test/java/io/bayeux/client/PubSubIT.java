@@ -97,6 +97,28 @@ class PubSubIT {
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"websocket", "long-polling"})
+    void topLevelWildcardsMatchEveryChannelOrEveryFirstLevelOne(String transport) throws Exception {
+        BayeuxClient publisher = connected(transport);
+        BayeuxClient subscriber = connected(transport);
+        BlockingQueue<String> firstLevel = new LinkedBlockingQueue<>();
+        BlockingQueue<String> every = new LinkedBlockingQueue<>();
+        subscribe(subscriber, "/*", (channel, message) -> firstLevel.add(message.getChannel()));
+        subscribe(subscriber, "/**", (channel, message) -> every.add(message.getChannel()));
+
+        for (String channel : List.of("/chat/room", "/news", "/chat/room/private", "/end")) {
+            BlockingQueue<Message> reply = new LinkedBlockingQueue<>();
+            publisher.getChannel(channel).publish(Map.of("to", channel), reply::add);
+            assertTrue(next(reply).isSuccessful());
+        }
+
+        assertEquals(List.of("/news", "/end"), List.of(next(firstLevel), next(firstLevel)));
+        assertEquals(List.of("/chat/room", "/news", "/chat/room/private", "/end"),
+                List.of(next(every), next(every), next(every), next(every)));
+        assertTrue(firstLevel.isEmpty() && every.isEmpty(), () -> "extra deliveries: " + firstLevel + " " + every);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"websocket", "long-polling"})
     void theEchoServiceAnswersAServiceChannelListenerAndARemoteCall(String transport) throws Exception {
         BayeuxClient client = connected(transport);
 

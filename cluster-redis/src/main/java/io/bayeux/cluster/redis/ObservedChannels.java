@@ -62,12 +62,13 @@ final class ObservedChannels {
         if (id.isMeta() || id.isService()) {
             return false;
         }
-        ChannelId sample = ChannelId.of(id.getParent() + "/_");
+        String parent = parentOf(id);
+        ChannelId sample = ChannelId.of(parent + "/_");
         for (String pattern : patterns) {
             ChannelId p = ChannelId.of(pattern);
             // /chat/** observed and /chat/* subscribed; or /chat/room observed and /chat/* subscribed.
             if (p.equals(id) || p.matches(sample) || (!p.isWild() && id.matches(p))
-                    || (p.isWild() && id.isDeepWild() && p.getId().startsWith(id.getParent() + "/"))) {
+                    || (p.isWild() && id.isDeepWild() && p.getId().startsWith(parent + "/"))) {
                 return true;
             }
         }
@@ -81,7 +82,13 @@ final class ObservedChannels {
             return prefix + channelId;
         }
         // Redis' * matches across '/': a wider pattern; what it brings reaches only matching subscribers.
-        return escapeGlob(prefix + id.getParent()) + "/*";
+        return escapeGlob(prefix + parentOf(id)) + "/*";
+    }
+
+    /** The channel above the wildcard {@code id}'s last segment: empty for {@code /*} and {@code /**}. */
+    private static String parentOf(ChannelId id) {
+        String parent = id.getParent();
+        return parent == null ? "" : parent;
     }
 
     /** The Redis channel a message on {@code channelId} is published to. */

@@ -46,4 +46,17 @@ class ObservedChannelsTest {
         assertTrue(ObservedChannels.covers("bayeux:/chat/room", "bayeux:/chat/room"));
         assertFalse(ObservedChannels.covers("bayeux:/chat/room", "bayeux:/chat/room2"));
     }
+
+    @Test
+    void aTopLevelWildcardIsOnePatternOverEveryChannel() {
+        ObservedChannels observed = new ObservedChannels("bayeux:");
+        observed.add("/chat/**");
+        assertEquals("bayeux:/*", observed.redisName("/**"));
+        assertEquals("bayeux:/*", observed.redisName("/*"));
+        assertTrue(ObservedChannels.covers(observed.redisName("/**"), "bayeux:/chat/room"));
+        assertTrue(observed.isRelevant("/**"), "/chat/** is below it");
+        assertFalse(observed.isRelevant("/*"), "no observed channel has one segment");
+        observed.add("/news");
+        assertTrue(observed.isRelevant("/*"));
+    }
 }

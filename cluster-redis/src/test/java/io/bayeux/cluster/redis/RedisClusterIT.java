@@ -113,6 +113,27 @@ class RedisClusterIT {
         assertFalse(b.cluster().isSubscribed("/chat/one"));
     }
 
+    @Test
+    void aSubscriberToATopLevelWildcardGetsWhatAnotherNodePublishes() throws Exception {
+        RedisTesting.Node a = fixture.closing(node(fixture.redis(), "/chat/**", "/news"));
+        RedisTesting.Node b = fixture.closing(node(fixture.redis(), "/chat/**", "/news"));
+        // Each wildcard, and an observed channel it matches.
+        for (List<String> wildcardAndChannel : List.of(List.of("/**", "/chat/room"), List.of("/*", "/news"))) {
+            String wildcard = wildcardAndChannel.get(0);
+            String channel = wildcardAndChannel.get(1);
+            List<Object> onB = new CopyOnWriteArrayList<>();
+            BayeuxClient clientB = fixture.connected(b.url(), "websocket");
+            assertTrue(subscribe(clientB, wildcard, (ch, m) -> onB.add(m.getChannel() + " " + m.getDataAsMap().get("n"))).isSuccessful(),
+                    wildcard);
+            await("B subscribed in Redis to " + wildcard, () -> b.cluster().isSubscribed(wildcard));
+            BayeuxClient publisher = fixture.connected(a.url(), "websocket");
+            assertTrue(publish(publisher, channel, Map.of("n", 1)).isSuccessful());
+            await(channel + " on B's " + wildcard, () -> onB.contains(channel + " 1"));
+            clientB.disconnect();
+            publisher.disconnect();
+        }
+    }
+
     private int numsub(String channel) {
         try {
             String reply = fixture.redis().command("PUBSUB NUMSUB " + channel);
