@@ -53,6 +53,9 @@ public final class BayeuxServerConfig {
     private final int maxSessionsPerBrowser;
     private final Duration multiSessionInterval;
     private final List<String> allowedTransports;
+    /** Whether {@link #maxQueue} and {@link #allowedTransports} were set on the builder, not left at their defaults. */
+    private final boolean maxQueueSet;
+    private final boolean allowedTransportsSet;
     private final JsonCodec jsonCodec;
     private final Scheduler scheduler;
     private final Executor executor;
@@ -72,6 +75,8 @@ public final class BayeuxServerConfig {
         this.maxSessionsPerBrowser = builder.maxSessionsPerBrowser;
         this.multiSessionInterval = builder.multiSessionInterval;
         this.allowedTransports = List.copyOf(builder.allowedTransports);
+        this.maxQueueSet = builder.maxQueueSet;
+        this.allowedTransportsSet = builder.allowedTransportsSet;
         this.jsonCodec = builder.jsonCodec != null ? builder.jsonCodec : new JacksonJsonCodec();
         this.scheduler = builder.scheduler;
         this.executor = builder.executor;
@@ -84,6 +89,23 @@ public final class BayeuxServerConfig {
     /** The configuration with every default. */
     public static BayeuxServerConfig defaults() {
         return builder().build();
+    }
+
+    /**
+     * This configuration with a transport's own settings where it has none of its own: the max
+     * queue and the allowed transports that were never set on this configuration's builder take
+     * the given values; everything that was set is kept. This is how a transport's settings and
+     * the application's Bayeux configuration merge, neither replacing the other.
+     */
+    public BayeuxServerConfig withTransportDefaults(int maxQueue, List<String> allowedTransports) {
+        Builder merged = new Builder(this);
+        if (!maxQueueSet) {
+            merged.maxQueue(maxQueue);
+        }
+        if (!allowedTransportsSet) {
+            merged.allowedTransports(allowedTransports);
+        }
+        return merged.build();
     }
 
     public Duration timeout() {
@@ -224,11 +246,36 @@ public final class BayeuxServerConfig {
         private int maxSessionsPerBrowser = DEFAULT_MAX_SESSIONS_PER_BROWSER;
         private Duration multiSessionInterval = DEFAULT_MULTI_SESSION_INTERVAL;
         private List<String> allowedTransports = DEFAULT_ALLOWED_TRANSPORTS;
+        private boolean maxQueueSet;
+        private boolean allowedTransportsSet;
         private JsonCodec jsonCodec;
         private Scheduler scheduler;
         private Executor executor;
 
         private Builder() {
+        }
+
+        /** A builder holding everything {@code config} holds, what was set on it still counted as set. */
+        private Builder(BayeuxServerConfig config) {
+            this.timeout = config.timeout;
+            this.interval = config.interval;
+            this.maxInterval = config.maxInterval;
+            this.maxLazyTimeout = config.maxLazyTimeout;
+            this.sweepPeriod = config.sweepPeriod;
+            this.adviseMaxInterval = config.adviseMaxInterval;
+            this.broadcastToPublisher = config.broadcastToPublisher;
+            this.maxQueue = config.maxQueue;
+            this.maxBatchBytes = config.maxBatchBytes;
+            this.maxStalledQueue = config.maxStalledQueue;
+            this.connectGather = config.connectGather;
+            this.maxSessionsPerBrowser = config.maxSessionsPerBrowser;
+            this.multiSessionInterval = config.multiSessionInterval;
+            this.allowedTransports = config.allowedTransports;
+            this.maxQueueSet = config.maxQueueSet;
+            this.allowedTransportsSet = config.allowedTransportsSet;
+            this.jsonCodec = config.jsonCodec;
+            this.scheduler = config.scheduler;
+            this.executor = config.executor;
         }
 
         public Builder timeout(Duration timeout) {
@@ -271,6 +318,7 @@ public final class BayeuxServerConfig {
                 throw new IllegalArgumentException("maxQueue must be -1 (unbounded) or positive: " + maxQueue);
             }
             this.maxQueue = maxQueue;
+            this.maxQueueSet = true;
             return this;
         }
 
@@ -313,6 +361,7 @@ public final class BayeuxServerConfig {
                 throw new IllegalArgumentException("allowedTransports must name at least one transport: " + allowedTransports);
             }
             this.allowedTransports = allowedTransports;
+            this.allowedTransportsSet = true;
             return this;
         }
 

@@ -8,8 +8,10 @@ import io.bayeux.transport.http.HttpRequestHandler;
 import io.bayeux.transport.http.RequestTimeoutHandler;
 import io.bayeux.transport.http.StaticResources;
 import io.bayeux.transport.websocket.WebSocketShared;
+import io.bayeux.server.BayeuxServerImpl;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpDecoderConfig;
@@ -20,6 +22,7 @@ import io.netty.handler.codec.http.websocketx.extensions.compression.WebSocketSe
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -31,7 +34,11 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
     /** Request line, headers and content chunks: at most 4 KiB, 8 KiB and 8 KiB (read by the decoders when made, never changed). */
     private final HttpDecoderConfig decoderConfig = new HttpDecoderConfig()
             .setMaxInitialLineLength(4096).setMaxHeaderSize(8192).setMaxChunkSize(8192);
-    private final NettyBayeuxServer server;
+    private final ServerSettings settings;
+    private final BayeuxServerImpl bayeux;
+    private final Executor executor;
+    /** The server's open connections, which it closes when it stops. */
+    private final ChannelGroup channels;
     /** The event loops' outboxes: responses written from the executor, one wake-up per loop and burst. */
     private final LoopOutbox.Registry outboxes = new LoopOutbox.Registry();
     private final SslContext ssl;
@@ -43,15 +50,17 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
     /** The event loops' deflaters, or null when responses are not gzipped. */
     private final GzipResponses.Compressors gzip;
 
-    BayeuxServerInitializer(NettyBayeuxServer server, SslContext ssl) {
-        this.server = server;
+    BayeuxServerInitializer(ServerSettings settings, BayeuxServerImpl bayeux, Executor executor, ChannelGroup channels, SslContext ssl) {
+        this.settings = settings;
+        this.bayeux = bayeux;
+        this.executor = executor;
+        this.channels = channels;
         this.ssl = ssl;
-        NettyBayeuxServer.Builder config = server.config();
-        this.statics = new StaticResources(config.staticRoots());
-        this.browserCookie = new BrowserCookie(config.browserCookieName(), config.browserCookieSameSite());
-        this.websocket = new WebSocketShared(server.bayeux(), config, server.executor());
-        this.gzip = config.gzipLevel() == 0 ? null : new GzipResponses.Compressors(config.gzipLevel());
-        var origins = server.config().allowedOrigins();
+        this.statics = new StaticResources(settings.staticRoots());
+        this.browserCookie = new BrowserCookie(settings.browserCookieName(), settings.browserCookieSameSite());
+        this.websocket = new WebSocketShared(bayeux, settings, executor);
+        this.gzip = settings.gzipLevel() == 0 ? null : new GzipResponses.Compressors(settings.gzipLevel());
+        var origins = settings.allowedOrigins();
         CorsConfigBuilder builder = origins.contains("*")
                 ? CorsConfigBuilder.forAnyOrigin()
                 : CorsConfigBuilder.forOrigins(origins.toArray(String[]::new));
@@ -74,8 +83,8 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
 
     @Override
     protected void initChannel(SocketChannel channel) {
-        server.channels().add(channel);
-        NettyBayeuxServer.Builder config = server.config();
+        channels.add(channel);
+        ServerSettings config = settings;
         ChannelPipeline pipeline = channel.pipeline();
         if (ssl != null) {
             pipeline.addLast("ssl", ssl.newHandler(channel.alloc()));
@@ -95,6 +104,6 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
         pipeline.addLast("aggregator", new BodyAggregator(config.maxMessageSize()));
         pipeline.addLast(HttpRequestHandler.CORS, new CorsHandler(cors));
         pipeline.addLast(HttpRequestHandler.IDLE, new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
-        pipeline.addLast("bayeux", new HttpRequestHandler(server.bayeux(), config, server.executor(), statics, browserCookie, outboxes, websocket));
+        pipeline.addLast("bayeux", new HttpRequestHandler(bayeux, config, executor, statics, browserCookie, outboxes, websocket));
     }
 }

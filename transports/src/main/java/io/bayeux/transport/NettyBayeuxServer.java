@@ -9,7 +9,6 @@ import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.transport.http.BrowserCookie;
-import io.bayeux.transport.http.HttpRequestHandler;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
@@ -66,10 +65,10 @@ import java.util.function.Consumer;
  * the {@linkplain Builder#executor executor}. Thread-safe.
  *
  * <p>Threads, by default sized to the machine ({@link Runtime#availableProcessors()} cores):
- * one acceptor thread ({@code bayeux-accept-*}); {@linkplain #defaultIoThreads() one I/O event
+ * one acceptor thread ({@code bayeux-accept-*}); {@linkplain ServerSettings#defaultIoThreads() one I/O event
  * loop per core} ({@code bayeux-io-*}, {@link Builder#ioThreads}); and a bounded pool of
- * {@linkplain #defaultExecutorThreads() one thread per core, at least two} ({@code bayeux-app-*},
- * {@link Builder#executorThreads}) with a queue of {@value #DEFAULT_EXECUTOR_QUEUE} tasks. The
+ * {@linkplain ServerSettings#defaultExecutorThreads() one thread per core, at least two} ({@code bayeux-app-*},
+ * {@link Builder#executorThreads}) with a queue of {@value ServerSettings#DEFAULT_EXECUTOR_QUEUE} tasks. The
  * pool runs work that uses the CPU (message handling, routing, listeners): more threads than
  * cores would only take turns. Application code that blocks (a database, a remote call) belongs
  * on virtual threads ({@link Builder#virtualThreads()}) or on an executor of its own
@@ -78,30 +77,7 @@ import java.util.function.Consumer;
 public final class NettyBayeuxServer {
     private static final Logger LOG = LoggerFactory.getLogger(NettyBayeuxServer.class);
 
-    /** The default endpoint path. */
-    public static final String DEFAULT_PATH = "/cometd";
-    /** The default largest request body or WebSocket message: 1 MiB. */
-    public static final int DEFAULT_MAX_MESSAGE_SIZE = 1024 * 1024;
-    /** The default largest number of messages queued for a session: 1000. */
-    public static final int DEFAULT_MAX_QUEUE = 1000;
-    /** The default time a request may take to arrive completely: 10 s. */
-    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
-    /** The default time an idle connection (nothing in flight) stays open: 60 s. */
-    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
-    /** How long a WebSocket connection stays unwritable, its reader taking nothing, before the reader counts as one that does not read. */
-    public static final Duration DEFAULT_STALL_TIME = Duration.ofSeconds(2);
-    /** The bound of the default executor's task queue: 100,000 tasks. */
-    public static final int DEFAULT_EXECUTOR_QUEUE = 100_000;
-    /** gzip level of large HTTP responses: the fastest (see {@link Builder#gzipLevel}). */
-    public static final int DEFAULT_GZIP_LEVEL = 1;
-    /**
-     * The least body gzipped (see {@link Builder#gzipMinBytes}): a response with a smaller body
-     * fits one TCP segment with its headers (at the usual 1,460-byte MSS), so gzip would cost CPU
-     * and save no packet.
-     */
-    public static final int DEFAULT_GZIP_MIN_BYTES = 1280;
-
-    private final Builder config;
+    private final ServerSettings settings;
     private final BayeuxServerImpl bayeux;
     private final ExecutorService executor;
     private final boolean ownExecutor;
@@ -112,58 +88,31 @@ public final class NettyBayeuxServer {
     /** The pipeline of this run, null before the first start. */
     private volatile BayeuxServerInitializer initializer;
 
-    private NettyBayeuxServer(Builder builder) {
-        this.config = builder;
-        BayeuxServerConfig bayeuxConfig = builder.bayeuxConfig != null ? builder.bayeuxConfig : defaultBayeuxConfig(builder);
-        if (builder.executor != null) {
-            this.executor = builder.executor;
+    private NettyBayeuxServer(ServerSettings settings, QueueOverflow queueOverflow, ExecutorService executor,
+                              boolean virtualThreads, List<Consumer<BayeuxServer>> services) {
+        this.settings = settings;
+        if (executor != null) {
+            this.executor = executor;
             this.ownExecutor = false;
-        } else if (builder.virtualThreads) {
+        } else if (virtualThreads) {
             this.executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("bayeux-vt-", 0).factory());
             this.ownExecutor = true;
         } else {
-            this.executor = newBoundedExecutor(builder.executorThreads());
+            this.executor = newBoundedExecutor(settings.executorThreads());
             this.ownExecutor = true;
         }
         // Timers decide when; what they start (expiry listeners, held connect replies, lazy flushes) runs here.
-        this.bayeux = new BayeuxServerImpl(bayeuxConfig, executor);
-        bayeux.addListener(new QueuePolicy(builder.queueOverflow, executor));
-        for (Consumer<BayeuxServer> service : builder.services) {
+        this.bayeux = new BayeuxServerImpl(settings.bayeux(), this.executor);
+        bayeux.addListener(new QueuePolicy(queueOverflow, this.executor));
+        for (Consumer<BayeuxServer> service : services) {
             service.accept(bayeux);
         }
-    }
-
-    /** The protocol settings when none were given: the max queue, and callback-polling advertised when JSONP is on. */
-    private static BayeuxServerConfig defaultBayeuxConfig(Builder builder) {
-        BayeuxServerConfig.Builder config = BayeuxServerConfig.builder().maxQueue(builder.maxQueue);
-        List<String> transports = new ArrayList<>(BayeuxServerConfig.DEFAULT_ALLOWED_TRANSPORTS);
-        if (!builder.websocket) {
-            transports.remove("websocket");
-        }
-        if (builder.jsonp) {
-            transports.add(HttpRequestHandler.CALLBACK_POLLING);
-        }
-        config.allowedTransports(List.copyOf(transports));
-        return config.build();
-    }
-
-    /** The default number of I/O event loops: one per core ({@link Runtime#availableProcessors()}). */
-    public static int defaultIoThreads() {
-        return Runtime.getRuntime().availableProcessors();
-    }
-
-    /**
-     * The default number of threads of the bounded executor: one per core, at least two (so that
-     * one slow listener does not hold up every message on a one-core machine).
-     */
-    public static int defaultExecutorThreads() {
-        return Math.max(2, Runtime.getRuntime().availableProcessors());
     }
 
     private static ExecutorService newBoundedExecutor(int threads) {
         AtomicInteger ids = new AtomicInteger();
         ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(DEFAULT_EXECUTOR_QUEUE), task -> {
+                new LinkedBlockingQueue<>(ServerSettings.DEFAULT_EXECUTOR_QUEUE), task -> {
                     Thread thread = new Thread(task, "bayeux-app-" + ids.incrementAndGet());
                     thread.setDaemon(true);
                     return thread;
@@ -181,15 +130,15 @@ public final class NettyBayeuxServer {
         if (serverChannel != null) {
             throw new IllegalStateException("Already started: " + this);
         }
-        SslContext ssl = config.tls == null ? null : config.tls.newSslContext();
-        if (ssl == null && config.browserCookieSameSite == SameSite.NONE) {
-            LOG.warn("The {} cookie has SameSite=None without TLS: browsers drop it, and long-polling sessions fail", config.browserCookieName);
+        SslContext ssl = settings.tls() == null ? null : settings.tls().newSslContext();
+        if (ssl == null && settings.browserCookieSameSite() == SameSite.NONE) {
+            LOG.warn("The {} cookie has SameSite=None without TLS: browsers drop it, and long-polling sessions fail", settings.browserCookieName());
         }
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("bayeux-accept"), io);
-        workerGroup = new MultiThreadIoEventLoopGroup(config.ioThreads(), new DefaultThreadFactory("bayeux-io"), io);
-        IdleSweep.start(workerGroup, channels, config.idleTimeout);
+        workerGroup = new MultiThreadIoEventLoopGroup(settings.ioThreads(), new DefaultThreadFactory("bayeux-io"), io);
+        IdleSweep.start(workerGroup, channels, settings.idleTimeout());
         bayeux.start();
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
@@ -199,16 +148,16 @@ public final class NettyBayeuxServer {
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 256 * 1024))
                 // One allocator for every connection (by default each makes its own; the per-connection state is its handle).
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator())
-                .childHandler(initializer = new BayeuxServerInitializer(this, ssl));
+                .childHandler(initializer = new BayeuxServerInitializer(settings, bayeux, executor, channels, ssl));
         try {
-            serverChannel = bootstrap.bind(config.host, config.port).sync().channel();
+            serverChannel = bootstrap.bind(settings.host(), settings.port()).sync().channel();
         } catch (InterruptedException x) {
             Thread.currentThread().interrupt();
             stop();
-            throw new IllegalStateException("Interrupted while binding " + config.host + ":" + config.port, x);
+            throw new IllegalStateException("Interrupted while binding " + settings.host() + ":" + settings.port(), x);
         } catch (RuntimeException x) {
             stop();
-            throw new IllegalStateException("Cannot bind " + config.host + ":" + config.port + ": " + x.getMessage(), x);
+            throw new IllegalStateException("Cannot bind " + settings.host() + ":" + settings.port() + ": " + x.getMessage(), x);
         }
         LOG.info("Bayeux server listening on {} ({})", uri(), epoll ? "epoll" : "nio");
         return this;
@@ -280,25 +229,27 @@ public final class NettyBayeuxServer {
 
     /** The endpoint's URI, e.g. {@code http://127.0.0.1:8080/cometd}. */
     public URI uri() {
-        String host = config.host.contains(":") ? "[" + config.host + "]" : config.host;
-        return URI.create((config.tls != null ? "https" : "http") + "://" + host + ":" + port() + config.path);
+        String host = settings.host().contains(":") ? "[" + settings.host() + "]" : settings.host();
+        return URI.create((settings.tls() != null ? "https" : "http") + "://" + host + ":" + port() + settings.path());
     }
 
-    Builder config() {
-        return config;
+    /** What this server was built with: later calls on its builder do not change it. */
+    public ServerSettings settings() {
+        return settings;
     }
 
     ExecutorService executor() {
         return executor;
     }
 
+    /** The open connections; for tests. */
     ChannelGroup channels() {
         return channels;
     }
 
     @Override
     public String toString() {
-        return "NettyBayeuxServer[" + config.host + ":" + config.port + config.path + "]";
+        return "NettyBayeuxServer[" + settings.host() + ":" + settings.port() + settings.path() + "]";
     }
 
     /**
@@ -374,7 +325,7 @@ public final class NettyBayeuxServer {
 
     /**
      * Builds a {@link NettyBayeuxServer}. Defaults: host {@code 127.0.0.1}, port 8080, path
-     * {@value #DEFAULT_PATH}, any origin allowed, max message size 1 MiB, max queue 1000 with
+     * {@value ServerSettings#DEFAULT_PATH}, any origin allowed, max message size 1 MiB, max queue 1000 with
      * {@link QueueOverflow#DISCONNECT}, request timeout 10 s, idle timeout 60 s, no TLS, no
      * static files, one I/O event loop per core, a bounded thread pool of one thread per core
      * (at least two) for the application, JSONP off, no WebSocket compression.
@@ -382,14 +333,14 @@ public final class NettyBayeuxServer {
     public static final class Builder {
         private String host = "127.0.0.1";
         private int port = 8080;
-        private String path = DEFAULT_PATH;
+        private String path = ServerSettings.DEFAULT_PATH;
         private Set<String> allowedOrigins = Set.of("*");
-        private int maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
-        private int maxQueue = DEFAULT_MAX_QUEUE;
+        private int maxMessageSize = ServerSettings.DEFAULT_MAX_MESSAGE_SIZE;
+        private int maxQueue = ServerSettings.DEFAULT_MAX_QUEUE;
         private QueueOverflow queueOverflow = QueueOverflow.DISCONNECT;
-        private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
-        private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
-        private Duration stallTime = DEFAULT_STALL_TIME;
+        private Duration requestTimeout = ServerSettings.DEFAULT_REQUEST_TIMEOUT;
+        private Duration idleTimeout = ServerSettings.DEFAULT_IDLE_TIMEOUT;
+        private Duration stallTime = ServerSettings.DEFAULT_STALL_TIME;
         private TlsConfig tls;
         private final List<String> staticRoots = new ArrayList<>();
         private ExecutorService executor;
@@ -397,10 +348,10 @@ public final class NettyBayeuxServer {
         private boolean jsonp;
         private boolean handshakePerConnection;
         private boolean websocketCompression;
-        private int gzipLevel = DEFAULT_GZIP_LEVEL;
-        private int gzipMinBytes = DEFAULT_GZIP_MIN_BYTES;
+        private int gzipLevel = ServerSettings.DEFAULT_GZIP_LEVEL;
+        private int gzipMinBytes = ServerSettings.DEFAULT_GZIP_MIN_BYTES;
         private boolean websocket = true;
-        private String browserCookieName = BrowserCookie.DEFAULT_NAME;
+        private String browserCookieName = ServerSettings.DEFAULT_BROWSER_COOKIE_NAME;
         private SameSite browserCookieSameSite = SameSite.LAX;
         private int ioThreads;
         private int executorThreads;
@@ -581,7 +532,7 @@ public final class NettyBayeuxServer {
 
         /**
          * The least body length, in bytes, of an HTTP response gzipped for a client that accepts
-         * gzip; {@value #DEFAULT_GZIP_MIN_BYTES} by default (a smaller one fits one TCP segment with
+         * gzip; {@value ServerSettings#DEFAULT_GZIP_MIN_BYTES} by default (a smaller one fits one TCP segment with
          * its headers). Lower it where bytes cost more than CPU.
          */
         public Builder gzipMinBytes(int gzipMinBytes) {
@@ -600,7 +551,7 @@ public final class NettyBayeuxServer {
 
         /**
          * The number of I/O event loops (threads); 0 means the default,
-         * {@linkplain NettyBayeuxServer#defaultIoThreads() one per core}.
+         * {@linkplain ServerSettings#defaultIoThreads() one per core}.
          */
         public Builder ioThreads(int ioThreads) {
             if (ioThreads < 0) {
@@ -612,7 +563,7 @@ public final class NettyBayeuxServer {
 
         /**
          * The number of threads of the default bounded executor; 0 means the default,
-         * {@linkplain NettyBayeuxServer#defaultExecutorThreads() one per core, at least two}.
+         * {@linkplain ServerSettings#defaultExecutorThreads() one per core, at least two}.
          * Not used with {@link #executor} or {@link #virtualThreads()}.
          */
         public Builder executorThreads(int executorThreads) {
@@ -624,10 +575,14 @@ public final class NettyBayeuxServer {
         }
 
         /**
-         * The protocol settings (timeouts, transports, codec); the max queue set here then wins over
-         * {@link #maxQueue}. Its {@code allowedTransports} are the only ones served: an upgrade when
-         * {@code websocket} is not among them is refused as with {@link #websocket websocket(false)},
-         * and messages over long-polling or callback-polling when those are not get
+         * The protocol settings (timeouts, transports, codec), merged with this builder's own: what
+         * was set on {@code bayeuxConfig}'s builder wins, and what was left at its default there
+         * takes this builder's value. So a configuration that sets only a timeout keeps
+         * {@link #maxQueue} (1,000 by default, not unbounded), and the transports that
+         * {@link #websocket} and {@link #jsonp} say. A configuration that sets
+         * {@code allowedTransports} names the only ones served: an upgrade when {@code websocket}
+         * is not among them is refused as with {@link #websocket websocket(false)}, and messages
+         * over long-polling or callback-polling when those are not get
          * {@code 403:<transport>:transport_not_allowed}.
          */
         public Builder bayeuxConfig(BayeuxServerConfig bayeuxConfig) {
@@ -641,85 +596,31 @@ public final class NettyBayeuxServer {
             return this;
         }
 
-        public NettyBayeuxServer build() {
-            return new NettyBayeuxServer(this);
-        }
-
-        public String host() {
-            return host;
-        }
-
-        public String path() {
-            return path;
-        }
-
-        public Set<String> allowedOrigins() {
-            return allowedOrigins;
-        }
-
-        public int maxMessageSize() {
-            return maxMessageSize;
-        }
-
-        public Duration requestTimeout() {
-            return requestTimeout;
-        }
-
-        public Duration idleTimeout() {
-            return idleTimeout;
-        }
-
-        public Duration stallTime() {
-            return stallTime;
-        }
-
-        public List<String> staticRoots() {
-            return staticRoots;
-        }
-
-        public boolean jsonp() {
-            return jsonp;
-        }
-
-        public boolean handshakePerConnection() {
-            return handshakePerConnection;
-        }
-
-        public boolean websocketCompression() {
-            return websocketCompression;
-        }
-
-        public int gzipLevel() {
-            return gzipLevel;
-        }
-
-        public int gzipMinBytes() {
-            return gzipMinBytes;
-        }
-
-        public boolean websocket() {
-            return websocket;
-        }
-
-        public String browserCookieName() {
-            return browserCookieName;
-        }
-
-        /** The number of I/O event loops the server starts: as set, else {@link NettyBayeuxServer#defaultIoThreads()}. */
-        public int ioThreads() {
-            return ioThreads > 0 ? ioThreads : defaultIoThreads();
-        }
-
         /**
-         * The number of threads of the default bounded executor: as set, else
-         * {@link NettyBayeuxServer#defaultExecutorThreads()}.
+         * The settings this builder holds now, frozen, with the protocol settings merged: what
+         * {@link #build()} gives the server. Later calls on this builder do not change them.
          */
-        public int executorThreads() {
-            return executorThreads > 0 ? executorThreads : defaultExecutorThreads();
+        public ServerSettings settings() {
+            List<String> transports = new ArrayList<>(BayeuxServerConfig.DEFAULT_ALLOWED_TRANSPORTS);
+            if (!websocket) {
+                transports.remove(ConnectionTypes.WEBSOCKET);
+            }
+            if (jsonp) {
+                transports.add(ConnectionTypes.CALLBACK_POLLING);
+            }
+            BayeuxServerConfig protocol = (bayeuxConfig != null ? bayeuxConfig : BayeuxServerConfig.defaults())
+                    .withTransportDefaults(maxQueue, List.copyOf(transports));
+            return new ServerSettings(host, port, path, allowedOrigins, maxMessageSize, requestTimeout, idleTimeout, stallTime,
+                    tls, staticRoots, jsonp, websocket, handshakePerConnection, websocketCompression, gzipLevel, gzipMinBytes,
+                    browserCookieName, browserCookieSameSite,
+                    ioThreads > 0 ? ioThreads : ServerSettings.defaultIoThreads(),
+                    executorThreads > 0 ? executorThreads : ServerSettings.defaultExecutorThreads(),
+                    protocol);
         }
 
-        public SameSite browserCookieSameSite() {
-            return browserCookieSameSite;
+        /** A server with the settings this builder holds now: later calls on this builder do not change it. */
+        public NettyBayeuxServer build() {
+            return new NettyBayeuxServer(settings(), queueOverflow, executor, virtualThreads, List.copyOf(services));
         }
 
         private static Duration positive(String name, Duration value) {

@@ -64,7 +64,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 class SlowConsumerIT {
     private static final JacksonJsonCodec JSON = new JacksonJsonCodec();
     private static final String CHANNEL = "/slow/data";
-    private static final int MAX_QUEUE = NettyBayeuxServer.DEFAULT_MAX_QUEUE;
+    private static final int MAX_QUEUE = ServerSettings.DEFAULT_MAX_QUEUE;
     private static final int READERS = 50;
     private static final int MESSAGES = 50_000;
     /** The publisher waits when a reader is this many messages behind, far below the readers' own queue bound. */

@@ -6,7 +6,7 @@ import io.bayeux.server.BayeuxServerImpl;
 import io.bayeux.server.Scheduler;
 import io.bayeux.server.spi.Connection;
 import io.bayeux.transport.LoopOutbox;
-import io.bayeux.transport.NettyBayeuxServer;
+import io.bayeux.transport.ServerSettings;
 import io.bayeux.transport.websocket.WebSocketShared;
 import io.bayeux.transport.websocket.WebSocketUpgrade;
 import io.netty.buffer.ByteBufUtil;
@@ -73,7 +73,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     static final int ON_LOOP_MAX_BYTES = 1024;
 
     private final BayeuxServerImpl bayeux;
-    private final NettyBayeuxServer.Builder config;
+    private final ServerSettings config;
     private final Executor executor;
     private final StaticResources statics;
     private final BrowserCookie browserCookie;
@@ -96,13 +96,13 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     private volatile Scheduler.Cancellable inFlight;
     private volatile boolean busy;
 
-    public HttpRequestHandler(BayeuxServerImpl bayeux, NettyBayeuxServer.Builder config, Executor executor, List<String> staticRoots) {
+    public HttpRequestHandler(BayeuxServerImpl bayeux, ServerSettings config, Executor executor, List<String> staticRoots) {
         this(bayeux, config, executor, new StaticResources(staticRoots),
                 new BrowserCookie(config.browserCookieName(), config.browserCookieSameSite()));
     }
 
     /** A handler for one connection, with what every connection of the server shares (both thread-safe). */
-    public HttpRequestHandler(BayeuxServerImpl bayeux, NettyBayeuxServer.Builder config, Executor executor, StaticResources statics,
+    public HttpRequestHandler(BayeuxServerImpl bayeux, ServerSettings config, Executor executor, StaticResources statics,
                               BrowserCookie browserCookie) {
         this(bayeux, config, executor, statics, browserCookie, new LoopOutbox.Registry(), new WebSocketShared(bayeux, config, executor));
     }
@@ -112,7 +112,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
      * written from other threads go through {@code outboxes}, one round per event loop; an
      * upgraded connection keeps {@code websocket}'s settings by reference.
      */
-    public HttpRequestHandler(BayeuxServerImpl bayeux, NettyBayeuxServer.Builder config, Executor executor, StaticResources statics,
+    public HttpRequestHandler(BayeuxServerImpl bayeux, ServerSettings config, Executor executor, StaticResources statics,
                               BrowserCookie browserCookie, LoopOutbox.Registry outboxes, WebSocketShared websocket) {
         this.outboxes = outboxes;
         this.websocket = websocket;

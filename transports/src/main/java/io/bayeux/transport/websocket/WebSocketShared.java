@@ -1,7 +1,7 @@
 package io.bayeux.transport.websocket;
 
 import io.bayeux.server.BayeuxServerImpl;
-import io.bayeux.transport.NettyBayeuxServer;
+import io.bayeux.transport.ServerSettings;
 import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 
 import java.util.concurrent.Executor;
@@ -21,7 +21,7 @@ public final class WebSocketShared {
     final long stallNanos;
     final WebSocketDecoderConfig decoderConfig;
 
-    public WebSocketShared(BayeuxServerImpl bayeux, NettyBayeuxServer.Builder config, Executor executor) {
+    public WebSocketShared(BayeuxServerImpl bayeux, ServerSettings config, Executor executor) {
         this.bayeux = bayeux;
         this.executor = executor;
         this.handshakePerConnection = config.handshakePerConnection();

@@ -1,6 +1,6 @@
 package io.bayeux.transport.websocket;
 
-import io.bayeux.transport.NettyBayeuxServer;
+import io.bayeux.transport.ServerSettings;
 import io.bayeux.transport.ReadBackpressure;
 import io.bayeux.transport.http.BrowserCookie;
 import io.bayeux.transport.http.HttpErrors;
@@ -41,7 +41,7 @@ public final class WebSocketUpgrade {
      * the WebSocket ones. Runs on the event loop.
      */
     public static void upgrade(ChannelHandlerContext ctx, FullHttpRequest request, WebSocketShared shared,
-                               NettyBayeuxServer.Builder config, HttpRequestHandler http) {
+                               ServerSettings config, HttpRequestHandler http) {
         String origin = request.headers().get(HttpHeaderNames.ORIGIN);
         if (origin != null && !config.allowedOrigins().contains("*") && !config.allowedOrigins().contains(origin)) {
             HttpErrors.sendAndClose(ctx, HttpResponseStatus.FORBIDDEN, "Origin " + origin + " is not allowed");
