@@ -9,32 +9,13 @@ import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.transport.http.BrowserCookie;
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.Channel;
-import io.netty.channel.AdaptiveRecvByteBufAllocator;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
-import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
-import io.bayeux.transport.websocket.IdleSweep;
-import io.bayeux.transport.websocket.WebSocketUpgrade;
 import io.netty.handler.ssl.SslContext;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,9 +38,14 @@ import java.util.function.Consumer;
  * WebSocket transports on one path (and every sub-path), with CORS, static files and TLS.
  *
  * <pre>{@code
- * NettyBayeuxServer server = NettyBayeuxServer.builder().port(8080).build().start();
- * server.bayeux().createChannelIfAbsent("/chat/**");
+ * try (NettyBayeuxServer server = NettyBayeuxServer.builder().port(8080).build().start()) {
+ *     server.bayeux().createChannelIfAbsent("/chat/**");
+ *     ...
+ * }
  * }</pre>
+ *
+ * <p>A server starts once: {@link #start()} on a running or stopped server throws, and
+ * {@link #close()} is {@link #stop()}.
  *
  * <p>Netty's event loops only do I/O; messages are handled, and application listeners run, on
  * the {@linkplain Builder#executor executor}. Thread-safe.
@@ -74,7 +60,7 @@ import java.util.function.Consumer;
  * on virtual threads ({@link Builder#virtualThreads()}) or on an executor of its own
  * ({@link Builder#executor}), not on a bigger pool.
  */
-public final class NettyBayeuxServer {
+public final class NettyBayeuxServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NettyBayeuxServer.class);
 
     private final ServerSettings settings;
@@ -82,11 +68,15 @@ public final class NettyBayeuxServer {
     private final ExecutorService executor;
     private final boolean ownExecutor;
     private final ChannelGroup channels = new DefaultChannelGroup("bayeux", GlobalEventExecutor.INSTANCE);
-    private EventLoopGroup bossGroup;
-    private EventLoopGroup workerGroup;
-    private Channel serverChannel;
-    /** The pipeline of this run, null before the first start. */
+    /** Where this server is in its life; guarded by {@code this}. */
+    private State state = State.NEW;
+    /** The network side while started, else null; written under {@code this}. */
+    private volatile BoundServer bound;
+    /** The pipeline of this run, null before the start. */
     private volatile BayeuxServerInitializer initializer;
+
+    /** A server starts once and stops once: a stopped server's executor and sessions are gone. */
+    private enum State { NEW, STARTED, STOPPED }
 
     private NettyBayeuxServer(ServerSettings settings, QueueOverflow queueOverflow, ExecutorService executor,
                               boolean virtualThreads, List<Consumer<BayeuxServer>> services) {
@@ -125,47 +115,39 @@ public final class NettyBayeuxServer {
         return new Builder();
     }
 
-    /** Binds the port and starts serving. */
+    /**
+     * Binds the port and starts serving.
+     *
+     * @throws IllegalStateException if the server is running, or was stopped (a stopped server
+     *                               cannot start again: build a new one), or the port cannot be bound
+     */
     public synchronized NettyBayeuxServer start() {
-        if (serverChannel != null) {
-            throw new IllegalStateException("Already started: " + this);
+        switch (state) {
+            case STARTED -> throw new IllegalStateException("Already started: " + this);
+            case STOPPED -> throw new IllegalStateException("Stopped, and a stopped server cannot start again (build a new one): " + this);
+            case NEW -> state = State.STARTED;
         }
         SslContext ssl = settings.tls() == null ? null : settings.tls().newSslContext();
         if (ssl == null && settings.browserCookieSameSite() == SameSite.NONE) {
             LOG.warn("The {} cookie has SameSite=None without TLS: browsers drop it, and long-polling sessions fail", settings.browserCookieName());
         }
-        boolean epoll = Epoll.isAvailable();
-        IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-        bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("bayeux-accept"), io);
-        workerGroup = new MultiThreadIoEventLoopGroup(settings.ioThreads(), new DefaultThreadFactory("bayeux-io"), io);
-        IdleSweep.start(workerGroup, channels, settings.idleTimeout());
         bayeux.start();
-        ServerBootstrap bootstrap = new ServerBootstrap()
-                .group(bossGroup, workerGroup)
-                .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
-                .option(ChannelOption.SO_BACKLOG, 1024)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 256 * 1024))
-                // One allocator for every connection (by default each makes its own; the per-connection state is its handle).
-                .childOption(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator())
-                .childHandler(initializer = new BayeuxServerInitializer(settings, bayeux, executor, channels, ssl));
+        initializer = new BayeuxServerInitializer(settings, bayeux, executor, channels, ssl);
         try {
-            serverChannel = bootstrap.bind(settings.host(), settings.port()).sync().channel();
-        } catch (InterruptedException x) {
-            Thread.currentThread().interrupt();
+            bound = BoundServer.bind(settings, initializer, channels);
+        } catch (IllegalStateException x) {
             stop();
-            throw new IllegalStateException("Interrupted while binding " + settings.host() + ":" + settings.port(), x);
-        } catch (RuntimeException x) {
-            stop();
-            throw new IllegalStateException("Cannot bind " + settings.host() + ":" + settings.port() + ": " + x.getMessage(), x);
+            throw x;
         }
-        LOG.info("Bayeux server listening on {} ({})", uri(), epoll ? "epoll" : "nio");
+        LOG.info("Bayeux server listening on {} ({})", uri(), bound.epoll() ? "epoll" : "nio");
         return this;
     }
 
     /**
      * Stops the server: no new connections, every connection closed (WebSocket peers get a
-     * 1001 close frame), then every session removed, the threads stopped. Safe to call twice.
+     * 1001 close frame), then every session removed, the threads stopped (the executor too,
+     * unless it was given to the builder). Idempotent; a server stopped before it started only
+     * releases its executor. It cannot start again.
      *
      * <p>Connections close before sessions go, so that a stopping server takes no new message
      * (a handshake would make a session that dies at once) and held connects are not answered
@@ -173,23 +155,28 @@ public final class NettyBayeuxServer {
      * connection instead, retry with back-off, and handshake again with the next server.
      */
     public synchronized void stop() {
-        if (serverChannel != null) {
-            serverChannel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
-            serverChannel = null;
+        if (state == State.STOPPED && bound == null) {
+            return;
         }
-        channels.writeAndFlush(new CloseWebSocketFrame(WebSocketCloseStatus.ENDPOINT_UNAVAILABLE, "Server stopping"),
-                channel -> channel.pipeline().get(WebSocketUpgrade.FRAME_HANDLER) != null).awaitUninterruptibly(2, TimeUnit.SECONDS);
-        channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        state = State.STOPPED;
+        BoundServer network = bound;
+        if (network != null) {
+            network.closeConnections();
+        }
         bayeux.stop();
-        if (workerGroup != null) {
-            workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
-            bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
-            workerGroup = null;
-            bossGroup = null;
+        if (network != null) {
+            network.shutdown();
+            bound = null;
         }
         if (ownExecutor) {
             executor.shutdownNow();
         }
+    }
+
+    /** The same as {@link #stop()}, for try-with-resources. */
+    @Override
+    public void close() {
+        stop();
     }
 
     /**
@@ -220,11 +207,11 @@ public final class NettyBayeuxServer {
 
     /** The bound port (useful with port 0). */
     public int port() {
-        Channel channel = serverChannel;
-        if (channel == null) {
-            throw new IllegalStateException("Not started");
+        BoundServer network = bound;
+        if (network == null) {
+            throw new IllegalStateException("Not started: " + this);
         }
-        return ((InetSocketAddress) channel.localAddress()).getPort();
+        return network.port();
     }
 
     /** The endpoint's URI, e.g. {@code http://127.0.0.1:8080/cometd}. */
