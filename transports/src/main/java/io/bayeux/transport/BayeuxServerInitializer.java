@@ -58,7 +58,7 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
         this.ssl = ssl;
         this.statics = new StaticResources(settings.staticRoots());
         this.browserCookie = new BrowserCookie(settings.browserCookieName(), settings.browserCookieSameSite());
-        this.websocket = new WebSocketShared(bayeux, settings, executor);
+        this.websocket = new WebSocketShared(bayeux, settings, executor, browserCookie, outboxes);
         this.gzip = settings.gzipLevel() == 0 ? null : new GzipResponses.Compressors(settings.gzipLevel());
         var origins = settings.allowedOrigins();
         CorsConfigBuilder builder = origins.contains("*")
@@ -102,8 +102,8 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
             pipeline.addLast("wsDeflate", new WebSocketServerCompressionHandler(0));
         }
         pipeline.addLast("aggregator", new BodyAggregator(config.maxMessageSize()));
-        pipeline.addLast(HttpRequestHandler.CORS, new CorsHandler(cors));
-        pipeline.addLast(HttpRequestHandler.IDLE, new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
+        pipeline.addLast("cors", new CorsHandler(cors));
+        pipeline.addLast("idle", new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
         pipeline.addLast("bayeux", new HttpRequestHandler(bayeux, config, executor, statics, browserCookie, outboxes, websocket));
     }
 }

@@ -5,6 +5,8 @@ import io.bayeux.common.json.JsonCodec;
 import io.bayeux.server.BayeuxServerImpl;
 import io.bayeux.server.Scheduler;
 import io.bayeux.server.spi.Connection;
+import io.bayeux.transport.Batches;
+import io.bayeux.transport.ConnectionTypes;
 import io.bayeux.transport.LoopOutbox;
 import io.bayeux.transport.ServerSettings;
 import io.bayeux.transport.websocket.WebSocketShared;
@@ -55,10 +57,6 @@ import java.util.function.Consumer;
  */
 public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private static final Logger LOG = LoggerFactory.getLogger(HttpRequestHandler.class);
-    public static final String CORS = "cors";
-    public static final String IDLE = "idle";
-    public static final String LONG_POLLING = "long-polling";
-    public static final String CALLBACK_POLLING = "callback-polling";
 
     private static final AsciiString JSON_UTF_8 = AsciiString.cached("application/json;charset=UTF-8");
     private static final AsciiString JAVASCRIPT_UTF_8 = AsciiString.cached("text/javascript;charset=UTF-8");
@@ -95,17 +93,6 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
     /** The held request of this connection, cancelled if the connection closes first. */
     private volatile Scheduler.Cancellable inFlight;
     private volatile boolean busy;
-
-    public HttpRequestHandler(BayeuxServerImpl bayeux, ServerSettings config, Executor executor, List<String> staticRoots) {
-        this(bayeux, config, executor, new StaticResources(staticRoots),
-                new BrowserCookie(config.browserCookieName(), config.browserCookieSameSite()));
-    }
-
-    /** A handler for one connection, with what every connection of the server shares (both thread-safe). */
-    public HttpRequestHandler(BayeuxServerImpl bayeux, ServerSettings config, Executor executor, StaticResources statics,
-                              BrowserCookie browserCookie) {
-        this(bayeux, config, executor, statics, browserCookie, new LoopOutbox.Registry(), new WebSocketShared(bayeux, config, executor));
-    }
 
     /**
      * A handler for one connection, with what every connection of the server shares: responses
@@ -152,11 +139,11 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         if (bayeuxPath) {
             boolean upgrade = WebSocketUpgrade.isUpgrade(request);
             QueryStringDecoder uri;
-            if (upgrade && (!config.websocket() || !bayeux.getAllowedTransports().contains(WebSocketUpgrade.WEBSOCKET))) {
+            if (upgrade && (!config.websocket() || !bayeux.getAllowedTransports().contains(ConnectionTypes.WEBSOCKET))) {
                 HttpErrors.sendAndClose(ctx, HttpResponseStatus.BAD_REQUEST, "WebSocket is not available on " + endpoint
                         + "; allowed transports: " + String.join(", ", bayeux.getAllowedTransports()));
             } else if (upgrade) {
-                WebSocketUpgrade.upgrade(ctx, request, websocket, config, this);
+                WebSocketUpgrade.upgrade(ctx, request, websocket);
             } else if (request.method().equals(HttpMethod.POST)) {
                 longPoll(ctx, request);
             } else if (config.jsonp() && request.method().equals(HttpMethod.GET)
@@ -218,7 +205,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
                     "Unsupported content type '" + contentType + "': POST application/json"));
             return;
         }
-        RequestContext context = new RequestContext(ctx.channel(), request, config.path(), LONG_POLLING, secure);
+        RequestContext context = new RequestContext(ctx.channel(), request, config.path(), ConnectionTypes.LONG_POLLING, secure);
         holdTimer(ctx);
         // A request with an Origin gets its CORS headers from the CORS handler, on a full response.
         boolean encoded = encodes && !request.headers().contains(HttpHeaderNames.ORIGIN);
@@ -262,7 +249,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             return;
         }
         byte[] body = uri.parameters().get("message").get(0).getBytes(StandardCharsets.UTF_8);
-        RequestContext context = new RequestContext(ctx.channel(), request, config.path(), CALLBACK_POLLING, secure);
+        RequestContext context = new RequestContext(ctx.channel(), request, config.path(), ConnectionTypes.CALLBACK_POLLING, secure);
         holdTimer(ctx);
         dispatch(ctx, request, new Exchange(ctx, HttpUtil.isKeepAlive(request), browserCookie.read(request.headers()),
                 request.headers().get(HttpHeaderNames.USER_AGENT), callback, body, context, false, Integer.MAX_VALUE));
@@ -388,7 +375,7 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
          * slowed down, not the readers' messages dropped).
          */
         void handleWhenCaughtUp(List<ServerMessage.Mutable> batch) {
-            if (bayeux.isBehind() && publishes(batch)) {
+            if (bayeux.isBehind() && Batches.publishes(batch)) {
                 bayeux.whenCaughtUp(() -> {
                     try {
                         executor.execute(() -> handleWhenCaughtUp(batch));
@@ -506,31 +493,8 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
         }
     }
 
-    /** The outbox of {@code channel}'s event loop: writes from other threads, in rounds. */
-    public LoopOutbox outbox(io.netty.channel.Channel channel) {
-        return outboxes.of(channel);
-    }
-
-    /** Whether a batch holds a message that is not a meta message: a publish. */
-    public static boolean publishes(List<ServerMessage.Mutable> batch) {
-        for (ServerMessage.Mutable message : batch) {
-            String channel = message.getChannel();
-            if (channel != null && !channel.startsWith("/meta/")) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    // --- cookies
-
-    /** The cookie that tells browsers apart, as this server names and writes it. */
-    public BrowserCookie browserCookie() {
-        return browserCookie;
-    }
-
     /** Whether this connection is TLS, so that the browser cookie gets {@code Secure}. */
-    public static boolean isSecure(ChannelHandlerContext ctx) {
+    private static boolean isSecure(ChannelHandlerContext ctx) {
         return ctx.pipeline().get(SslHandler.class) != null;
     }
 
