@@ -134,7 +134,7 @@ class AcknowledgedDeliveryIT {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"websocket", "long-polling"})
     void anAcknowledgedSessionWhoseQueueOverflowsIsDisconnectedWithAReasonInsteadOfLosingMessages(String transport) throws Exception {
-        NettyBayeuxServer server = start(b -> b.maxQueue(10, io.bayeux.transport.QueueOverflow.DROP_OLDEST));
+        NettyBayeuxServer server = start(b -> b.maxQueue(10, io.bayeux.server.QueueOverflow.DROP_OLDEST));
         BayeuxClient client = fixture.client(transport, config);
         client.addExtension(new AckExtension());
         Clients.connect(client);
@@ -163,10 +163,10 @@ class AcknowledgedDeliveryIT {
         session.endBatch();
 
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!errors.contains(NettyBayeuxServer.QUEUE_FULL) && System.nanoTime() < deadline) {
+        while (!errors.contains(io.bayeux.server.QueueOverflowPolicy.QUEUE_FULL) && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
-        assertTrue(errors.contains(NettyBayeuxServer.QUEUE_FULL), () -> "the client is told why; connect errors " + errors + ", received " + received);
+        assertTrue(errors.contains(io.bayeux.server.QueueOverflowPolicy.QUEUE_FULL), () -> "the client is told why; connect errors " + errors + ", received " + received);
         List<Integer> got = List.copyOf(beforeError);
         assertEquals(IntStream.range(0, got.size()).boxed().toList(), got, "what arrived has no gap: the rest is what the error tells of");
         assertTrue(client.waitFor(Clients.WAIT, BayeuxClient.State.CONNECTED));

@@ -4,7 +4,7 @@ import io.bayeux.api.Channel;
 import io.bayeux.api.client.ClientSessionChannel;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.server.BayeuxServerConfig;
-import io.bayeux.transport.QueueOverflow;
+import io.bayeux.server.QueueOverflow;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

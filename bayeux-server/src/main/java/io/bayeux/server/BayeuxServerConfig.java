@@ -47,14 +47,19 @@ public final class BayeuxServerConfig {
     private final boolean adviseMaxInterval;
     private final boolean broadcastToPublisher;
     private final int maxQueue;
+    private final QueueOverflow queueOverflow;
     private final int maxBatchBytes;
     private final int maxStalledQueue;
     private final Duration connectGather;
     private final int maxSessionsPerBrowser;
     private final Duration multiSessionInterval;
     private final List<String> allowedTransports;
-    /** Whether {@link #maxQueue} and {@link #allowedTransports} were set on the builder, not left at their defaults. */
+    /**
+     * Whether {@link #maxQueue}, {@link #queueOverflow} and {@link #allowedTransports} were set on
+     * the builder, not left at their defaults (see {@link #withTransportDefaults}).
+     */
     private final boolean maxQueueSet;
+    private final boolean queueOverflowSet;
     private final boolean allowedTransportsSet;
     private final JsonCodec jsonCodec;
     private final Scheduler scheduler;
@@ -69,6 +74,7 @@ public final class BayeuxServerConfig {
         this.adviseMaxInterval = builder.adviseMaxInterval;
         this.broadcastToPublisher = builder.broadcastToPublisher;
         this.maxQueue = builder.maxQueue;
+        this.queueOverflow = builder.queueOverflow;
         this.maxBatchBytes = builder.maxBatchBytes;
         this.maxStalledQueue = builder.maxStalledQueue;
         this.connectGather = builder.connectGather;
@@ -76,6 +82,7 @@ public final class BayeuxServerConfig {
         this.multiSessionInterval = builder.multiSessionInterval;
         this.allowedTransports = List.copyOf(builder.allowedTransports);
         this.maxQueueSet = builder.maxQueueSet;
+        this.queueOverflowSet = builder.queueOverflowSet;
         this.allowedTransportsSet = builder.allowedTransportsSet;
         this.jsonCodec = builder.jsonCodec != null ? builder.jsonCodec : new JacksonJsonCodec();
         this.scheduler = builder.scheduler;
@@ -93,14 +100,18 @@ public final class BayeuxServerConfig {
 
     /**
      * This configuration with a transport's own settings where it has none of its own: the max
-     * queue and the allowed transports that were never set on this configuration's builder take
-     * the given values; everything that was set is kept. This is how a transport's settings and
-     * the application's Bayeux configuration merge, neither replacing the other.
+     * queue, its overflow policy and the allowed transports that were never set on this
+     * configuration's builder take the given values; everything that was set is kept. This is how
+     * a transport's settings and the application's Bayeux configuration merge, neither replacing
+     * the other.
      */
-    public BayeuxServerConfig withTransportDefaults(int maxQueue, List<String> allowedTransports) {
+    public BayeuxServerConfig withTransportDefaults(int maxQueue, QueueOverflow queueOverflow, List<String> allowedTransports) {
         Builder merged = new Builder(this);
         if (!maxQueueSet) {
             merged.maxQueue(maxQueue);
+        }
+        if (!queueOverflowSet) {
+            merged.queueOverflow(queueOverflow);
         }
         if (!allowedTransportsSet) {
             merged.allowedTransports(allowedTransports);
@@ -141,6 +152,15 @@ public final class BayeuxServerConfig {
     /** The default maximum queue size of a session; -1 (the default) for unbounded. */
     public int maxQueue() {
         return maxQueue;
+    }
+
+    /**
+     * What happens to a message for a session whose queue holds {@link #maxQueue} messages;
+     * {@link QueueOverflow#DISCONNECT} by default. Applied by a {@link QueueOverflowPolicy}
+     * listening to the server.
+     */
+    public QueueOverflow queueOverflow() {
+        return queueOverflow;
     }
 
     /**
@@ -225,7 +245,7 @@ public final class BayeuxServerConfig {
     public String toString() {
         return "BayeuxServerConfig[timeout=" + timeout.toMillis() + "ms, interval=" + interval.toMillis()
                 + "ms, maxInterval=" + maxInterval.toMillis() + "ms, maxLazyTimeout=" + maxLazyTimeout.toMillis()
-                + "ms, sweepPeriod=" + sweepPeriod.toMillis() + "ms, maxQueue=" + maxQueue + ", maxBatchBytes=" + maxBatchBytes + ", maxStalledQueue=" + maxStalledQueue
+                + "ms, sweepPeriod=" + sweepPeriod.toMillis() + "ms, maxQueue=" + maxQueue + ", queueOverflow=" + queueOverflow + ", maxBatchBytes=" + maxBatchBytes + ", maxStalledQueue=" + maxStalledQueue
                 + ", connectGather=" + connectGather.toMillis() + "ms"
                 + ", transports=" + allowedTransports + ", codec=" + jsonCodec + "]";
     }
@@ -240,6 +260,7 @@ public final class BayeuxServerConfig {
         private boolean adviseMaxInterval;
         private boolean broadcastToPublisher = true;
         private int maxQueue = -1;
+        private QueueOverflow queueOverflow = QueueOverflow.DISCONNECT;
         private int maxBatchBytes = DEFAULT_MAX_BATCH_BYTES;
         private int maxStalledQueue = DEFAULT_MAX_STALLED_QUEUE;
         private Duration connectGather = DEFAULT_CONNECT_GATHER;
@@ -247,6 +268,7 @@ public final class BayeuxServerConfig {
         private Duration multiSessionInterval = DEFAULT_MULTI_SESSION_INTERVAL;
         private List<String> allowedTransports = DEFAULT_ALLOWED_TRANSPORTS;
         private boolean maxQueueSet;
+        private boolean queueOverflowSet;
         private boolean allowedTransportsSet;
         private JsonCodec jsonCodec;
         private Scheduler scheduler;
@@ -265,6 +287,7 @@ public final class BayeuxServerConfig {
             this.adviseMaxInterval = config.adviseMaxInterval;
             this.broadcastToPublisher = config.broadcastToPublisher;
             this.maxQueue = config.maxQueue;
+            this.queueOverflow = config.queueOverflow;
             this.maxBatchBytes = config.maxBatchBytes;
             this.maxStalledQueue = config.maxStalledQueue;
             this.connectGather = config.connectGather;
@@ -272,6 +295,7 @@ public final class BayeuxServerConfig {
             this.multiSessionInterval = config.multiSessionInterval;
             this.allowedTransports = config.allowedTransports;
             this.maxQueueSet = config.maxQueueSet;
+            this.queueOverflowSet = config.queueOverflowSet;
             this.allowedTransportsSet = config.allowedTransportsSet;
             this.jsonCodec = config.jsonCodec;
             this.scheduler = config.scheduler;
@@ -319,6 +343,13 @@ public final class BayeuxServerConfig {
             }
             this.maxQueue = maxQueue;
             this.maxQueueSet = true;
+            return this;
+        }
+
+        /** See {@link BayeuxServerConfig#queueOverflow()}. */
+        public Builder queueOverflow(QueueOverflow queueOverflow) {
+            this.queueOverflow = Objects.requireNonNull(queueOverflow, "queueOverflow");
+            this.queueOverflowSet = true;
             return this;
         }
 

@@ -2,12 +2,9 @@ package io.bayeux.transport;
 
 import io.bayeux.server.BayeuxServerConfig;
 import io.bayeux.server.BayeuxServerImpl;
-import io.bayeux.server.ServerSessionImpl;
-import io.bayeux.server.ext.AcknowledgedMessagesExtension;
-import io.bayeux.api.Message;
+import io.bayeux.server.QueueOverflow;
+import io.bayeux.server.QueueOverflowPolicy;
 import io.bayeux.api.server.BayeuxServer;
-import io.bayeux.api.server.ServerMessage;
-import io.bayeux.api.server.ServerSession;
 import io.bayeux.transport.http.BrowserCookie;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
@@ -21,13 +18,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Queue;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -78,8 +72,8 @@ public final class NettyBayeuxServer implements AutoCloseable {
     /** A server starts once and stops once: a stopped server's executor and sessions are gone. */
     private enum State { NEW, STARTED, STOPPED }
 
-    private NettyBayeuxServer(ServerSettings settings, QueueOverflow queueOverflow, ExecutorService executor,
-                              boolean virtualThreads, List<Consumer<BayeuxServer>> services) {
+    private NettyBayeuxServer(ServerSettings settings, ExecutorService executor, boolean virtualThreads,
+                              List<Consumer<BayeuxServer>> services) {
         this.settings = settings;
         if (executor != null) {
             this.executor = executor;
@@ -93,7 +87,7 @@ public final class NettyBayeuxServer implements AutoCloseable {
         }
         // Timers decide when; what they start (expiry listeners, held connect replies, lazy flushes) runs here.
         this.bayeux = new BayeuxServerImpl(settings.bayeux(), this.executor);
-        bayeux.addListener(new QueuePolicy(queueOverflow, this.executor));
+        bayeux.addListener(new QueueOverflowPolicy(settings.bayeux().queueOverflow(), this.executor));
         for (Consumer<BayeuxServer> service : services) {
             service.accept(bayeux);
         }
@@ -240,77 +234,6 @@ public final class NettyBayeuxServer implements AutoCloseable {
     }
 
     /**
-     * Applies the overflow policy to each session's queue. With {@link QueueOverflow#DISCONNECT}
-     * (the default) the session is removed and its client told {@value #QUEUE_FULL}, with the
-     * advice to handshake again: no message is lost without the client knowing, and a client
-     * with recovery gets back from the channels' history what it missed. A session with
-     * acknowledged delivery is never dropped from, whatever the policy.
-     */
-    private static final class QueuePolicy implements BayeuxServer.SessionListener, ServerSession.QueueMaxedListener {
-        private final QueueOverflow overflow;
-        private final ExecutorService executor;
-        /** The sessions being disconnected for an overflow: once each, whatever overflows meanwhile. */
-        private final Set<ServerSession> disconnecting = ConcurrentHashMap.newKeySet();
-
-        QueuePolicy(QueueOverflow overflow, ExecutorService executor) {
-            this.overflow = overflow;
-            this.executor = executor;
-        }
-
-        @Override
-        public void sessionAdded(ServerSession session, ServerMessage message) {
-            if (!session.isLocalSession()) {
-                // One listener shared by every session: an idle session costs nothing more.
-                session.addListener(this);
-            }
-        }
-
-        @Override
-        public boolean queueMaxed(ServerSession s, Queue<ServerMessage> queue, ServerSession sender, Message m) {
-            return switch (policyOf(s)) {
-                case DROP_OLDEST -> {
-                    queue.poll();
-                    yield true;
-                }
-                case DROP_NEWEST -> false;
-                case DISCONNECT -> {
-                    // Under the session lock: remove it from another thread, once, whatever overflows meanwhile.
-                    if (disconnecting.add(s)) {
-                        try {
-                            executor.execute(() -> disconnect(s));
-                        } catch (RejectedExecutionException x) {
-                            LOG.warn("Cannot disconnect {}, whose queue is full: executor overloaded; the next overflow tries again", s);
-                            disconnecting.remove(s);
-                        }
-                    }
-                    yield false;
-                }
-            };
-        }
-
-        private QueueOverflow policyOf(ServerSession session) {
-            return AcknowledgedMessagesExtension.sessionExtension(session) != null ? QueueOverflow.DISCONNECT : overflow;
-        }
-
-        /** The client is told why (a /meta/disconnect could not get past its full queue). */
-        private static void disconnect(ServerSession session) {
-            if (session instanceof ServerSessionImpl impl) {
-                impl.disconnect(QUEUE_FULL);
-            } else {
-                session.disconnect();
-            }
-        }
-
-        @Override
-        public void sessionRemoved(ServerSession session, ServerMessage message, boolean timeout) {
-            disconnecting.remove(session);
-        }
-    }
-
-    /** The error a client sees when its session's queue overflowed and the session was removed. */
-    public static final String QUEUE_FULL = "409::queue_full";
-
-    /**
      * Builds a {@link NettyBayeuxServer}. Defaults: host {@code 127.0.0.1}, port 8080, path
      * {@value ServerSettings#DEFAULT_PATH}, any origin allowed, max message size 1 MiB, max queue 1000 with
      * {@link QueueOverflow#DISCONNECT}, request timeout 10 s, idle timeout 60 s, no TLS, no
@@ -388,7 +311,11 @@ public final class NettyBayeuxServer implements AutoCloseable {
             return this;
         }
 
-        /** The bound of each session's queue, and what happens past it. */
+        /**
+         * The bound of each session's queue, and what happens past it (a protocol rule, applied by
+         * the core's {@link QueueOverflowPolicy}); a {@link #bayeuxConfig} that sets its own
+         * {@code maxQueue} or {@code queueOverflow} wins over these.
+         */
         public Builder maxQueue(int maxQueue, QueueOverflow overflow) {
             if (maxQueue < 1) {
                 throw new IllegalArgumentException("maxQueue must be positive: " + maxQueue);
@@ -596,7 +523,7 @@ public final class NettyBayeuxServer implements AutoCloseable {
                 transports.add(ConnectionTypes.CALLBACK_POLLING);
             }
             BayeuxServerConfig protocol = (bayeuxConfig != null ? bayeuxConfig : BayeuxServerConfig.defaults())
-                    .withTransportDefaults(maxQueue, List.copyOf(transports));
+                    .withTransportDefaults(maxQueue, queueOverflow, List.copyOf(transports));
             return new ServerSettings(host, port, path, allowedOrigins, maxMessageSize, requestTimeout, idleTimeout, stallTime,
                     tls, staticRoots, jsonp, websocket, handshakePerConnection, websocketCompression, gzipLevel, gzipMinBytes,
                     browserCookieName, browserCookieSameSite,
@@ -607,7 +534,7 @@ public final class NettyBayeuxServer implements AutoCloseable {
 
         /** A server with the settings this builder holds now: later calls on this builder do not change it. */
         public NettyBayeuxServer build() {
-            return new NettyBayeuxServer(settings(), queueOverflow, executor, virtualThreads, List.copyOf(services));
+            return new NettyBayeuxServer(settings(), executor, virtualThreads, List.copyOf(services));
         }
 
         private static Duration positive(String name, Duration value) {

@@ -1,6 +1,7 @@
 package io.bayeux.transport;
 
 import io.bayeux.server.BayeuxServerConfig;
+import io.bayeux.server.QueueOverflow;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -57,6 +58,13 @@ class ServerSettingsIT {
                 .settings();
         assertEquals(7, settings.bayeux().maxQueue());
         assertEquals(List.of("long-polling"), settings.bayeux().allowedTransports());
+        assertEquals(QueueOverflow.DROP_OLDEST, settings.bayeux().queueOverflow(), "the configuration left the overflow to the server");
+
+        ServerSettings overflow = NettyBayeuxServer.builder().maxQueue(50, QueueOverflow.DROP_OLDEST)
+                .bayeuxConfig(BayeuxServerConfig.builder().queueOverflow(QueueOverflow.DROP_NEWEST).build())
+                .settings();
+        assertEquals(50, overflow.bayeux().maxQueue());
+        assertEquals(QueueOverflow.DROP_NEWEST, overflow.bayeux().queueOverflow());
     }
 
     @Test

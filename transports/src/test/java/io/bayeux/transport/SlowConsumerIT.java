@@ -1,6 +1,7 @@
 package io.bayeux.transport;
 
 import io.bayeux.api.Message;
+import io.bayeux.server.QueueOverflow;
 import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
