@@ -20,11 +20,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
@@ -59,8 +54,8 @@ public final class NettyBayeuxServer implements AutoCloseable {
 
     private final ServerSettings settings;
     private final BayeuxServerImpl bayeux;
-    private final ExecutorService executor;
-    private final boolean ownExecutor;
+    /** Runs message handling and application listeners. */
+    private final ApplicationExecutor executor;
     private final ChannelGroup channels = new DefaultChannelGroup("bayeux", GlobalEventExecutor.INSTANCE);
     /** Where this server is in its life; guarded by {@code this}. */
     private State state = State.NEW;
@@ -75,34 +70,13 @@ public final class NettyBayeuxServer implements AutoCloseable {
     private NettyBayeuxServer(ServerSettings settings, ExecutorService executor, boolean virtualThreads,
                               List<Consumer<BayeuxServer>> services) {
         this.settings = settings;
-        if (executor != null) {
-            this.executor = executor;
-            this.ownExecutor = false;
-        } else if (virtualThreads) {
-            this.executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("bayeux-vt-", 0).factory());
-            this.ownExecutor = true;
-        } else {
-            this.executor = newBoundedExecutor(settings.executorThreads());
-            this.ownExecutor = true;
-        }
+        this.executor = ApplicationExecutor.of(executor, virtualThreads, settings.executorThreads());
         // Timers decide when; what they start (expiry listeners, held connect replies, lazy flushes) runs here.
-        this.bayeux = new BayeuxServerImpl(settings.bayeux(), this.executor);
-        bayeux.addListener(new QueueOverflowPolicy(settings.bayeux().queueOverflow(), this.executor));
+        this.bayeux = new BayeuxServerImpl(settings.bayeux(), this.executor.executor());
+        bayeux.addListener(new QueueOverflowPolicy(settings.bayeux().queueOverflow(), this.executor.executor()));
         for (Consumer<BayeuxServer> service : services) {
             service.accept(bayeux);
         }
-    }
-
-    private static ExecutorService newBoundedExecutor(int threads) {
-        AtomicInteger ids = new AtomicInteger();
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(ServerSettings.DEFAULT_EXECUTOR_QUEUE), task -> {
-                    Thread thread = new Thread(task, "bayeux-app-" + ids.incrementAndGet());
-                    thread.setDaemon(true);
-                    return thread;
-                });
-        pool.allowCoreThreadTimeOut(true);
-        return pool;
     }
 
     public static Builder builder() {
@@ -116,17 +90,17 @@ public final class NettyBayeuxServer implements AutoCloseable {
      *                               cannot start again: build a new one), or the port cannot be bound
      */
     public synchronized NettyBayeuxServer start() {
-        switch (state) {
-            case STARTED -> throw new IllegalStateException("Already started: " + this);
-            case STOPPED -> throw new IllegalStateException("Stopped, and a stopped server cannot start again (build a new one): " + this);
-            case NEW -> state = State.STARTED;
+        if (state != State.NEW) {
+            throw new IllegalStateException(state == State.STARTED ? "Already started: " + this
+                    : "Stopped, and a stopped server cannot start again (build a new one): " + this);
         }
         SslContext ssl = settings.tls() == null ? null : settings.tls().newSslContext();
         if (ssl == null && settings.browserCookieSameSite() == SameSite.NONE) {
             LOG.warn("The {} cookie has SameSite=None without TLS: browsers drop it, and long-polling sessions fail", settings.browserCookieName());
         }
+        state = State.STARTED;
         bayeux.start();
-        initializer = new BayeuxServerInitializer(settings, bayeux, executor, channels, ssl);
+        initializer = new BayeuxServerInitializer(settings, bayeux, executor.executor(), channels, ssl);
         try {
             bound = BoundServer.bind(settings, initializer, channels);
         } catch (IllegalStateException x) {
@@ -162,9 +136,7 @@ public final class NettyBayeuxServer implements AutoCloseable {
             network.shutdown();
             bound = null;
         }
-        if (ownExecutor) {
-            executor.shutdownNow();
-        }
+        executor.shutdown();
     }
 
     /** The same as {@link #stop()}, for try-with-resources. */
@@ -210,8 +182,7 @@ public final class NettyBayeuxServer implements AutoCloseable {
 
     /** The endpoint's URI, e.g. {@code http://127.0.0.1:8080/cometd}. */
     public URI uri() {
-        String host = settings.host().contains(":") ? "[" + settings.host() + "]" : settings.host();
-        return URI.create((settings.tls() != null ? "https" : "http") + "://" + host + ":" + port() + settings.path());
+        return settings.endpoint(port());
     }
 
     /** What this server was built with: later calls on its builder do not change it. */
@@ -220,10 +191,10 @@ public final class NettyBayeuxServer implements AutoCloseable {
     }
 
     ExecutorService executor() {
-        return executor;
+        return executor.executor();
     }
 
-    /** The open connections; for tests. */
+    /** The open connections (for tests). */
     ChannelGroup channels() {
         return channels;
     }
@@ -234,11 +205,8 @@ public final class NettyBayeuxServer implements AutoCloseable {
     }
 
     /**
-     * Builds a {@link NettyBayeuxServer}. Defaults: host {@code 127.0.0.1}, port 8080, path
-     * {@value ServerSettings#DEFAULT_PATH}, any origin allowed, max message size 1 MiB, max queue 1000 with
-     * {@link QueueOverflow#DISCONNECT}, request timeout 10 s, idle timeout 60 s, no TLS, no
-     * static files, one I/O event loop per core, a bounded thread pool of one thread per core
-     * (at least two) for the application, JSONP off, no WebSocket compression.
+     * Builds a {@link NettyBayeuxServer}: {@link ServerSettings} lists each setting's default.
+     * Each setter checks its argument; {@link #build()} freezes what was set. Not thread-safe.
      */
     public static final class Builder {
         private String host = "127.0.0.1";
@@ -326,25 +294,24 @@ public final class NettyBayeuxServer implements AutoCloseable {
         }
 
         public Builder requestTimeout(Duration requestTimeout) {
-            this.requestTimeout = positive("requestTimeout", requestTimeout);
+            this.requestTimeout = ServerSettings.requirePositive("requestTimeout", requestTimeout);
             return this;
         }
 
         public Builder idleTimeout(Duration idleTimeout) {
-            this.idleTimeout = positive("idleTimeout", idleTimeout);
+            this.idleTimeout = ServerSettings.requirePositive("idleTimeout", idleTimeout);
             return this;
         }
 
         /**
-         * How long a WebSocket connection may stay unwritable (its outbound buffer above the high
-         * water mark) without its reader taking a single byte before the reader counts as one that
-         * does not read. Until then, a reader
-         * with half its queue waiting is one the server is behind with: publishers are slowed
-         * down (their connections not read) rather than its messages dropped. Past it, only the
-         * reader's own queue pays, as its overflow policy says.
+         * How long a WebSocket connection may stay unwritable (its outbound buffer above the high water
+         * mark) without its reader taking a single byte before the reader counts as one that does not
+         * read. Until then, a reader with half its queue waiting is one the server is behind with:
+         * publishers are slowed down (their connections not read) rather than its messages dropped.
+         * Past it, only the reader's own queue pays, as its overflow policy says.
          */
         public Builder stallTime(Duration stallTime) {
-            this.stallTime = positive("stallTime", stallTime);
+            this.stallTime = ServerSettings.requirePositive("stallTime", stallTime);
             return this;
         }
 
@@ -515,15 +482,8 @@ public final class NettyBayeuxServer implements AutoCloseable {
          * {@link #build()} gives the server. Later calls on this builder do not change them.
          */
         public ServerSettings settings() {
-            List<String> transports = new ArrayList<>(BayeuxServerConfig.DEFAULT_ALLOWED_TRANSPORTS);
-            if (!websocket) {
-                transports.remove(ConnectionTypes.WEBSOCKET);
-            }
-            if (jsonp) {
-                transports.add(ConnectionTypes.CALLBACK_POLLING);
-            }
             BayeuxServerConfig protocol = (bayeuxConfig != null ? bayeuxConfig : BayeuxServerConfig.defaults())
-                    .withTransportDefaults(maxQueue, queueOverflow, List.copyOf(transports));
+                    .withTransportDefaults(maxQueue, queueOverflow, ConnectionTypes.served(websocket, jsonp));
             return new ServerSettings(host, port, path, allowedOrigins, maxMessageSize, requestTimeout, idleTimeout, stallTime,
                     tls, staticRoots, jsonp, websocket, handshakePerConnection, websocketCompression, gzipLevel, gzipMinBytes,
                     browserCookieName, browserCookieSameSite,
@@ -535,13 +495,6 @@ public final class NettyBayeuxServer implements AutoCloseable {
         /** A server with the settings this builder holds now: later calls on this builder do not change it. */
         public NettyBayeuxServer build() {
             return new NettyBayeuxServer(settings(), executor, virtualThreads, List.copyOf(services));
-        }
-
-        private static Duration positive(String name, Duration value) {
-            if (value == null || value.isNegative() || value.isZero()) {
-                throw new IllegalArgumentException(name + " must be positive: " + value);
-            }
-            return value;
         }
     }
 }

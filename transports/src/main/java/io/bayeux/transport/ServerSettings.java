@@ -3,6 +3,7 @@ package io.bayeux.transport;
 import io.bayeux.server.BayeuxServerConfig;
 import io.bayeux.transport.http.BrowserCookie;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -72,18 +73,26 @@ public record ServerSettings(String host, int port, String path, Set<String> all
     /** The default name of the browser cookie, as in CometD. */
     public static final String DEFAULT_BROWSER_COOKIE_NAME = BrowserCookie.DEFAULT_NAME;
 
-    /** Checks what must not be null and copies the collections, so that the value stays immutable. */
+    /** Checks what must not be null and the durations, and copies the collections, so that the value stays immutable. */
     public ServerSettings {
         Objects.requireNonNull(host, "host");
         Objects.requireNonNull(path, "path");
         allowedOrigins = Set.copyOf(allowedOrigins);
-        Objects.requireNonNull(requestTimeout, "requestTimeout");
-        Objects.requireNonNull(idleTimeout, "idleTimeout");
-        Objects.requireNonNull(stallTime, "stallTime");
+        requirePositive("requestTimeout", requestTimeout);
+        requirePositive("idleTimeout", idleTimeout);
+        requirePositive("stallTime", stallTime);
         staticRoots = List.copyOf(staticRoots);
         Objects.requireNonNull(browserCookieName, "browserCookieName");
         Objects.requireNonNull(browserCookieSameSite, "browserCookieSameSite");
         Objects.requireNonNull(bayeux, "bayeux");
+    }
+
+    /** {@code value}, if it is a positive duration; else an {@link IllegalArgumentException} that names it. */
+    static Duration requirePositive(String name, Duration value) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive: " + value);
+        }
+        return value;
     }
 
     /** The default number of I/O event loops: one per core ({@link Runtime#availableProcessors()}). */
@@ -97,6 +106,12 @@ public record ServerSettings(String host, int port, String path, Set<String> all
      */
     public static int defaultExecutorThreads() {
         return Math.max(2, Runtime.getRuntime().availableProcessors());
+    }
+
+    /** The endpoint's URI on {@code port}, e.g. {@code http://127.0.0.1:8080/cometd}. */
+    public URI endpoint(int port) {
+        String address = host.contains(":") ? "[" + host + "]" : host;
+        return URI.create((tls != null ? "https" : "http") + "://" + address + ":" + port + path);
     }
 
     /** Whether WebSocket upgrades are served: on here, and allowed by the protocol settings. */
