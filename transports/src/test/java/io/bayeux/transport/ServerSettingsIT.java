@@ -2,7 +2,6 @@ package io.bayeux.transport;
 
 import io.bayeux.server.BayeuxServerConfig;
 import io.bayeux.server.QueueOverflow;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.net.URI;
@@ -23,23 +22,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** Settings are frozen at build(), and a Bayeux configuration merges with the server's own settings. */
 class ServerSettingsIT {
-    private NettyBayeuxServer server;
-
-    @AfterEach
-    void stop() {
-        if (server != null) {
-            server.stop();
-        }
-    }
-
     @Test
     void aBayeuxConfigThatSetsOnlyATimeoutKeepsTheMaxQueueAndTheTransportsTheServerSays() throws Exception {
-        server = NettyBayeuxServer.builder().port(0).websocket(false).jsonp(true)
+        try (NettyBayeuxServer server = NettyBayeuxServer.builder().port(0).websocket(false).jsonp(true)
                 .bayeuxConfig(BayeuxServerConfig.builder().timeout(Duration.ofSeconds(1)).build())
                 .build().start();
-
-        assertRefusedUpgrade(server.uri());
-        try (RawClient client = new RawClient(server.uri(), false).open()) {
+             RawClient client = new RawClient(server.uri(), false).open()) {
+            assertRefusedUpgrade(server.uri());
             Map<String, Object> handshake = client.handshake();
             assertEquals(true, handshake.get("successful"));
             assertEquals(List.of("long-polling", "callback-polling"), handshake.get("supportedConnectionTypes"),
@@ -70,22 +59,23 @@ class ServerSettingsIT {
     @Test
     void aBuilderChangedAfterBuildDoesNotChangeTheRunningServer() throws Exception {
         NettyBayeuxServer.Builder builder = NettyBayeuxServer.builder().port(0);
-        server = builder.build().start();
-        builder.path("/elsewhere").websocket(false).staticRoot("classpath:/static-test")
-                .maxQueue(3, QueueOverflow.DROP_NEWEST);
+        try (NettyBayeuxServer server = builder.build().start()) {
+            builder.path("/elsewhere").websocket(false).staticRoot("classpath:/static-test")
+                    .maxQueue(3, QueueOverflow.DROP_NEWEST);
 
-        assertEquals("/cometd", server.settings().path());
-        assertEquals(List.of(), server.settings().staticRoots());
-        assertThrows(UnsupportedOperationException.class, () -> server.settings().staticRoots().add("/tmp"));
-        try (RawClient client = new RawClient(server.uri(), true).open()) {
-            Map<String, Object> handshake = client.handshake();
-            assertEquals(true, handshake.get("successful"), "WebSocket still served on the path the server was built with");
-            assertEquals(ServerSettings.DEFAULT_MAX_QUEUE, server.bayeux().getSession(client.clientId()).getMaxQueue());
-        }
-        try (HttpClient http = HttpClient.newHttpClient()) {
-            HttpResponse<String> file = http.send(HttpRequest.newBuilder(server.uri().resolve("/hello.txt")).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertEquals(404, file.statusCode(), "no static root was added to the running server");
+            assertEquals("/cometd", server.settings().path());
+            assertEquals(List.of(), server.settings().staticRoots());
+            assertThrows(UnsupportedOperationException.class, () -> server.settings().staticRoots().add("/tmp"));
+            try (RawClient client = new RawClient(server.uri(), true).open()) {
+                Map<String, Object> handshake = client.handshake();
+                assertEquals(true, handshake.get("successful"), "WebSocket still served on the path the server was built with");
+                assertEquals(ServerSettings.DEFAULT_MAX_QUEUE, server.bayeux().getSession(client.clientId()).getMaxQueue());
+            }
+            try (HttpClient http = HttpClient.newHttpClient()) {
+                HttpResponse<String> file = http.send(HttpRequest.newBuilder(server.uri().resolve("/hello.txt")).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertEquals(404, file.statusCode(), "no static root was added to the running server");
+            }
         }
     }
 
