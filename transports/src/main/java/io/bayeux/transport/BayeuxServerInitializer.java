@@ -3,6 +3,7 @@ package io.bayeux.transport;
 import io.bayeux.server.BayeuxServerImpl;
 import io.bayeux.transport.http.BodyAggregator;
 import io.bayeux.transport.http.BrowserCookie;
+import io.bayeux.transport.http.GzipCompressors;
 import io.bayeux.transport.http.GzipResponses;
 import io.bayeux.transport.http.HttpCodec;
 import io.bayeux.transport.http.HttpRequestHandler;
@@ -46,7 +47,7 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
     /** What every HTTP connection shares (and, once upgraded, every WebSocket connection). */
     private final HttpShared http;
     /** The event loops' deflaters, or null when responses are not gzipped. */
-    private final GzipResponses.Compressors gzip;
+    private final GzipCompressors gzip;
 
     BayeuxServerInitializer(ServerSettings settings, BayeuxServerImpl bayeux, Executor executor, ChannelGroup channels, SslContext ssl) {
         this.settings = settings;
@@ -55,7 +56,7 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
         BrowserCookie browserCookie = new BrowserCookie(settings.browserCookieName(), settings.browserCookieSameSite());
         WebSocketShared websocket = new WebSocketShared(bayeux, settings, executor, browserCookie, outboxes);
         this.http = new HttpShared(bayeux, settings, executor, new StaticResources(settings.staticRoots()), browserCookie, outboxes, websocket);
-        this.gzip = settings.gzipLevel() == 0 ? null : new GzipResponses.Compressors(settings.gzipLevel());
+        this.gzip = settings.gzipLevel() == 0 ? null : new GzipCompressors(settings.gzipLevel());
         var origins = settings.allowedOrigins();
         CorsConfigBuilder builder = origins.contains("*")
                 ? CorsConfigBuilder.forAnyOrigin()

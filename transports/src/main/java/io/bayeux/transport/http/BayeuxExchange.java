@@ -197,7 +197,7 @@ final class BayeuxExchange implements Runnable, Consumer<List<ServerMessage>> {
         answered();
         String setCookie = newBrowserId == null ? null : shared.browserCookie().setCookie(newBrowserId, connection.secure);
         LoopOutbox outbox = shared.outboxes().of(ctx.channel());
-        GzipResponses gzip = gzipped ? gzipper : null;
+        GzipCompressors gzip = gzipped ? gzipper.compressors() : null;
         Runnable write = () -> {
             EncodedResponse response = gzip == null ? EncodedResponse.encode(ctx.alloc(), arrays, setCookie, keepAlive)
                     : EncodedResponse.encodeGzipped(ctx.alloc(), arrays, setCookie, keepAlive, gzip);
