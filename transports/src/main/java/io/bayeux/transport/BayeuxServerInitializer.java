@@ -98,7 +98,7 @@ final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
             pipeline.addLast("wsDeflate", new WebSocketServerCompressionHandler(0));
         }
         pipeline.addLast("aggregator", new BodyAggregator(settings.maxMessageSize()));
-        // The upgrade to WebSocket removes these two: the frame handler does their jobs (see WebSocketUpgrade).
+        // A WebSocket upgrade removes these two, as it does the request timeout and read back-pressure (see WebSocketUpgrade).
         pipeline.addLast("cors", new CorsHandler(cors));
         pipeline.addLast("idle", new IdleStateHandler(0, 0, settings.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
         pipeline.addLast("bayeux", new HttpRequestHandler(http));

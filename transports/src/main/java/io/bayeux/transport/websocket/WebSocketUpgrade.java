@@ -22,14 +22,19 @@ import io.netty.handler.codec.http.cors.CorsHandler;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 
-
-/** Turns an HTTP connection into a Bayeux WebSocket connection on the same path. */
+/**
+ * Turns an HTTP connection into a Bayeux WebSocket connection on the same path: what the
+ * connection keeps comes from the server's {@link WebSocketShared}, never from the HTTP handler
+ * it replaces. Stateless.
+ */
 public final class WebSocketUpgrade {
     /** The name of the WebSocket frame handler in an upgraded pipeline. */
     public static final String FRAME_HANDLER = WebSocketFrameHandler.NAME;
+
     private WebSocketUpgrade() {
     }
 
+    /** Whether {@code request} asks to upgrade to WebSocket: a GET with {@code Connection: Upgrade} and {@code Upgrade: websocket}. */
     public static boolean isUpgrade(FullHttpRequest request) {
         return request.method().equals(HttpMethod.GET)
                 && request.headers().containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE, true)
@@ -38,7 +43,7 @@ public final class WebSocketUpgrade {
 
     /**
      * Checks the Origin, answers the upgrade and replaces the HTTP handlers of the pipeline by
-     * the WebSocket ones. Runs on the event loop.
+     * the WebSocket ones, the handler of {@code ctx} by the frame handler. Runs on the event loop.
      */
     public static void upgrade(ChannelHandlerContext ctx, FullHttpRequest request, WebSocketShared shared) {
         String origin = request.headers().get(HttpHeaderNames.ORIGIN);
