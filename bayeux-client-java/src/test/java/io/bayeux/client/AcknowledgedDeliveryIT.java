@@ -8,6 +8,8 @@ import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.server.BayeuxServerConfig;
+import io.bayeux.server.QueueOverflow;
+import io.bayeux.server.QueueOverflowPolicy;
 import io.bayeux.server.ext.AcknowledgedMessagesSessionExtension;
 import io.bayeux.client.ext.AckExtension;
 import io.bayeux.server.ext.AcknowledgedMessagesExtension;
@@ -131,7 +133,7 @@ class AcknowledgedDeliveryIT {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"websocket", "long-polling"})
     void anAcknowledgedSessionWhoseQueueOverflowsIsDisconnectedWithAReasonInsteadOfLosingMessages(String transport) throws Exception {
-        NettyBayeuxServer server = start(b -> b.maxQueue(10, io.bayeux.transport.QueueOverflow.DROP_OLDEST));
+        NettyBayeuxServer server = start(b -> b.maxQueue(10, QueueOverflow.DROP_OLDEST));
         BayeuxClient client = fixture.client(transport, config);
         client.addExtension(new AckExtension());
         Clients.connect(client);
@@ -159,7 +161,7 @@ class AcknowledgedDeliveryIT {
         }
         session.endBatch();
 
-        Await.until(Duration.ofSeconds(10), () -> errors.contains(NettyBayeuxServer.QUEUE_FULL),
+        Await.until(Duration.ofSeconds(10), () -> errors.contains(QueueOverflowPolicy.QUEUE_FULL),
                 () -> "the client to be told why; connect errors " + errors + ", received " + received);
         List<Integer> got = List.copyOf(beforeError);
         assertEquals(IntStream.range(0, got.size()).boxed().toList(), got, "what arrived has no gap: the rest is what the error tells of");

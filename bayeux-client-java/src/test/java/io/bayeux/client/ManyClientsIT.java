@@ -32,7 +32,7 @@ class ManyClientsIT {
     @Test
     @Timeout(60)
     void fiveHundredWebSocketClientsOnTwoThreadsAllReceiveOnePublish() throws Exception {
-        NettyBayeuxServer server = fixture.start(b -> b.maxQueue(CLIENTS * 2, io.bayeux.transport.QueueOverflow.DROP_OLDEST));
+        NettyBayeuxServer server = fixture.start(b -> b.maxQueue(CLIENTS * 2, io.bayeux.server.QueueOverflow.DROP_OLDEST));
         List<BayeuxClient> clients = new ArrayList<>();
         CountDownLatch subscribed = new CountDownLatch(CLIENTS);
         CountDownLatch received = new CountDownLatch(CLIENTS);

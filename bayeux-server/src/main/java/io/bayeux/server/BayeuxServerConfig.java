@@ -47,12 +47,20 @@ public final class BayeuxServerConfig {
     private final boolean adviseMaxInterval;
     private final boolean broadcastToPublisher;
     private final int maxQueue;
+    private final QueueOverflow queueOverflow;
     private final int maxBatchBytes;
     private final int maxStalledQueue;
     private final Duration connectGather;
     private final int maxSessionsPerBrowser;
     private final Duration multiSessionInterval;
     private final List<String> allowedTransports;
+    /**
+     * Whether {@link #maxQueue}, {@link #queueOverflow} and {@link #allowedTransports} were set on
+     * the builder, not left at their defaults (see {@link #withTransportDefaults}).
+     */
+    private final boolean maxQueueSet;
+    private final boolean queueOverflowSet;
+    private final boolean allowedTransportsSet;
     private final JsonCodec jsonCodec;
     private final Scheduler scheduler;
     private final Executor executor;
@@ -66,12 +74,16 @@ public final class BayeuxServerConfig {
         this.adviseMaxInterval = builder.adviseMaxInterval;
         this.broadcastToPublisher = builder.broadcastToPublisher;
         this.maxQueue = builder.maxQueue;
+        this.queueOverflow = builder.queueOverflow;
         this.maxBatchBytes = builder.maxBatchBytes;
         this.maxStalledQueue = builder.maxStalledQueue;
         this.connectGather = builder.connectGather;
         this.maxSessionsPerBrowser = builder.maxSessionsPerBrowser;
         this.multiSessionInterval = builder.multiSessionInterval;
         this.allowedTransports = List.copyOf(builder.allowedTransports);
+        this.maxQueueSet = builder.maxQueueSet;
+        this.queueOverflowSet = builder.queueOverflowSet;
+        this.allowedTransportsSet = builder.allowedTransportsSet;
         this.jsonCodec = builder.jsonCodec != null ? builder.jsonCodec : new JacksonJsonCodec();
         this.scheduler = builder.scheduler;
         this.executor = builder.executor;
@@ -84,6 +96,27 @@ public final class BayeuxServerConfig {
     /** The configuration with every default. */
     public static BayeuxServerConfig defaults() {
         return builder().build();
+    }
+
+    /**
+     * This configuration with a transport's own settings where it has none of its own: the max
+     * queue, its overflow policy and the allowed transports that were never set on this
+     * configuration's builder take the given values; everything that was set is kept. This is how
+     * a transport's settings and the application's Bayeux configuration merge, neither replacing
+     * the other.
+     */
+    public BayeuxServerConfig withTransportDefaults(int maxQueue, QueueOverflow queueOverflow, List<String> allowedTransports) {
+        Builder merged = new Builder(this);
+        if (!maxQueueSet) {
+            merged.maxQueue(maxQueue);
+        }
+        if (!queueOverflowSet) {
+            merged.queueOverflow(queueOverflow);
+        }
+        if (!allowedTransportsSet) {
+            merged.allowedTransports(allowedTransports);
+        }
+        return merged.build();
     }
 
     public Duration timeout() {
@@ -119,6 +152,15 @@ public final class BayeuxServerConfig {
     /** The default maximum queue size of a session; -1 (the default) for unbounded. */
     public int maxQueue() {
         return maxQueue;
+    }
+
+    /**
+     * What happens to a message for a session whose queue holds {@link #maxQueue} messages;
+     * {@link QueueOverflow#DISCONNECT} by default. Applied by a {@link QueueOverflowPolicy}
+     * listening to the server.
+     */
+    public QueueOverflow queueOverflow() {
+        return queueOverflow;
     }
 
     /**
@@ -203,7 +245,7 @@ public final class BayeuxServerConfig {
     public String toString() {
         return "BayeuxServerConfig[timeout=" + timeout.toMillis() + "ms, interval=" + interval.toMillis()
                 + "ms, maxInterval=" + maxInterval.toMillis() + "ms, maxLazyTimeout=" + maxLazyTimeout.toMillis()
-                + "ms, sweepPeriod=" + sweepPeriod.toMillis() + "ms, maxQueue=" + maxQueue + ", maxBatchBytes=" + maxBatchBytes + ", maxStalledQueue=" + maxStalledQueue
+                + "ms, sweepPeriod=" + sweepPeriod.toMillis() + "ms, maxQueue=" + maxQueue + ", queueOverflow=" + queueOverflow + ", maxBatchBytes=" + maxBatchBytes + ", maxStalledQueue=" + maxStalledQueue
                 + ", connectGather=" + connectGather.toMillis() + "ms"
                 + ", transports=" + allowedTransports + ", codec=" + jsonCodec + "]";
     }
@@ -218,17 +260,46 @@ public final class BayeuxServerConfig {
         private boolean adviseMaxInterval;
         private boolean broadcastToPublisher = true;
         private int maxQueue = -1;
+        private QueueOverflow queueOverflow = QueueOverflow.DISCONNECT;
         private int maxBatchBytes = DEFAULT_MAX_BATCH_BYTES;
         private int maxStalledQueue = DEFAULT_MAX_STALLED_QUEUE;
         private Duration connectGather = DEFAULT_CONNECT_GATHER;
         private int maxSessionsPerBrowser = DEFAULT_MAX_SESSIONS_PER_BROWSER;
         private Duration multiSessionInterval = DEFAULT_MULTI_SESSION_INTERVAL;
         private List<String> allowedTransports = DEFAULT_ALLOWED_TRANSPORTS;
+        private boolean maxQueueSet;
+        private boolean queueOverflowSet;
+        private boolean allowedTransportsSet;
         private JsonCodec jsonCodec;
         private Scheduler scheduler;
         private Executor executor;
 
         private Builder() {
+        }
+
+        /** A builder holding everything {@code config} holds, what was set on it still counted as set. */
+        private Builder(BayeuxServerConfig config) {
+            this.timeout = config.timeout;
+            this.interval = config.interval;
+            this.maxInterval = config.maxInterval;
+            this.maxLazyTimeout = config.maxLazyTimeout;
+            this.sweepPeriod = config.sweepPeriod;
+            this.adviseMaxInterval = config.adviseMaxInterval;
+            this.broadcastToPublisher = config.broadcastToPublisher;
+            this.maxQueue = config.maxQueue;
+            this.queueOverflow = config.queueOverflow;
+            this.maxBatchBytes = config.maxBatchBytes;
+            this.maxStalledQueue = config.maxStalledQueue;
+            this.connectGather = config.connectGather;
+            this.maxSessionsPerBrowser = config.maxSessionsPerBrowser;
+            this.multiSessionInterval = config.multiSessionInterval;
+            this.allowedTransports = config.allowedTransports;
+            this.maxQueueSet = config.maxQueueSet;
+            this.queueOverflowSet = config.queueOverflowSet;
+            this.allowedTransportsSet = config.allowedTransportsSet;
+            this.jsonCodec = config.jsonCodec;
+            this.scheduler = config.scheduler;
+            this.executor = config.executor;
         }
 
         public Builder timeout(Duration timeout) {
@@ -271,6 +342,14 @@ public final class BayeuxServerConfig {
                 throw new IllegalArgumentException("maxQueue must be -1 (unbounded) or positive: " + maxQueue);
             }
             this.maxQueue = maxQueue;
+            this.maxQueueSet = true;
+            return this;
+        }
+
+        /** See {@link BayeuxServerConfig#queueOverflow()}. */
+        public Builder queueOverflow(QueueOverflow queueOverflow) {
+            this.queueOverflow = Objects.requireNonNull(queueOverflow, "queueOverflow");
+            this.queueOverflowSet = true;
             return this;
         }
 
@@ -313,6 +392,7 @@ public final class BayeuxServerConfig {
                 throw new IllegalArgumentException("allowedTransports must name at least one transport: " + allowedTransports);
             }
             this.allowedTransports = allowedTransports;
+            this.allowedTransportsSet = true;
             return this;
         }
 

@@ -6,7 +6,7 @@ import io.bayeux.api.server.HistoryPolicy;
 import io.bayeux.server.BayeuxServerConfig;
 import io.bayeux.server.ext.AcknowledgedMessagesExtension;
 import io.bayeux.transport.NettyBayeuxServer;
-import io.bayeux.transport.QueueOverflow;
+import io.bayeux.server.QueueOverflow;
 
 import java.time.Duration;
 import java.util.Objects;

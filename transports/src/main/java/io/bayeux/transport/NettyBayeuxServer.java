@@ -2,55 +2,24 @@ package io.bayeux.transport;
 
 import io.bayeux.server.BayeuxServerConfig;
 import io.bayeux.server.BayeuxServerImpl;
-import io.bayeux.server.ServerSessionImpl;
-import io.bayeux.server.ext.AcknowledgedMessagesExtension;
-import io.bayeux.api.Message;
+import io.bayeux.server.QueueOverflow;
+import io.bayeux.server.QueueOverflowPolicy;
 import io.bayeux.api.server.BayeuxServer;
-import io.bayeux.api.server.ServerMessage;
-import io.bayeux.api.server.ServerSession;
 import io.bayeux.transport.http.BrowserCookie;
-import io.bayeux.transport.http.HttpRequestHandler;
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.Channel;
-import io.netty.channel.AdaptiveRecvByteBufAllocator;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
-import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
-import io.bayeux.transport.websocket.IdleSweep;
-import io.bayeux.transport.websocket.WebSocketUpgrade;
 import io.netty.handler.ssl.SslContext;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Queue;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
@@ -58,165 +27,95 @@ import java.util.function.Consumer;
  * WebSocket transports on one path (and every sub-path), with CORS, static files and TLS.
  *
  * <pre>{@code
- * NettyBayeuxServer server = NettyBayeuxServer.builder().port(8080).build().start();
- * server.bayeux().createChannelIfAbsent("/chat/**");
+ * try (NettyBayeuxServer server = NettyBayeuxServer.builder().port(8080).build().start()) {
+ *     server.bayeux().createChannelIfAbsent("/chat/**");
+ *     ...
+ * }
  * }</pre>
+ *
+ * <p>A server starts once: {@link #start()} on a running or stopped server throws, and
+ * {@link #close()} is {@link #stop()}.
  *
  * <p>Netty's event loops only do I/O; messages are handled, and application listeners run, on
  * the {@linkplain Builder#executor executor}. Thread-safe.
  *
  * <p>Threads, by default sized to the machine ({@link Runtime#availableProcessors()} cores):
- * one acceptor thread ({@code bayeux-accept-*}); {@linkplain #defaultIoThreads() one I/O event
+ * one acceptor thread ({@code bayeux-accept-*}); {@linkplain ServerSettings#defaultIoThreads() one I/O event
  * loop per core} ({@code bayeux-io-*}, {@link Builder#ioThreads}); and a bounded pool of
- * {@linkplain #defaultExecutorThreads() one thread per core, at least two} ({@code bayeux-app-*},
- * {@link Builder#executorThreads}) with a queue of {@value #DEFAULT_EXECUTOR_QUEUE} tasks. The
+ * {@linkplain ServerSettings#defaultExecutorThreads() one thread per core, at least two} ({@code bayeux-app-*},
+ * {@link Builder#executorThreads}) with a queue of {@value ServerSettings#DEFAULT_EXECUTOR_QUEUE} tasks. The
  * pool runs work that uses the CPU (message handling, routing, listeners): more threads than
  * cores would only take turns. Application code that blocks (a database, a remote call) belongs
  * on virtual threads ({@link Builder#virtualThreads()}) or on an executor of its own
  * ({@link Builder#executor}), not on a bigger pool.
  */
-public final class NettyBayeuxServer {
+public final class NettyBayeuxServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NettyBayeuxServer.class);
 
-    /** The default endpoint path. */
-    public static final String DEFAULT_PATH = "/cometd";
-    /** The default largest request body or WebSocket message: 1 MiB. */
-    public static final int DEFAULT_MAX_MESSAGE_SIZE = 1024 * 1024;
-    /** The default largest number of messages queued for a session: 1000. */
-    public static final int DEFAULT_MAX_QUEUE = 1000;
-    /** The default time a request may take to arrive completely: 10 s. */
-    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
-    /** The default time an idle connection (nothing in flight) stays open: 60 s. */
-    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
-    /** How long a WebSocket connection stays unwritable, its reader taking nothing, before the reader counts as one that does not read. */
-    public static final Duration DEFAULT_STALL_TIME = Duration.ofSeconds(2);
-    /** The bound of the default executor's task queue: 100,000 tasks. */
-    public static final int DEFAULT_EXECUTOR_QUEUE = 100_000;
-    /** gzip level of large HTTP responses: the fastest (see {@link Builder#gzipLevel}). */
-    public static final int DEFAULT_GZIP_LEVEL = 1;
-    /**
-     * The least body gzipped (see {@link Builder#gzipMinBytes}): a response with a smaller body
-     * fits one TCP segment with its headers (at the usual 1,460-byte MSS), so gzip would cost CPU
-     * and save no packet.
-     */
-    public static final int DEFAULT_GZIP_MIN_BYTES = 1280;
-
-    private final Builder config;
+    private final ServerSettings settings;
     private final BayeuxServerImpl bayeux;
-    private final ExecutorService executor;
-    private final boolean ownExecutor;
+    /** Runs message handling and application listeners. */
+    private final ApplicationExecutor executor;
     private final ChannelGroup channels = new DefaultChannelGroup("bayeux", GlobalEventExecutor.INSTANCE);
-    private EventLoopGroup bossGroup;
-    private EventLoopGroup workerGroup;
-    private Channel serverChannel;
-    /** The pipeline of this run, null before the first start. */
+    /** Where this server is in its life; guarded by {@code this}. */
+    private State state = State.NEW;
+    /** The network side while started, else null; written under {@code this}. */
+    private volatile BoundServer bound;
+    /** The pipeline of this run, null before the start. */
     private volatile BayeuxServerInitializer initializer;
 
-    private NettyBayeuxServer(Builder builder) {
-        this.config = builder;
-        BayeuxServerConfig bayeuxConfig = builder.bayeuxConfig != null ? builder.bayeuxConfig : defaultBayeuxConfig(builder);
-        if (builder.executor != null) {
-            this.executor = builder.executor;
-            this.ownExecutor = false;
-        } else if (builder.virtualThreads) {
-            this.executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("bayeux-vt-", 0).factory());
-            this.ownExecutor = true;
-        } else {
-            this.executor = newBoundedExecutor(builder.executorThreads());
-            this.ownExecutor = true;
-        }
+    /** A server starts once and stops once: a stopped server's executor and sessions are gone. */
+    private enum State { NEW, STARTED, STOPPED }
+
+    private NettyBayeuxServer(ServerSettings settings, ExecutorService executor, boolean virtualThreads,
+                              List<Consumer<BayeuxServer>> services) {
+        this.settings = settings;
+        this.executor = ApplicationExecutor.of(executor, virtualThreads, settings.executorThreads());
         // Timers decide when; what they start (expiry listeners, held connect replies, lazy flushes) runs here.
-        this.bayeux = new BayeuxServerImpl(bayeuxConfig, executor);
-        bayeux.addListener(new QueuePolicy(builder.queueOverflow, executor));
-        for (Consumer<BayeuxServer> service : builder.services) {
+        this.bayeux = new BayeuxServerImpl(settings.bayeux(), this.executor.executor());
+        bayeux.addListener(new QueueOverflowPolicy(settings.bayeux().queueOverflow(), this.executor.executor()));
+        for (Consumer<BayeuxServer> service : services) {
             service.accept(bayeux);
         }
-    }
-
-    /** The protocol settings when none were given: the max queue, and callback-polling advertised when JSONP is on. */
-    private static BayeuxServerConfig defaultBayeuxConfig(Builder builder) {
-        BayeuxServerConfig.Builder config = BayeuxServerConfig.builder().maxQueue(builder.maxQueue);
-        List<String> transports = new ArrayList<>(BayeuxServerConfig.DEFAULT_ALLOWED_TRANSPORTS);
-        if (!builder.websocket) {
-            transports.remove("websocket");
-        }
-        if (builder.jsonp) {
-            transports.add(HttpRequestHandler.CALLBACK_POLLING);
-        }
-        config.allowedTransports(List.copyOf(transports));
-        return config.build();
-    }
-
-    /** The default number of I/O event loops: one per core ({@link Runtime#availableProcessors()}). */
-    public static int defaultIoThreads() {
-        return Runtime.getRuntime().availableProcessors();
-    }
-
-    /**
-     * The default number of threads of the bounded executor: one per core, at least two (so that
-     * one slow listener does not hold up every message on a one-core machine).
-     */
-    public static int defaultExecutorThreads() {
-        return Math.max(2, Runtime.getRuntime().availableProcessors());
-    }
-
-    private static ExecutorService newBoundedExecutor(int threads) {
-        AtomicInteger ids = new AtomicInteger();
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(DEFAULT_EXECUTOR_QUEUE), task -> {
-                    Thread thread = new Thread(task, "bayeux-app-" + ids.incrementAndGet());
-                    thread.setDaemon(true);
-                    return thread;
-                });
-        pool.allowCoreThreadTimeOut(true);
-        return pool;
     }
 
     public static Builder builder() {
         return new Builder();
     }
 
-    /** Binds the port and starts serving. */
+    /**
+     * Binds the port and starts serving.
+     *
+     * @throws IllegalStateException if the server is running, or was stopped (a stopped server
+     *                               cannot start again: build a new one), or the port cannot be bound
+     */
     public synchronized NettyBayeuxServer start() {
-        if (serverChannel != null) {
-            throw new IllegalStateException("Already started: " + this);
+        if (state != State.NEW) {
+            throw new IllegalStateException(state == State.STARTED ? "Already started: " + this
+                    : "Stopped, and a stopped server cannot start again (build a new one): " + this);
         }
-        SslContext ssl = config.tls == null ? null : config.tls.newSslContext();
-        if (ssl == null && config.browserCookieSameSite == SameSite.NONE) {
-            LOG.warn("The {} cookie has SameSite=None without TLS: browsers drop it, and long-polling sessions fail", config.browserCookieName);
+        SslContext ssl = settings.tls() == null ? null : settings.tls().newSslContext();
+        if (ssl == null && settings.browserCookieSameSite() == SameSite.NONE) {
+            LOG.warn("The {} cookie has SameSite=None without TLS: browsers drop it, and long-polling sessions fail", settings.browserCookieName());
         }
-        boolean epoll = Epoll.isAvailable();
-        IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-        bossGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("bayeux-accept"), io);
-        workerGroup = new MultiThreadIoEventLoopGroup(config.ioThreads(), new DefaultThreadFactory("bayeux-io"), io);
-        IdleSweep.start(workerGroup, channels, config.idleTimeout);
+        state = State.STARTED;
         bayeux.start();
-        ServerBootstrap bootstrap = new ServerBootstrap()
-                .group(bossGroup, workerGroup)
-                .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
-                .option(ChannelOption.SO_BACKLOG, 1024)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 256 * 1024))
-                // One allocator for every connection (by default each makes its own; the per-connection state is its handle).
-                .childOption(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator())
-                .childHandler(initializer = new BayeuxServerInitializer(this, ssl));
+        initializer = new BayeuxServerInitializer(settings, bayeux, executor.executor(), channels, ssl);
         try {
-            serverChannel = bootstrap.bind(config.host, config.port).sync().channel();
-        } catch (InterruptedException x) {
-            Thread.currentThread().interrupt();
+            bound = BoundServer.bind(settings, initializer, channels);
+        } catch (IllegalStateException x) {
             stop();
-            throw new IllegalStateException("Interrupted while binding " + config.host + ":" + config.port, x);
-        } catch (RuntimeException x) {
-            stop();
-            throw new IllegalStateException("Cannot bind " + config.host + ":" + config.port + ": " + x.getMessage(), x);
+            throw x;
         }
-        LOG.info("Bayeux server listening on {} ({})", uri(), epoll ? "epoll" : "nio");
+        LOG.info("Bayeux server listening on {} ({})", uri(), bound.epoll() ? "epoll" : "nio");
         return this;
     }
 
     /**
      * Stops the server: no new connections, every connection closed (WebSocket peers get a
-     * 1001 close frame), then every session removed, the threads stopped. Safe to call twice.
+     * 1001 close frame), then every session removed, the threads stopped (the executor too,
+     * unless it was given to the builder). Idempotent; a server stopped before it started only
+     * releases its executor. It cannot start again.
      *
      * <p>Connections close before sessions go, so that a stopping server takes no new message
      * (a handshake would make a session that dies at once) and held connects are not answered
@@ -224,23 +123,26 @@ public final class NettyBayeuxServer {
      * connection instead, retry with back-off, and handshake again with the next server.
      */
     public synchronized void stop() {
-        if (serverChannel != null) {
-            serverChannel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
-            serverChannel = null;
+        if (state == State.STOPPED && bound == null) {
+            return;
         }
-        channels.writeAndFlush(new CloseWebSocketFrame(WebSocketCloseStatus.ENDPOINT_UNAVAILABLE, "Server stopping"),
-                channel -> channel.pipeline().get(WebSocketUpgrade.FRAME_HANDLER) != null).awaitUninterruptibly(2, TimeUnit.SECONDS);
-        channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        state = State.STOPPED;
+        BoundServer network = bound;
+        if (network != null) {
+            network.closeConnections();
+        }
         bayeux.stop();
-        if (workerGroup != null) {
-            workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
-            bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
-            workerGroup = null;
-            bossGroup = null;
+        if (network != null) {
+            network.shutdown();
+            bound = null;
         }
-        if (ownExecutor) {
-            executor.shutdownNow();
-        }
+        executor.shutdown();
+    }
+
+    /** The same as {@link #stop()}, for try-with-resources. */
+    @Override
+    public void close() {
+        stop();
     }
 
     /**
@@ -271,125 +173,52 @@ public final class NettyBayeuxServer {
 
     /** The bound port (useful with port 0). */
     public int port() {
-        Channel channel = serverChannel;
-        if (channel == null) {
-            throw new IllegalStateException("Not started");
+        BoundServer network = bound;
+        if (network == null) {
+            throw new IllegalStateException("Not started: " + this);
         }
-        return ((InetSocketAddress) channel.localAddress()).getPort();
+        return network.port();
     }
 
     /** The endpoint's URI, e.g. {@code http://127.0.0.1:8080/cometd}. */
     public URI uri() {
-        String host = config.host.contains(":") ? "[" + config.host + "]" : config.host;
-        return URI.create((config.tls != null ? "https" : "http") + "://" + host + ":" + port() + config.path);
+        return settings.endpoint(port());
     }
 
-    Builder config() {
-        return config;
+    /** What this server was built with: later calls on its builder do not change it. */
+    public ServerSettings settings() {
+        return settings;
     }
 
     ExecutorService executor() {
-        return executor;
+        return executor.executor();
     }
 
+    /** The open connections (for tests). */
     ChannelGroup channels() {
         return channels;
     }
 
     @Override
     public String toString() {
-        return "NettyBayeuxServer[" + config.host + ":" + config.port + config.path + "]";
+        return "NettyBayeuxServer[" + settings.host() + ":" + settings.port() + settings.path() + "]";
     }
 
     /**
-     * Applies the overflow policy to each session's queue. With {@link QueueOverflow#DISCONNECT}
-     * (the default) the session is removed and its client told {@value #QUEUE_FULL}, with the
-     * advice to handshake again: no message is lost without the client knowing, and a client
-     * with recovery gets back from the channels' history what it missed. A session with
-     * acknowledged delivery is never dropped from, whatever the policy.
-     */
-    private static final class QueuePolicy implements BayeuxServer.SessionListener, ServerSession.QueueMaxedListener {
-        private final QueueOverflow overflow;
-        private final ExecutorService executor;
-        /** The sessions being disconnected for an overflow: once each, whatever overflows meanwhile. */
-        private final Set<ServerSession> disconnecting = ConcurrentHashMap.newKeySet();
-
-        QueuePolicy(QueueOverflow overflow, ExecutorService executor) {
-            this.overflow = overflow;
-            this.executor = executor;
-        }
-
-        @Override
-        public void sessionAdded(ServerSession session, ServerMessage message) {
-            if (!session.isLocalSession()) {
-                // One listener shared by every session: an idle session costs nothing more.
-                session.addListener(this);
-            }
-        }
-
-        @Override
-        public boolean queueMaxed(ServerSession s, Queue<ServerMessage> queue, ServerSession sender, Message m) {
-            return switch (policyOf(s)) {
-                case DROP_OLDEST -> {
-                    queue.poll();
-                    yield true;
-                }
-                case DROP_NEWEST -> false;
-                case DISCONNECT -> {
-                    // Under the session lock: remove it from another thread, once, whatever overflows meanwhile.
-                    if (disconnecting.add(s)) {
-                        try {
-                            executor.execute(() -> disconnect(s));
-                        } catch (RejectedExecutionException x) {
-                            LOG.warn("Cannot disconnect {}, whose queue is full: executor overloaded; the next overflow tries again", s);
-                            disconnecting.remove(s);
-                        }
-                    }
-                    yield false;
-                }
-            };
-        }
-
-        private QueueOverflow policyOf(ServerSession session) {
-            return AcknowledgedMessagesExtension.sessionExtension(session) != null ? QueueOverflow.DISCONNECT : overflow;
-        }
-
-        /** The client is told why (a /meta/disconnect could not get past its full queue). */
-        private static void disconnect(ServerSession session) {
-            if (session instanceof ServerSessionImpl impl) {
-                impl.disconnect(QUEUE_FULL);
-            } else {
-                session.disconnect();
-            }
-        }
-
-        @Override
-        public void sessionRemoved(ServerSession session, ServerMessage message, boolean timeout) {
-            disconnecting.remove(session);
-        }
-    }
-
-    /** The error a client sees when its session's queue overflowed and the session was removed. */
-    public static final String QUEUE_FULL = "409::queue_full";
-
-    /**
-     * Builds a {@link NettyBayeuxServer}. Defaults: host {@code 127.0.0.1}, port 8080, path
-     * {@value #DEFAULT_PATH}, any origin allowed, max message size 1 MiB, max queue 1000 with
-     * {@link QueueOverflow#DISCONNECT}, request timeout 10 s, idle timeout 60 s, no TLS, no
-     * static files, one I/O event loop per core, a bounded thread pool of one thread per core
-     * (at least two) for the application, JSONP off, no WebSocket compression.
+     * Builds a {@link NettyBayeuxServer}: {@link ServerSettings} lists each setting's default.
+     * Each setter checks its argument; {@link #build()} freezes what was set. Not thread-safe.
      */
     public static final class Builder {
         private String host = "127.0.0.1";
         private int port = 8080;
-        private String path = DEFAULT_PATH;
+        private String path = ServerSettings.DEFAULT_PATH;
         private Set<String> allowedOrigins = Set.of("*");
-        private int maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
-        private int maxQueue = DEFAULT_MAX_QUEUE;
+        private int maxMessageSize = ServerSettings.DEFAULT_MAX_MESSAGE_SIZE;
+        private int maxQueue = ServerSettings.DEFAULT_MAX_QUEUE;
         private QueueOverflow queueOverflow = QueueOverflow.DISCONNECT;
-        private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
-        private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
-        private Duration stallTime = DEFAULT_STALL_TIME;
+        private Duration requestTimeout = ServerSettings.DEFAULT_REQUEST_TIMEOUT;
+        private Duration idleTimeout = ServerSettings.DEFAULT_IDLE_TIMEOUT;
+        private Duration stallTime = ServerSettings.DEFAULT_STALL_TIME;
         private TlsConfig tls;
         private final List<String> staticRoots = new ArrayList<>();
         private ExecutorService executor;
@@ -397,10 +226,10 @@ public final class NettyBayeuxServer {
         private boolean jsonp;
         private boolean handshakePerConnection;
         private boolean websocketCompression;
-        private int gzipLevel = DEFAULT_GZIP_LEVEL;
-        private int gzipMinBytes = DEFAULT_GZIP_MIN_BYTES;
+        private int gzipLevel = ServerSettings.DEFAULT_GZIP_LEVEL;
+        private int gzipMinBytes = ServerSettings.DEFAULT_GZIP_MIN_BYTES;
         private boolean websocket = true;
-        private String browserCookieName = BrowserCookie.DEFAULT_NAME;
+        private String browserCookieName = ServerSettings.DEFAULT_BROWSER_COOKIE_NAME;
         private SameSite browserCookieSameSite = SameSite.LAX;
         private int ioThreads;
         private int executorThreads;
@@ -450,7 +279,11 @@ public final class NettyBayeuxServer {
             return this;
         }
 
-        /** The bound of each session's queue, and what happens past it. */
+        /**
+         * The bound of each session's queue, and what happens past it (a protocol rule, applied by
+         * the core's {@link QueueOverflowPolicy}); a {@link #bayeuxConfig} that sets its own
+         * {@code maxQueue} or {@code queueOverflow} wins over these.
+         */
         public Builder maxQueue(int maxQueue, QueueOverflow overflow) {
             if (maxQueue < 1) {
                 throw new IllegalArgumentException("maxQueue must be positive: " + maxQueue);
@@ -461,25 +294,24 @@ public final class NettyBayeuxServer {
         }
 
         public Builder requestTimeout(Duration requestTimeout) {
-            this.requestTimeout = positive("requestTimeout", requestTimeout);
+            this.requestTimeout = ServerSettings.requirePositive("requestTimeout", requestTimeout);
             return this;
         }
 
         public Builder idleTimeout(Duration idleTimeout) {
-            this.idleTimeout = positive("idleTimeout", idleTimeout);
+            this.idleTimeout = ServerSettings.requirePositive("idleTimeout", idleTimeout);
             return this;
         }
 
         /**
-         * How long a WebSocket connection may stay unwritable (its outbound buffer above the high
-         * water mark) without its reader taking a single byte before the reader counts as one that
-         * does not read. Until then, a reader
-         * with half its queue waiting is one the server is behind with: publishers are slowed
-         * down (their connections not read) rather than its messages dropped. Past it, only the
-         * reader's own queue pays, as its overflow policy says.
+         * How long a WebSocket connection may stay unwritable (its outbound buffer above the high water
+         * mark) without its reader taking a single byte before the reader counts as one that does not
+         * read. Until then, a reader with half its queue waiting is one the server is behind with:
+         * publishers are slowed down (their connections not read) rather than its messages dropped.
+         * Past it, only the reader's own queue pays, as its overflow policy says.
          */
         public Builder stallTime(Duration stallTime) {
-            this.stallTime = positive("stallTime", stallTime);
+            this.stallTime = ServerSettings.requirePositive("stallTime", stallTime);
             return this;
         }
 
@@ -581,7 +413,7 @@ public final class NettyBayeuxServer {
 
         /**
          * The least body length, in bytes, of an HTTP response gzipped for a client that accepts
-         * gzip; {@value #DEFAULT_GZIP_MIN_BYTES} by default (a smaller one fits one TCP segment with
+         * gzip; {@value ServerSettings#DEFAULT_GZIP_MIN_BYTES} by default (a smaller one fits one TCP segment with
          * its headers). Lower it where bytes cost more than CPU.
          */
         public Builder gzipMinBytes(int gzipMinBytes) {
@@ -600,7 +432,7 @@ public final class NettyBayeuxServer {
 
         /**
          * The number of I/O event loops (threads); 0 means the default,
-         * {@linkplain NettyBayeuxServer#defaultIoThreads() one per core}.
+         * {@linkplain ServerSettings#defaultIoThreads() one per core}.
          */
         public Builder ioThreads(int ioThreads) {
             if (ioThreads < 0) {
@@ -612,7 +444,7 @@ public final class NettyBayeuxServer {
 
         /**
          * The number of threads of the default bounded executor; 0 means the default,
-         * {@linkplain NettyBayeuxServer#defaultExecutorThreads() one per core, at least two}.
+         * {@linkplain ServerSettings#defaultExecutorThreads() one per core, at least two}.
          * Not used with {@link #executor} or {@link #virtualThreads()}.
          */
         public Builder executorThreads(int executorThreads) {
@@ -624,10 +456,14 @@ public final class NettyBayeuxServer {
         }
 
         /**
-         * The protocol settings (timeouts, transports, codec); the max queue set here then wins over
-         * {@link #maxQueue}. Its {@code allowedTransports} are the only ones served: an upgrade when
-         * {@code websocket} is not among them is refused as with {@link #websocket websocket(false)},
-         * and messages over long-polling or callback-polling when those are not get
+         * The protocol settings (timeouts, transports, codec), merged with this builder's own: what
+         * was set on {@code bayeuxConfig}'s builder wins, and what was left at its default there
+         * takes this builder's value. So a configuration that sets only a timeout keeps
+         * {@link #maxQueue} (1,000 by default, not unbounded), and the transports that
+         * {@link #websocket} and {@link #jsonp} say. A configuration that sets
+         * {@code allowedTransports} names the only ones served: an upgrade when {@code websocket}
+         * is not among them is refused as with {@link #websocket websocket(false)}, and messages
+         * over long-polling or callback-polling when those are not get
          * {@code 403:<transport>:transport_not_allowed}.
          */
         public Builder bayeuxConfig(BayeuxServerConfig bayeuxConfig) {
@@ -641,92 +477,24 @@ public final class NettyBayeuxServer {
             return this;
         }
 
-        public NettyBayeuxServer build() {
-            return new NettyBayeuxServer(this);
-        }
-
-        public String host() {
-            return host;
-        }
-
-        public String path() {
-            return path;
-        }
-
-        public Set<String> allowedOrigins() {
-            return allowedOrigins;
-        }
-
-        public int maxMessageSize() {
-            return maxMessageSize;
-        }
-
-        public Duration requestTimeout() {
-            return requestTimeout;
-        }
-
-        public Duration idleTimeout() {
-            return idleTimeout;
-        }
-
-        public Duration stallTime() {
-            return stallTime;
-        }
-
-        public List<String> staticRoots() {
-            return staticRoots;
-        }
-
-        public boolean jsonp() {
-            return jsonp;
-        }
-
-        public boolean handshakePerConnection() {
-            return handshakePerConnection;
-        }
-
-        public boolean websocketCompression() {
-            return websocketCompression;
-        }
-
-        public int gzipLevel() {
-            return gzipLevel;
-        }
-
-        public int gzipMinBytes() {
-            return gzipMinBytes;
-        }
-
-        public boolean websocket() {
-            return websocket;
-        }
-
-        public String browserCookieName() {
-            return browserCookieName;
-        }
-
-        /** The number of I/O event loops the server starts: as set, else {@link NettyBayeuxServer#defaultIoThreads()}. */
-        public int ioThreads() {
-            return ioThreads > 0 ? ioThreads : defaultIoThreads();
-        }
-
         /**
-         * The number of threads of the default bounded executor: as set, else
-         * {@link NettyBayeuxServer#defaultExecutorThreads()}.
+         * The settings this builder holds now, frozen, with the protocol settings merged: what
+         * {@link #build()} gives the server. Later calls on this builder do not change them.
          */
-        public int executorThreads() {
-            return executorThreads > 0 ? executorThreads : defaultExecutorThreads();
+        public ServerSettings settings() {
+            BayeuxServerConfig protocol = (bayeuxConfig != null ? bayeuxConfig : BayeuxServerConfig.defaults())
+                    .withTransportDefaults(maxQueue, queueOverflow, ConnectionTypes.served(websocket, jsonp));
+            return new ServerSettings(host, port, path, allowedOrigins, maxMessageSize, requestTimeout, idleTimeout, stallTime,
+                    tls, staticRoots, jsonp, websocket, handshakePerConnection, websocketCompression, gzipLevel, gzipMinBytes,
+                    browserCookieName, browserCookieSameSite,
+                    ioThreads > 0 ? ioThreads : ServerSettings.defaultIoThreads(),
+                    executorThreads > 0 ? executorThreads : ServerSettings.defaultExecutorThreads(),
+                    protocol);
         }
 
-        public SameSite browserCookieSameSite() {
-            return browserCookieSameSite;
-        }
-
-        private static Duration positive(String name, Duration value) {
-            if (value == null || value.isNegative() || value.isZero()) {
-                throw new IllegalArgumentException(name + " must be positive: " + value);
-            }
-            return value;
+        /** A server with the settings this builder holds now: later calls on this builder do not change it. */
+        public NettyBayeuxServer build() {
+            return new NettyBayeuxServer(settings(), executor, virtualThreads, List.copyOf(services));
         }
     }
 }

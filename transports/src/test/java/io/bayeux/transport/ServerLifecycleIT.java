@@ -58,6 +58,56 @@ class ServerLifecycleIT {
     }
 
     @Test
+    void tryWithResourcesStopsTheServerAndFreesThePort() throws Exception {
+        int port;
+        NettyBayeuxServer stopped;
+        try (NettyBayeuxServer server = NettyBayeuxServer.builder().port(0).build().start();
+             RawClient client = new RawClient(server.uri(), true).open()) {
+            port = server.port();
+            stopped = server;
+            assertEquals(true, client.handshake().get("successful"));
+            assertEquals(1, server.bayeux().getSessions().size());
+        }
+        assertTrue(stopped.bayeux().getSessions().isEmpty(), "the session went with the server");
+        assertRefused(port);
+        stopped.close(); // idempotent
+    }
+
+    @Test
+    void startingARunningServerAgainFailsAndLeavesItServing() throws Exception {
+        try (NettyBayeuxServer server = NettyBayeuxServer.builder().port(0).build().start()) {
+            IllegalStateException again = assertThrows(IllegalStateException.class, server::start);
+            assertTrue(again.getMessage().contains("Already started"), again.getMessage());
+            try (RawClient client = new RawClient(server.uri(), false).open()) {
+                assertEquals(true, client.handshake().get("successful"));
+            }
+        }
+    }
+
+    @Test
+    void aStoppedServerCannotStartAgainAndSaysSo() throws Exception {
+        NettyBayeuxServer server = NettyBayeuxServer.builder().port(0).build().start();
+        int port = server.port();
+        server.stop();
+        IllegalStateException restart = assertThrows(IllegalStateException.class, server::start);
+        assertTrue(restart.getMessage().contains("Stopped"), restart.getMessage());
+        assertThrows(IllegalStateException.class, server::port, "not bound");
+        assertRefused(port);
+
+        NettyBayeuxServer neverStarted = NettyBayeuxServer.builder().port(0).build();
+        neverStarted.close();
+        assertThrows(IllegalStateException.class, neverStarted::start);
+    }
+
+    private static void assertRefused(int port) {
+        assertThrows(ConnectException.class, () -> {
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+            }
+        });
+    }
+
+    @Test
     void listenersRunOnTheApplicationExecutorNeverOnAnEventLoop() throws Exception {
         assertListenerThread(NettyBayeuxServer.builder().port(0), false);
     }

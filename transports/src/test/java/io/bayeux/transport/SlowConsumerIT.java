@@ -1,6 +1,7 @@
 package io.bayeux.transport;
 
 import io.bayeux.api.Message;
+import io.bayeux.server.QueueOverflow;
 import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
@@ -65,7 +66,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 class SlowConsumerIT {
     private static final JacksonJsonCodec JSON = new JacksonJsonCodec();
     private static final String CHANNEL = "/slow/data";
-    private static final int MAX_QUEUE = NettyBayeuxServer.DEFAULT_MAX_QUEUE;
+    private static final int MAX_QUEUE = ServerSettings.DEFAULT_MAX_QUEUE;
     private static final int READERS = 50;
     private static final int MESSAGES = 50_000;
     /** The publisher waits when a reader is this many messages behind, far below the readers' own queue bound. */

@@ -20,21 +20,21 @@ class ThreadDefaultsTest {
 
     @Test
     void byDefaultThereIsOneEventLoopPerCoreAndOneExecutorThreadPerCoreAtLeastTwo() {
-        NettyBayeuxServer.Builder builder = NettyBayeuxServer.builder();
-        assertEquals(CORES, NettyBayeuxServer.defaultIoThreads());
-        assertEquals(Math.max(2, CORES), NettyBayeuxServer.defaultExecutorThreads());
-        assertEquals(CORES, builder.ioThreads());
-        assertEquals(Math.max(2, CORES), builder.executorThreads());
+        ServerSettings settings = NettyBayeuxServer.builder().settings();
+        assertEquals(CORES, ServerSettings.defaultIoThreads());
+        assertEquals(Math.max(2, CORES), ServerSettings.defaultExecutorThreads());
+        assertEquals(CORES, settings.ioThreads());
+        assertEquals(Math.max(2, CORES), settings.executorThreads());
     }
 
     @Test
     void zeroMeansTheDefaultAndOtherCountsAreKept() {
         NettyBayeuxServer.Builder builder = NettyBayeuxServer.builder().ioThreads(0).executorThreads(0);
-        assertEquals(CORES, builder.ioThreads());
-        assertEquals(Math.max(2, CORES), builder.executorThreads());
+        assertEquals(CORES, builder.settings().ioThreads());
+        assertEquals(Math.max(2, CORES), builder.settings().executorThreads());
         builder.ioThreads(7).executorThreads(5);
-        assertEquals(7, builder.ioThreads());
-        assertEquals(5, builder.executorThreads());
+        assertEquals(7, builder.settings().ioThreads());
+        assertEquals(5, builder.settings().executorThreads());
     }
 
     @Test
@@ -52,7 +52,7 @@ class ThreadDefaultsTest {
             ThreadPoolExecutor pool = assertInstanceOf(ThreadPoolExecutor.class, server.executor());
             assertEquals(Math.max(2, CORES), pool.getCorePoolSize());
             assertEquals(Math.max(2, CORES), pool.getMaximumPoolSize());
-            assertEquals(NettyBayeuxServer.DEFAULT_EXECUTOR_QUEUE, pool.getQueue().remainingCapacity());
+            assertEquals(ServerSettings.DEFAULT_EXECUTOR_QUEUE, pool.getQueue().remainingCapacity());
         } finally {
             server.stop();
         }

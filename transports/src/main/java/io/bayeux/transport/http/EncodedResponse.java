@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.DefaultByteBufHolder;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -84,16 +85,16 @@ public final class EncodedResponse extends DefaultByteBufHolder {
      * are written in front of it once its length is known: still one buffer, and no response object.
      */
     public static EncodedResponse encodeGzipped(ByteBufAllocator alloc, List<byte[]> arrays, String setCookie, boolean keepAlive,
-                                                GzipResponses gzip) {
+                                                GzipCompressors gzip) {
         byte[] body = join(arrays);
         byte[] end = keepAlive ? KEEP_ALIVE : CLOSE;
         int cookie = setCookie == null ? 0 : SET_COOKIE.length + setCookie.length() + CRLF.length;
         // The longest headers: a content-length of ten digits.
         int room = HEAD.length + CONTENT_ENCODING_GZIP.length + cookie + CONTENT_LENGTH.length + 10 + end.length;
-        ByteBuf out = alloc.directBuffer(room + GzipResponses.maxGzippedLength(body.length));
+        ByteBuf out = alloc.directBuffer(room + GzipCompressors.maxGzippedLength(body.length));
         try {
             out.writerIndex(room);
-            gzip.gzip(body, out);
+            gzip.gzip(ByteBuffer.wrap(body), out);
             String length = Integer.toString(out.writerIndex() - room);
             int at = room - (HEAD.length + CONTENT_ENCODING_GZIP.length + cookie + CONTENT_LENGTH.length + length.length() + end.length);
             out.readerIndex(at);

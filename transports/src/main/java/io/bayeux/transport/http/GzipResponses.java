@@ -14,11 +14,8 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
-import io.netty.util.concurrent.FastThreadLocal;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
-import java.util.zip.CRC32;
 import java.util.zip.Deflater;
 
 /**
@@ -30,7 +27,7 @@ import java.util.zip.Deflater;
  * {@code HttpContentCompressor} instead makes a compressor (a {@link Deflater} and its 256 KiB
  * of native memory) and an embedded channel per compressed response. Bayeux replies made whole
  * on the loop ({@link EncodedResponse}) are gzipped as they are made, with the same deflater
- * ({@link #gzip}), and pass here as they are.
+ * ({@link #compressors()}), and pass here as they are.
  *
  * <p>Requests may come pipelined, so what each accepted waits in order until its response goes
  * out. Interim responses ({@code 100 Continue}) answer no request; the {@code 101} of a
@@ -38,9 +35,6 @@ import java.util.zip.Deflater;
  */
 public final class GzipResponses extends ChannelDuplexHandler {
     public static final String NAME = "gzip";
-    /** The gzip member header: deflate, no flags, no time, no extra flags, unknown OS. */
-    private static final byte[] HEADER = {0x1f, (byte) 0x8b, Deflater.DEFLATED, 0, 0, 0, 0, 0, 0, (byte) 0xff};
-    private static final int TRAILER = 8;
     /** What each request accepted, in order: {@link Boolean#TRUE} for gzip; the first without a queue. */
     private Boolean first;
     private ArrayDeque<Boolean> more;
@@ -48,44 +42,12 @@ public final class GzipResponses extends ChannelDuplexHandler {
     private boolean lastAccepted;
     private final int minBytes;
     /** One deflater (and checksum) per event loop thread, for every connection on it and at this level. */
-    private final FastThreadLocal<Compressor> compressors;
+    private final GzipCompressors compressors;
 
     /** Gzips bodies of {@code minBytes} and more with {@code compressors} (shared by the server's connections, they say the level). */
-    public GzipResponses(int minBytes, Compressors compressors) {
+    public GzipResponses(int minBytes, GzipCompressors compressors) {
         this.minBytes = minBytes;
-        this.compressors = compressors.local;
-    }
-
-    /** The per-thread compressors of one server (and level): shared by its connections' handlers. */
-    public static final class Compressors {
-        private final FastThreadLocal<Compressor> local;
-
-        /** Deflaters at {@code level}: 1 fastest to 9 smallest. */
-        public Compressors(int level) {
-            if (level < 1 || level > 9) {
-                throw new IllegalArgumentException("gzip level must be 1 to 9: " + level);
-            }
-            this.local = new FastThreadLocal<>() {
-                @Override
-                protected Compressor initialValue() {
-                    return new Compressor(level);
-                }
-
-                @Override
-                protected void onRemoval(Compressor compressor) {
-                    compressor.deflater.end();
-                }
-            };
-        }
-    }
-
-    private static final class Compressor {
-        final Deflater deflater;
-        final CRC32 crc = new CRC32();
-
-        Compressor(int level) {
-            deflater = new Deflater(level, true);
-        }
+        this.compressors = compressors;
     }
 
     @Override
@@ -158,6 +120,11 @@ public final class GzipResponses extends ChannelDuplexHandler {
         return lastAccepted;
     }
 
+    /** The deflaters this handler gzips with: those of the event loop's thread gzip a reply made whole on the loop too. */
+    GzipCompressors compressors() {
+        return compressors;
+    }
+
     /** The body length from which a 200 response to a request that accepted gzip is gzipped here. */
     public int minBytes() {
         return minBytes;
@@ -167,9 +134,9 @@ public final class GzipResponses extends ChannelDuplexHandler {
     private FullHttpResponse compress(ChannelHandlerContext ctx, FullHttpResponse response) {
         ByteBuf content = response.content();
         int length = content.readableBytes();
-        ByteBuf out = ctx.alloc().directBuffer(maxGzippedLength(length));
+        ByteBuf out = ctx.alloc().directBuffer(GzipCompressors.maxGzippedLength(length));
         try {
-            writeMember(compressors.get(), content.nioBuffer(), out);
+            compressors.gzip(content.nioBuffer(), out);
         } catch (RuntimeException | Error x) {
             out.release();
             throw x;
@@ -180,46 +147,6 @@ public final class GzipResponses extends ChannelDuplexHandler {
         headers.set(HttpHeaderNames.CONTENT_ENCODING, HttpHeaderValues.GZIP);
         headers.setInt(HttpHeaderNames.CONTENT_LENGTH, out.readableBytes());
         return gzipped;
-    }
-
-    /**
-     * Writes {@code body} gzipped into {@code out} (grown if it must be), with the event loop's
-     * deflater: on the loop of a connection of this handler's pipeline. For responses made
-     * whole on the loop ({@link EncodedResponse#encodeGzipped}).
-     */
-    void gzip(byte[] body, ByteBuf out) {
-        writeMember(compressors.get(), ByteBuffer.wrap(body), out);
-    }
-
-    /** Room enough for {@code length} bytes gzipped (deflate's worst case is a few bytes per 16 KiB block over the input). */
-    static int maxGzippedLength(int length) {
-        return HEADER.length + length + (length >> 12) + 64 + TRAILER;
-    }
-
-    /** One gzip member of {@code input}'s bytes (left as they are) at {@code out}'s writer index. */
-    private static void writeMember(Compressor compressor, ByteBuffer input, ByteBuf out) {
-        Deflater deflater = compressor.deflater;
-        CRC32 crc = compressor.crc;
-        int length = input.remaining();
-        try {
-            out.writeBytes(HEADER);
-            crc.update(input.duplicate());
-            deflater.setInput(input.duplicate());
-            deflater.finish();
-            while (!deflater.finished()) {
-                if (!out.isWritable(64)) {
-                    out.ensureWritable(Math.max(1024, out.writableBytes()));
-                }
-                ByteBuffer target = out.internalNioBuffer(out.writerIndex(), out.writableBytes());
-                int wrote = deflater.deflate(target);
-                out.writerIndex(out.writerIndex() + wrote);
-            }
-            out.writeIntLE((int) crc.getValue());
-            out.writeIntLE(length);
-        } finally {
-            deflater.reset();
-            crc.reset();
-        }
     }
 
     /**

@@ -6,6 +6,7 @@ import io.bayeux.api.server.ServerMessage;
 import io.bayeux.common.json.JsonCodec;
 import io.bayeux.server.ServerMessageImpl;
 import io.bayeux.server.spi.Endpoint;
+import io.bayeux.transport.ConnectionTypes;
 import io.bayeux.transport.LoopOutbox;
 import io.bayeux.transport.SharedFrames;
 import io.netty.buffer.ByteBuf;
@@ -91,7 +92,7 @@ final class WebSocketEndpoint implements Endpoint {
 
     @Override
     public String transportName() {
-        return WebSocketUpgrade.WEBSOCKET;
+        return ConnectionTypes.WEBSOCKET;
     }
 
     @Override

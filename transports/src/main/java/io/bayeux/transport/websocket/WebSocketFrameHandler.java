@@ -6,7 +6,7 @@ import io.bayeux.api.server.ServerMessage;
 import io.bayeux.common.json.JsonCodec;
 import io.bayeux.server.spi.Connection;
 import io.bayeux.transport.ReadGate;
-import io.bayeux.transport.http.HttpRequestHandler;
+import io.bayeux.transport.Batches;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.CompositeByteBuf;
@@ -253,7 +253,7 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
                 }
             }
         }
-        if ((held != null && !held.isEmpty()) || (HttpRequestHandler.publishes(batch) && shared().bayeux.isBehind())) {
+        if ((held != null && !held.isEmpty()) || (Batches.publishes(batch) && shared().bayeux.isBehind())) {
             if (held == null) {
                 held = new ArrayDeque<>();
             }
@@ -277,7 +277,7 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
                 try {
                     while (!held.isEmpty()) {
                         List<ServerMessage.Mutable> batch = held.peek();
-                        if (HttpRequestHandler.publishes(batch) && shared().bayeux.isBehind()) {
+                        if (Batches.publishes(batch) && shared().bayeux.isBehind()) {
                             shared().bayeux.whenCaughtUp(() -> resumeHeld(ctx));
                             return;
                         }

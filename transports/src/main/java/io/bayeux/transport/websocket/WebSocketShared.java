@@ -1,15 +1,18 @@
 package io.bayeux.transport.websocket;
 
 import io.bayeux.server.BayeuxServerImpl;
-import io.bayeux.transport.NettyBayeuxServer;
+import io.bayeux.transport.LoopOutbox;
+import io.bayeux.transport.ServerSettings;
+import io.bayeux.transport.http.BrowserCookie;
 import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 
+import java.util.Set;
 import java.util.concurrent.Executor;
 
 /**
  * What every WebSocket connection of one server shares, made once per server and immutable:
  * an idle connection keeps a reference to it instead of its own copy of each setting (and of
- * the frame decoder's configuration).
+ * the frame decoder's configuration). Its collaborators are thread-safe.
  */
 public final class WebSocketShared {
     final BayeuxServerImpl bayeux;
@@ -20,18 +23,31 @@ public final class WebSocketShared {
     /** How long an unwritable connection may take no byte before it counts as stalled. */
     final long stallNanos;
     final WebSocketDecoderConfig decoderConfig;
+    /** The endpoint path, for each connection's {@code BayeuxContext}. */
+    final String path;
+    /** The origins an upgrade may come from; {@code *} for any. */
+    final Set<String> allowedOrigins;
+    /** The cookie that binds sessions to their browser, as the server names and writes it. */
+    final BrowserCookie browserCookie;
+    /** The event loops' outboxes: replies written from the executor, one round per loop. */
+    final LoopOutbox.Registry outboxes;
 
-    public WebSocketShared(BayeuxServerImpl bayeux, NettyBayeuxServer.Builder config, Executor executor) {
+    public WebSocketShared(BayeuxServerImpl bayeux, ServerSettings settings, Executor executor, BrowserCookie browserCookie,
+                           LoopOutbox.Registry outboxes) {
         this.bayeux = bayeux;
         this.executor = executor;
-        this.handshakePerConnection = config.handshakePerConnection();
-        this.maxMessageSize = config.maxMessageSize();
-        this.stallNanos = config.stallTime().toNanos();
+        this.handshakePerConnection = settings.handshakePerConnection();
+        this.maxMessageSize = settings.maxMessageSize();
+        this.stallNanos = settings.stallTime().toNanos();
         this.decoderConfig = WebSocketDecoderConfig.newBuilder()
-                .maxFramePayloadLength(config.maxMessageSize())
-                .allowExtensions(config.websocketCompression())
+                .maxFramePayloadLength(settings.maxMessageSize())
+                .allowExtensions(settings.websocketCompression())
                 .withUTF8Validator(true)
                 .closeOnProtocolViolation(true)
                 .build();
+        this.path = settings.path();
+        this.allowedOrigins = settings.allowedOrigins();
+        this.browserCookie = browserCookie;
+        this.outboxes = outboxes;
     }
 }

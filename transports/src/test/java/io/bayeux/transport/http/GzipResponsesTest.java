@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class GzipResponsesTest {
     private static final int MIN = 1024;
-    private final GzipResponses.Compressors compressors = new GzipResponses.Compressors(1);
+    private final GzipCompressors compressors = new GzipCompressors(1);
 
     @Test
     void pipelinedRequestsGetTheirOwnEncodingInOrderFromOneReusedDeflater() throws IOException {

@@ -58,7 +58,7 @@ class HttpCodecTest {
 
     @Test
     void aGzippedEncodedResponseCarriesTheJoinedBodyGzippedAfterItsHeaders() throws Exception {
-        GzipResponses gzip = new GzipResponses(0, new GzipResponses.Compressors(1));
+        GzipResponses gzip = new GzipResponses(0, new GzipCompressors(1));
         String cookie = "BAYEUX_BROWSER=0123456789abcdef0123456789abcdef; Path=/; HttpOnly; SameSite=Lax";
         byte[] big = ("[{\"channel\":\"/chat\",\"data\":\"" + "chat ".repeat(2_000) + "\"}]").getBytes(StandardCharsets.UTF_8);
         List<List<byte[]>> bodies = List.of(List.of(), List.of(ONE), List.of(TWO, THREE, ONE), List.of(big, TWO, ONE));
@@ -66,7 +66,7 @@ class HttpCodecTest {
             for (String setCookie : new String[] {null, cookie}) {
                 for (boolean keepAlive : new boolean[] {true, false}) {
                     String what = arrays.size() + " messages, cookie " + (setCookie != null) + ", keep-alive " + keepAlive;
-                    EncodedResponse encoded = EncodedResponse.encodeGzipped(UnpooledByteBufAllocator.DEFAULT, arrays, setCookie, keepAlive, gzip);
+                    EncodedResponse encoded = EncodedResponse.encodeGzipped(UnpooledByteBufAllocator.DEFAULT, arrays, setCookie, keepAlive, gzip.compressors());
                     try {
                         byte[] bytes = ByteBufUtil.getBytes(encoded.content());
                         int headEnd = indexOf(bytes, "\r\n\r\n".getBytes(StandardCharsets.US_ASCII)) + 4;

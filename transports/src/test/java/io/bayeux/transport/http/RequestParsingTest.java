@@ -28,10 +28,10 @@ class RequestParsingTest {
         for (String contentType : samples) {
             assertSameAsBefore(contentType);
         }
-        assertTrue(HttpRequestHandler.isUtf8OrNoCharset("application/json;charset=UTF-8"));
-        assertFalse(HttpRequestHandler.isUtf8OrNoCharset("application/json;charset=latin1"));
-        assertEquals("latin1", HttpRequestHandler.charset("application/json; charset=\"Latin1\""));
-        assertNull(HttpRequestHandler.charset("application/json"));
+        assertTrue(MediaTypes.isUtf8OrNoCharset("application/json;charset=UTF-8"));
+        assertFalse(MediaTypes.isUtf8OrNoCharset("application/json;charset=latin1"));
+        assertEquals("latin1", MediaTypes.charset("application/json; charset=\"Latin1\""));
+        assertNull(MediaTypes.charset("application/json"));
     }
 
     @Test
@@ -71,7 +71,7 @@ class RequestParsingTest {
         List<String> names = List.of("cb", "jsonpcallback", "$", "_a.b$1", "1cb", ".cb", "", "a-b", "a b", "é", "a".repeat(64),
                 "a".repeat(65), "window.callbacks.c42", "cb()", "A0");
         for (String name : names) {
-            assertEquals(name.matches("[A-Za-z_$][A-Za-z0-9_$.]{0,63}"), HttpRequestHandler.isCallbackName(name), name);
+            assertEquals(name.matches("[A-Za-z_$][A-Za-z0-9_$.]{0,63}"), CallbackPolling.isCallbackName(name), name);
         }
     }
 
@@ -88,11 +88,11 @@ class RequestParsingTest {
     private static void assertSameAsBefore(String contentType) {
         String charset = charsetBefore(contentType);
         boolean acceptedBefore = charset == null || charset.equals("utf-8") || charset.equals("utf8");
-        assertEquals(acceptedBefore, HttpRequestHandler.isUtf8OrNoCharset(contentType), contentType);
-        assertEquals(charset, HttpRequestHandler.charset(contentType), contentType);
+        assertEquals(acceptedBefore, MediaTypes.isUtf8OrNoCharset(contentType), contentType);
+        assertEquals(charset, MediaTypes.charset(contentType), contentType);
         String mediaType = mediaTypeBefore(contentType);
         for (String expected : MEDIA_TYPES) {
-            assertEquals(mediaType.equals(expected), HttpRequestHandler.isMediaType(contentType, expected), contentType);
+            assertEquals(mediaType.equals(expected), MediaTypes.isMediaType(contentType, expected), contentType);
         }
     }
 

@@ -1,6 +1,10 @@
-package io.bayeux.transport;
+package io.bayeux.server;
 
-/** What happens when a session's queue is full because its client does not keep up. */
+/**
+ * What happens when a session's queue is full because its client does not keep up: a protocol
+ * rule, set with {@link BayeuxServerConfig.Builder#queueOverflow} and applied by a
+ * {@link QueueOverflowPolicy}. A session with acknowledged delivery is always disconnected.
+ */
 public enum QueueOverflow {
     /** The oldest queued message is dropped to make room for the new one; nobody is told. */
     DROP_OLDEST,
