@@ -167,7 +167,7 @@ public final class NettyBayeuxServer implements AutoCloseable {
     }
 
     /** The Bayeux server: channels, sessions, listeners. */
-    public BayeuxServerImpl bayeux() {
+    public BayeuxServer bayeux() {
         return bayeux;
     }
 

@@ -22,6 +22,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ServerLifecycleIT {
     @Test
+    void theServerIsSeenThroughTheApiTypes() throws Exception {
+        assertEquals(BayeuxServer.class, NettyBayeuxServer.class.getMethod("bayeux").getReturnType(),
+                "users program against the API, not the implementation");
+        assertTrue(AutoCloseable.class.isAssignableFrom(NettyBayeuxServer.class));
+    }
+
+    @Test
     void stopClosesConnectionsRemovesSessionsWithoutTellingClientsNotToComeBackAndFreesThePort() throws Exception {
         NettyBayeuxServer server = NettyBayeuxServer.builder().port(0).build().start();
         int port = server.port();

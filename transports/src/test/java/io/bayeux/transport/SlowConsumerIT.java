@@ -1,6 +1,7 @@
 package io.bayeux.transport;
 
 import io.bayeux.api.Message;
+import io.bayeux.server.BayeuxServerImpl;
 import io.bayeux.server.QueueOverflow;
 import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
@@ -417,7 +418,7 @@ class SlowConsumerIT {
                     publisher.sendWithin(json(message(CHANNEL, publisher.clientId, "data", payload(i))), System.nanoTime() + TimeUnit.SECONDS.toNanos(20));
                 } catch (Exception x) {
                     throw new AssertionError("publisher " + publisher.clientId + " held back for 20 s at message " + i + ": " + x
-                            + "; connections not read: " + unreadConnections() + " behind=" + server.bayeux().isBehind()
+                            + "; connections not read: " + unreadConnections() + " behind=" + ((BayeuxServerImpl) server.bayeux()).isBehind()
                             + " queues=" + server.bayeux().getSessions().stream().map(ss -> ss.getQueueSize()).toList()
                             + " readers=" + readers.stream().map(r -> r.count.get()).toList(), x);
                 }
@@ -494,7 +495,7 @@ class SlowConsumerIT {
         AtomicBoolean wasBehind = new AtomicBoolean();
         Thread watcher = Thread.ofPlatform().daemon().name("behind-watcher").start(() -> {
             while (!wasBehind.get() && System.nanoTime() - limit < 0) {
-                wasBehind.set(server.bayeux().isBehind());
+                wasBehind.set(((BayeuxServerImpl) server.bayeux()).isBehind());
                 LockSupport.parkNanos(200_000);
             }
         });
@@ -511,7 +512,7 @@ class SlowConsumerIT {
             watcher.join(TimeUnit.SECONDS.toMillis(20));
             assertTrue(wasBehind.get(), "the server fell behind with the slow reader (" + sent + " messages sent)");
             long heldUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-            while (server.bayeux().isBehind() && System.nanoTime() - heldUntil < 0) {
+            while (((BayeuxServerImpl) server.bayeux()).isBehind() && System.nanoTime() - heldUntil < 0) {
                 assertNotNull(server.bayeux().getSession(publisher.clientId), "the publisher's session expired while held back");
                 Thread.sleep(50);
             }
@@ -520,7 +521,7 @@ class SlowConsumerIT {
             stalled.close();
             stalled = null;
         }
-        Await.until(Duration.ofSeconds(20), () -> !server.bayeux().isBehind(), () -> "the server to catch up");
+        Await.until(Duration.ofSeconds(20), () -> !((BayeuxServerImpl) server.bayeux()).isBehind(), () -> "the server to catch up");
         int renewedBefore = renewed.get();
         // Once read again, its waiting connect is handled and it goes on connecting.
         try {
