@@ -8,9 +8,9 @@ import io.bayeux.api.server.HistoryPolicy;
 import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.client.ext.RecoveryExtension;
-import io.bayeux.server.ServerSessionImpl;
-import io.bayeux.transport.NettyBayeuxServer;
 import io.bayeux.server.QueueOverflow;
+import io.bayeux.server.internal.ServerSessionImpl;
+import io.bayeux.transport.NettyBayeuxServer;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -147,7 +147,7 @@ class RecoveryIT {
 
         assertTrue(told.await(10, TimeUnit.SECONDS), "outcomes " + outcomes + ", connect errors " + errors);
         received.await(50);
-        assertTrue(errors.contains(io.bayeux.server.QueueOverflowPolicy.QUEUE_FULL), "the client was told why: " + errors);
+        assertTrue(errors.contains(io.bayeux.server.internal.QueueOverflowPolicy.QUEUE_FULL), "the client was told why: " + errors);
         assertEquals(new RecoveryExtension.Outcome(true, outcomes.get(ROOM).replayed(), null), outcomes.get(ROOM));
         assertEquals(new RecoveryExtension.Outcome(false, 0, RecoveryExtension.NO_HISTORY), outcomes.get("/news"), "a channel without history lost messages");
         assertEquals(IntStream.range(0, 50).boxed().toList(), received.list(), "every message of the room once, in order");

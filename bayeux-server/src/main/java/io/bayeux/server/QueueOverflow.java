@@ -1,5 +1,7 @@
 package io.bayeux.server;
 
+import io.bayeux.server.internal.QueueOverflowPolicy;
+
 /**
  * What happens when a session's queue is full because its client does not keep up: a protocol
  * rule, set with {@link BayeuxServerConfig.Builder#queueOverflow} and applied by a

@@ -5,7 +5,7 @@ import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.common.json.JsonCodec;
 import io.bayeux.server.BayeuxServerConfig;
-import io.bayeux.server.BayeuxServerImpl;
+import io.bayeux.server.internal.BayeuxServerImpl;
 import io.bayeux.server.spi.Connection;
 import io.bayeux.server.spi.Endpoint;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -1,6 +1,6 @@
 package io.bayeux.benchmarks;
 
-import io.bayeux.server.ServerMessageImpl;
+import io.bayeux.server.internal.ServerMessageImpl;
 
 import java.util.Map;
 

@@ -1,6 +1,6 @@
 package io.bayeux.oort;
 
-import io.bayeux.server.BayeuxServerImpl;
+import io.bayeux.server.internal.BayeuxServerImpl;
 import io.bayeux.transport.NettyBayeuxServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

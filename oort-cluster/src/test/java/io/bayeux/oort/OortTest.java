@@ -1,7 +1,7 @@
 package io.bayeux.oort;
 
 import io.bayeux.oort.seti.Seti;
-import io.bayeux.server.BayeuxServerImpl;
+import io.bayeux.server.internal.BayeuxServerImpl;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.bayeux.transport;
 
-import io.bayeux.server.BayeuxServerImpl;
+import io.bayeux.server.internal.BayeuxServerImpl;
 import io.bayeux.transport.http.BodyAggregator;
 import io.bayeux.transport.http.BrowserCookie;
 import io.bayeux.transport.http.GzipCompressors;

@@ -1,10 +1,10 @@
 package io.bayeux.transport;
 
-import io.bayeux.server.BayeuxServerConfig;
-import io.bayeux.server.BayeuxServerImpl;
-import io.bayeux.server.QueueOverflow;
-import io.bayeux.server.QueueOverflowPolicy;
 import io.bayeux.api.server.BayeuxServer;
+import io.bayeux.server.BayeuxServerConfig;
+import io.bayeux.server.QueueOverflow;
+import io.bayeux.server.internal.BayeuxServerImpl;
+import io.bayeux.server.internal.QueueOverflowPolicy;
 import io.bayeux.transport.http.BrowserCookie;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;

@@ -1,6 +1,6 @@
 package io.bayeux.transport;
 
-import io.bayeux.server.ServerSessionImpl;
+import io.bayeux.server.internal.ServerSessionImpl;
 import io.bayeux.testing.Await;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;

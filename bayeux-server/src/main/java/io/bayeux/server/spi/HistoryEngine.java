@@ -9,7 +9,7 @@ import java.util.List;
  * Where the histories of channels live when several servers share them (an engine such as
  * Redis): the engine gives each message its position, keeps it, and brings it back to every
  * server that needs it, which delivers it to its subscribers in the order of positions
- * ({@link io.bayeux.server.Histories#deliverFromEngine}). A server without an engine keeps histories in
+ * ({@link io.bayeux.server.internal.Histories#deliverFromEngine}). A server without an engine keeps histories in
  * its memory.
  */
 public interface HistoryEngine {

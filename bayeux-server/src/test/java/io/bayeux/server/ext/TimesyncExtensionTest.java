@@ -1,9 +1,9 @@
 package io.bayeux.server.ext;
 
 import io.bayeux.server.BayeuxServerConfig;
-import io.bayeux.server.BayeuxServerImpl;
-import io.bayeux.server.ManualScheduler;
-import io.bayeux.server.TestClient;
+import io.bayeux.server.internal.BayeuxServerImpl;
+import io.bayeux.server.internal.ManualScheduler;
+import io.bayeux.server.internal.TestClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,6 @@
 package io.bayeux.server.filter;
 
-import io.bayeux.server.ServerMessageImpl;
+import io.bayeux.server.internal.ServerMessageImpl;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.bayeux.api.Position;
 import io.bayeux.api.server.HistoryPolicy;
 import io.bayeux.api.server.ServerMessage;
-import io.bayeux.server.BayeuxServerImpl;
+import io.bayeux.server.internal.BayeuxServerImpl;
 import io.bayeux.server.spi.HistoryEngine;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;

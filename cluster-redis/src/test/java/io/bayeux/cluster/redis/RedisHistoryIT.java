@@ -6,6 +6,7 @@ import io.bayeux.api.client.ClientSessionChannel;
 import io.bayeux.api.server.HistoryPolicy;
 import io.bayeux.client.BayeuxClient;
 import io.bayeux.client.ext.RecoveryExtension;
+import io.bayeux.server.internal.BayeuxServerImpl;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -130,7 +131,7 @@ class RedisHistoryIT {
         } catch (AssertionError x) {
             List<Integer> missing = IntStream.range(0, count).filter(i -> !received.contains(i)).boxed().toList();
             throw new AssertionError(x.getMessage() + "; received " + received.size() + ", missing " + missing + ", outcomes " + outcomes
-                    + "; B could not deliver " + b.server().bayeux().histories().unrecoverable(), x);
+                    + "; B could not deliver " + ((BayeuxServerImpl) b.server().bayeux()).histories().unrecoverable(), x);
         }
         assertTrue(publish(publisher, ROOM, Map.of("n", count)).isSuccessful());
         await("the marker", () -> received.contains(count));

@@ -2,8 +2,8 @@ package io.bayeux.transport.http;
 
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.common.json.JsonCodec;
-import io.bayeux.server.BayeuxServerImpl;
-import io.bayeux.server.Scheduler;
+import io.bayeux.server.internal.BayeuxServerImpl;
+import io.bayeux.server.internal.Scheduler;
 import io.bayeux.server.spi.Connection;
 import io.bayeux.transport.Batches;
 import io.bayeux.transport.LoopOutbox;

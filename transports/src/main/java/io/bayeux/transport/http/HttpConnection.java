@@ -1,6 +1,6 @@
 package io.bayeux.transport.http;
 
-import io.bayeux.server.Scheduler;
+import io.bayeux.server.internal.Scheduler;
 import io.bayeux.transport.LoopOutbox;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;

@@ -1,6 +1,6 @@
 package io.bayeux.transport.http;
 
-import io.bayeux.server.BayeuxServerImpl;
+import io.bayeux.server.internal.BayeuxServerImpl;
 import io.bayeux.transport.LoopOutbox;
 import io.bayeux.transport.ServerSettings;
 import io.bayeux.transport.websocket.WebSocketShared;

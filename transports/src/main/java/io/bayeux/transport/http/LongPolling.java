@@ -1,7 +1,7 @@
 package io.bayeux.transport.http;
 
 import io.bayeux.api.server.ServerMessage;
-import io.bayeux.server.BayeuxServerImpl;
+import io.bayeux.server.internal.BayeuxServerImpl;
 import io.bayeux.transport.ConnectionTypes;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.http.FullHttpRequest;

@@ -1,6 +1,6 @@
 package io.bayeux.transport.websocket;
 
-import io.bayeux.server.BayeuxServerImpl;
+import io.bayeux.server.internal.BayeuxServerImpl;
 import io.bayeux.transport.ConnectionTypes;
 import io.bayeux.transport.LoopOutbox;
 import io.bayeux.transport.NettyBayeuxServer;

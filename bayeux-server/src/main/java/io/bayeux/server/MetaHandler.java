@@ -1,6 +1,0 @@
-package io.bayeux.server;
-
-/** Handles the messages of one meta channel, filling the exchange's reply. */
-interface MetaHandler {
-    void handle(Exchange exchange);
-}

@@ -1,0 +1,142 @@
+package io.bayeux.server.internal;
+
+import io.bayeux.api.server.BayeuxContext;
+import io.bayeux.api.server.ServerMessage;
+import io.bayeux.common.HashMapMessage;
+import io.bayeux.common.json.JsonCodec;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The server's message. Once {@linkplain #freeze() frozen} it refuses changes and caches
+ * its JSON bytes, so a broadcast is serialized once whatever the number of recipients.
+ *
+ * <p>Not thread-safe while mutable; safe to share once frozen (the JSON cache is written
+ * racily but idempotently: every thread computes the same bytes).
+ */
+public class ServerMessageImpl extends HashMapMessage implements ServerMessage.Mutable {
+    private ServerMessage associated;
+    private boolean lazy;
+    private BayeuxContext bayeuxContext;
+    private volatile boolean frozen;
+    /** The message as a JSON array of one, once frozen. */
+    private volatile byte[] array;
+
+    public ServerMessageImpl() {
+    }
+
+    public ServerMessageImpl(Map<String, Object> fields) {
+        super(fields);
+    }
+
+    @Override
+    public ServerMessage getAssociated() {
+        return associated;
+    }
+
+    @Override
+    public void setAssociated(ServerMessage associated) {
+        this.associated = associated;
+    }
+
+    @Override
+    public boolean isLazy() {
+        return lazy;
+    }
+
+    @Override
+    public void setLazy(boolean lazy) {
+        checkMutable();
+        this.lazy = lazy;
+    }
+
+    @Override
+    public BayeuxContext getBayeuxContext() {
+        return bayeuxContext;
+    }
+
+    /** Sets what the network tells about the request that carried this message; not part of its JSON. */
+    public void setBayeuxContext(BayeuxContext bayeuxContext) {
+        checkMutable();
+        this.bayeuxContext = bayeuxContext;
+    }
+
+    @Override
+    public boolean isFrozen() {
+        return frozen;
+    }
+
+    /** Makes this message immutable: from now on it may be shared between recipients and threads. */
+    public void freeze() {
+        frozen = true;
+    }
+
+    /**
+     * This message as a JSON array of one, {@code [ {...} ]}: what a frame or response that
+     * carries only it holds. Computed by {@code codec} once for a frozen message and shared
+     * afterwards: callers must not modify it.
+     */
+    public byte[] encodeArray(JsonCodec codec) throws JsonCodec.JsonException {
+        byte[] result = array;
+        if (result == null) {
+            byte[] json = codec.encode(this);
+            result = new byte[json.length + 2];
+            result[0] = '[';
+            System.arraycopy(json, 0, result, 1, json.length);
+            result[result.length - 1] = ']';
+            if (frozen) {
+                array = result;
+            }
+        }
+        return result;
+    }
+
+    @Override
+    public ServerMessage.Mutable copy() {
+        ServerMessageImpl copy = new ServerMessageImpl(this);
+        copyChild(copy, EXT_FIELD);
+        copyChild(copy, ADVICE_FIELD);
+        copy.associated = associated;
+        copy.lazy = lazy;
+        copy.bayeuxContext = bayeuxContext;
+        return copy;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void copyChild(ServerMessageImpl copy, String field) {
+        if (copy.get(field) instanceof Map<?, ?> map) {
+            copy.put(field, new HashMap<>((Map<String, Object>) map));
+        }
+    }
+
+    private void checkMutable() {
+        if (frozen) {
+            throw new IllegalStateException("Message is frozen: " + this);
+        }
+    }
+
+    @Override
+    public Object put(String key, Object value) {
+        checkMutable();
+        return super.put(key, value);
+    }
+
+    @Override
+    public void putAll(Map<? extends String, ?> map) {
+        checkMutable();
+        super.putAll(map);
+    }
+
+    @Override
+    public Object remove(Object key) {
+        checkMutable();
+        return super.remove(key);
+    }
+
+    @Override
+    public void clear() {
+        checkMutable();
+        super.clear();
+    }
+}

@@ -1,0 +1,81 @@
+package io.bayeux.server.internal;
+
+import io.bayeux.api.server.ServerSession;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class DisconnectTest extends ServerTestSupport {
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void disconnectRemovesTheSessionTellsRemoveListenersDropsTheQueueAndLaterMessagesGet402(boolean push) {
+        TestClient client = new TestClient(server, push).connected();
+        client.subscribe("/chat/room");
+        ServerSession session = server.getSession(client.clientId());
+        session.setMetaConnectDeliveryOnly(true);
+        List<Boolean> removed = new CopyOnWriteArrayList<>();
+        session.addListener((ServerSession.RemoveListener) (s, m, timeout) -> removed.add(timeout));
+        server.getChannel("/chat/room").publish(null, "queued");
+        assertEquals(1, session.getQueueSize());
+
+        Map<String, Object> reply = client.disconnect();
+        assertEquals(true, reply.get("successful"));
+        assertEquals(List.of(false), removed, "told once, not as a timeout");
+        assertNull(server.getSession(client.clientId()));
+        assertEquals(0, session.getQueueSize(), "the queue is dropped");
+        assertTrue(server.getChannel("/chat/room").getSubscribers().isEmpty());
+
+        Map<String, Object> connect = TestClient.reply(client.connect().join(), "/meta/connect");
+        assertEquals("402::session_unknown", connect.get("error"));
+        Map<String, Object> publish = client.publish("/chat/room", "late");
+        assertEquals("402::session_unknown", publish.get("error"));
+    }
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void serverSideDisconnectTellsTheClient(boolean push) {
+        TestClient client = new TestClient(server, push).connected();
+        var held = client.connect();
+        server.getSession(client.clientId()).disconnect();
+        List<Map<String, Object>> told = push ? List.of(client.nextPushed()) : held.join();
+        assertTrue(told.stream().anyMatch(m -> "/meta/disconnect".equals(m.get("channel"))), told.toString());
+        assertNull(server.getSession(client.clientId()));
+    }
+
+    @Test
+    void disconnectWithAnErrorTellsItInTheHeldConnectWithTheAdviceToHandshake() {
+        TestClient client = new TestClient(server, false).connected();
+        var held = client.connect();
+        ((ServerSessionImpl) server.getSession(client.clientId())).disconnect("409::queue_full");
+        Map<String, Object> reply = TestClient.reply(held.join(), "/meta/connect");
+        assertEquals(false, reply.get("successful"));
+        assertEquals("409::queue_full", reply.get("error"));
+        assertEquals(client.clientId(), reply.get("clientId"));
+        Map<?, ?> advice = (Map<?, ?>) reply.get("advice");
+        assertEquals("handshake", advice.get("reconnect"));
+        assertEquals(0, ((Number) advice.get("interval")).intValue(), advice.toString());
+        assertEquals(20000, ((Number) advice.get("timeout")).intValue(), advice.toString());
+        assertNull(server.getSession(client.clientId()));
+        assertEquals("402::session_unknown", TestClient.reply(client.connect().join(), "/meta/connect").get("error"),
+                "the reason is told once");
+    }
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void disconnectWithAnErrorWhileNoConnectIsHeldTellsItInTheReplyToTheNextMessage(boolean push) {
+        TestClient client = new TestClient(server, push).connected();
+        ((ServerSessionImpl) server.getSession(client.clientId())).disconnect("409::queue_full");
+        Map<String, Object> reply = TestClient.reply(client.connect().join(), "/meta/connect");
+        assertEquals(false, reply.get("successful"));
+        assertEquals("409::queue_full", reply.get("error"));
+        assertEquals("handshake", ((Map<?, ?>) reply.get("advice")).get("reconnect"));
+    }
+}
