@@ -2,9 +2,9 @@ package io.bayeux.server;
 
 import io.bayeux.common.json.JacksonJsonCodec;
 import io.bayeux.common.json.JsonCodec;
+import io.bayeux.server.Scheduler;
 import io.bayeux.server.internal.BayeuxServerImpl;
 import io.bayeux.server.internal.QueueOverflowPolicy;
-import io.bayeux.server.internal.Scheduler;
 
 import java.time.Duration;
 import java.util.List;

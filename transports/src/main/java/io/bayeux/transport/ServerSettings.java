@@ -1,7 +1,8 @@
 package io.bayeux.transport;
 
 import io.bayeux.server.BayeuxServerConfig;
-import io.bayeux.transport.http.BrowserCookie;
+import io.bayeux.transport.internal.ConnectionTypes;
+import io.bayeux.transport.internal.http.BrowserCookie;
 
 import java.net.URI;
 import java.time.Duration;

@@ -3,7 +3,7 @@ package io.bayeux.transport;
 import io.bayeux.api.server.HistoryPolicy;
 import io.bayeux.api.server.ServerChannel;
 import io.bayeux.server.BayeuxServerConfig;
-import io.bayeux.server.internal.Scheduler;
+import io.bayeux.server.Scheduler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

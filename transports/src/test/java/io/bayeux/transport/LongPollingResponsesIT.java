@@ -7,7 +7,7 @@ import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.common.json.JacksonJsonCodec;
 import io.bayeux.server.BayeuxServerConfig;
-import io.bayeux.server.internal.NonBlocking;
+import io.bayeux.server.NonBlocking;
 import io.bayeux.server.internal.ServerSessionImpl;
 import io.bayeux.testing.Await;
 import org.junit.jupiter.api.Test;

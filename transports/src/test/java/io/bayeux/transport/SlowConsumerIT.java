@@ -9,6 +9,7 @@ import io.bayeux.server.BayeuxServerConfig;
 import io.bayeux.server.QueueOverflow;
 import io.bayeux.server.internal.BayeuxServerImpl;
 import io.bayeux.testing.Await;
+import io.bayeux.transport.internal.ReadGate;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.netty.channel.Channel;

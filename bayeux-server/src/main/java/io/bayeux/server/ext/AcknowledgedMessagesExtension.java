@@ -4,7 +4,7 @@ import io.bayeux.api.Channel;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
-import io.bayeux.server.internal.NonBlocking;
+import io.bayeux.server.NonBlocking;
 
 import java.util.Map;
 

@@ -5,7 +5,7 @@ import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.common.TimestampFormat;
-import io.bayeux.server.internal.NonBlocking;
+import io.bayeux.server.NonBlocking;
 
 import java.time.Clock;
 import java.time.format.DateTimeFormatter;

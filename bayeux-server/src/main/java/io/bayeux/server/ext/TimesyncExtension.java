@@ -3,7 +3,7 @@ package io.bayeux.server.ext;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
-import io.bayeux.server.internal.NonBlocking;
+import io.bayeux.server.NonBlocking;
 
 import java.util.HashMap;
 import java.util.LinkedHashMap;

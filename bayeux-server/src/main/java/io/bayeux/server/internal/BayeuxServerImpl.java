@@ -14,6 +14,8 @@ import io.bayeux.api.server.ServerSession;
 import io.bayeux.common.json.JsonCodec;
 import io.bayeux.server.BayeuxServerConfig;
 import io.bayeux.server.DefaultSecurityPolicy;
+import io.bayeux.server.NonBlocking;
+import io.bayeux.server.Scheduler;
 import io.bayeux.server.spi.Connection;
 import io.bayeux.server.spi.Endpoint;
 import org.slf4j.Logger;

@@ -3,6 +3,7 @@ package io.bayeux.server.internal;
 import io.bayeux.api.Channel;
 import io.bayeux.api.Message;
 import io.bayeux.api.server.ServerMessage;
+import io.bayeux.server.Scheduler;
 import io.bayeux.server.spi.Connection;
 import io.bayeux.server.spi.Endpoint;
 import org.slf4j.Logger;

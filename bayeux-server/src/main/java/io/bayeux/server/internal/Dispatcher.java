@@ -9,6 +9,7 @@ import io.bayeux.api.server.BayeuxContext;
 import io.bayeux.api.server.ConfigurableServerChannel;
 import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
+import io.bayeux.server.NonBlocking;
 import io.bayeux.server.spi.Endpoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

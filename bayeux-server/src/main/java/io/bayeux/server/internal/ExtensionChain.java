@@ -3,6 +3,7 @@ package io.bayeux.server.internal;
 import io.bayeux.api.server.BayeuxServer.Extension;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
+import io.bayeux.server.NonBlocking;
 
 import java.util.List;
 import java.util.Objects;

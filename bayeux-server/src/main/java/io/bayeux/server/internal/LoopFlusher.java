@@ -2,6 +2,7 @@ package io.bayeux.server.internal;
 
 import io.bayeux.api.Promise;
 import io.bayeux.api.server.ServerMessage;
+import io.bayeux.server.Scheduler;
 import io.bayeux.server.spi.Endpoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

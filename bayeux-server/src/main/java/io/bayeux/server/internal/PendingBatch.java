@@ -2,6 +2,8 @@ package io.bayeux.server.internal;
 
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.server.BayeuxServerConfig;
+import io.bayeux.server.NonBlocking;
+import io.bayeux.server.Scheduler;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

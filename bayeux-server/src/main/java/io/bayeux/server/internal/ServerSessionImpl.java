@@ -7,6 +7,7 @@ import io.bayeux.api.server.LocalSession;
 import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
+import io.bayeux.server.NonBlocking;
 import io.bayeux.server.spi.Endpoint;
 
 import java.lang.invoke.MethodHandles;

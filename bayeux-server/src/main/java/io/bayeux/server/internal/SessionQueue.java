@@ -4,6 +4,7 @@ import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.api.server.ServerSession.DeQueueListener;
 import io.bayeux.api.server.ServerSession.QueueMaxedListener;
+import io.bayeux.server.Scheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

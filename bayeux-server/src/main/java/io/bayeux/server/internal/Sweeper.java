@@ -1,5 +1,6 @@
 package io.bayeux.server.internal;
 
+import io.bayeux.server.Scheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,7 +1,7 @@
 package io.bayeux.server.spi;
 
 import io.bayeux.api.server.ServerMessage;
-import io.bayeux.server.internal.Scheduler;
+import io.bayeux.server.Scheduler;
 
 import java.util.List;
 import java.util.function.Consumer;

@@ -1,6 +1,7 @@
 package io.bayeux.server.internal;
 
 import io.bayeux.server.BayeuxServerConfig;
+import io.bayeux.server.Scheduler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

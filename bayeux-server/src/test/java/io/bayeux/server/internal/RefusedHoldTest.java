@@ -1,6 +1,7 @@
 package io.bayeux.server.internal;
 
 import io.bayeux.server.BayeuxServerConfig;
+import io.bayeux.server.Scheduler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

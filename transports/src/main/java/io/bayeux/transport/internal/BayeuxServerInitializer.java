@@ -1,0 +1,107 @@
+package io.bayeux.transport.internal;
+
+import io.bayeux.server.internal.BayeuxServerImpl;
+import io.bayeux.transport.ServerSettings;
+import io.bayeux.transport.internal.http.BodyAggregator;
+import io.bayeux.transport.internal.http.BrowserCookie;
+import io.bayeux.transport.internal.http.GzipCompressors;
+import io.bayeux.transport.internal.http.GzipResponses;
+import io.bayeux.transport.internal.http.HttpCodec;
+import io.bayeux.transport.internal.http.HttpRequestHandler;
+import io.bayeux.transport.internal.http.HttpShared;
+import io.bayeux.transport.internal.http.RequestTimeoutHandler;
+import io.bayeux.transport.internal.http.StaticResources;
+import io.bayeux.transport.internal.websocket.WebSocketShared;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.cors.CorsConfig;
+import io.netty.handler.codec.http.cors.CorsConfigBuilder;
+import io.netty.handler.codec.http.cors.CorsHandler;
+import io.netty.handler.codec.http.websocketx.extensions.compression.WebSocketServerCompressionHandler;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.timeout.IdleStateHandler;
+
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The whole pipeline of a connection, in one place: TLS, read back-pressure, HTTP codec,
+ * request timeout, gzip, body aggregation, CORS, idle detection and the Bayeux handler, which
+ * routes each request and upgrades the connection to WebSocket when asked. What the
+ * connections share is made here once per server; thread-safe.
+ */
+public final class BayeuxServerInitializer extends ChannelInitializer<SocketChannel> {
+    /** Request line, headers and content chunks: at most 4 KiB, 8 KiB and 8 KiB (read by the decoders when made, never changed). */
+    private final HttpDecoderConfig decoderConfig = new HttpDecoderConfig()
+            .setMaxInitialLineLength(4096).setMaxHeaderSize(8192).setMaxChunkSize(8192);
+    private final ServerSettings settings;
+    /** The server's open connections, which it closes when it stops. */
+    private final ChannelGroup channels;
+    /** The event loops' outboxes: responses written from the executor, one wake-up per loop and burst. */
+    private final LoopOutbox.Registry outboxes = new LoopOutbox.Registry();
+    private final SslContext ssl;
+    private final CorsConfig cors;
+    /** What every HTTP connection shares (and, once upgraded, every WebSocket connection). */
+    private final HttpShared http;
+    /** The event loops' deflaters, or null when responses are not gzipped. */
+    private final GzipCompressors gzip;
+
+    public BayeuxServerInitializer(ServerSettings settings, BayeuxServerImpl bayeux, Executor executor, ChannelGroup channels, SslContext ssl) {
+        this.settings = settings;
+        this.channels = channels;
+        this.ssl = ssl;
+        BrowserCookie browserCookie = new BrowserCookie(settings.browserCookieName(), settings.browserCookieSameSite());
+        WebSocketShared websocket = new WebSocketShared(bayeux, settings, executor, browserCookie, outboxes);
+        this.http = new HttpShared(bayeux, settings, executor, new StaticResources(settings.staticRoots()), browserCookie, outboxes, websocket);
+        this.gzip = settings.gzipLevel() == 0 ? null : new GzipCompressors(settings.gzipLevel());
+        var origins = settings.allowedOrigins();
+        CorsConfigBuilder builder = origins.contains("*")
+                ? CorsConfigBuilder.forAnyOrigin()
+                : CorsConfigBuilder.forOrigins(origins.toArray(String[]::new));
+        this.cors = builder.allowCredentials()
+                .allowedRequestMethods(HttpMethod.GET, HttpMethod.POST, HttpMethod.OPTIONS)
+                .allowedRequestHeaders("Content-Type", "X-Requested-With", "Accept", "Origin", "Authorization")
+                .maxAge(3600)
+                .shortCircuit()
+                .build();
+    }
+
+    /** The direct bytes this server's shared broadcast frames hold now (see {@link SharedFrames}). */
+    public long sharedFrameBytes() {
+        return outboxes.sharedFrameBytes();
+    }
+
+    public long gatherTimers() {
+        return outboxes.groupedTimersHandedToLoops();
+    }
+
+    @Override
+    protected void initChannel(SocketChannel channel) {
+        channels.add(channel);
+        ChannelPipeline pipeline = channel.pipeline();
+        if (ssl != null) {
+            pipeline.addLast("ssl", ssl.newHandler(channel.alloc()));
+        }
+        pipeline.addLast(ReadBackpressure.NAME, ReadBackpressure.INSTANCE);
+        RequestTimeoutHandler requestTimeout = new RequestTimeoutHandler(settings.requestTimeout().toMillis());
+        pipeline.addLast(RequestTimeoutHandler.STARTER_NAME, requestTimeout.starter());
+        HttpCodec.addLast(pipeline, decoderConfig);
+        pipeline.addLast(RequestTimeoutHandler.NAME, requestTimeout);
+        // Small responses (most Bayeux replies) gain nothing from gzip but its CPU: only gzipMinBytes and more.
+        if (gzip != null) {
+            pipeline.addLast(GzipResponses.NAME, new GzipResponses(settings.gzipMinBytes(), gzip));
+        }
+        if (settings.websocketCompression()) {
+            pipeline.addLast("wsDeflate", new WebSocketServerCompressionHandler(0));
+        }
+        pipeline.addLast("aggregator", new BodyAggregator(settings.maxMessageSize()));
+        // A WebSocket upgrade removes these two, as it does the request timeout and read back-pressure (see WebSocketUpgrade).
+        pipeline.addLast("cors", new CorsHandler(cors));
+        pipeline.addLast("idle", new IdleStateHandler(0, 0, settings.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
+        pipeline.addLast("bayeux", new HttpRequestHandler(http));
+    }
+}

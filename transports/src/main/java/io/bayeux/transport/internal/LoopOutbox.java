@@ -1,0 +1,131 @@
+package io.bayeux.transport.internal;
+
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.EventExecutor;
+
+import java.util.ArrayList;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Writes that other threads hand to one event loop, done in rounds: the first write after a
+ * round submits one task, which does every write waiting (unflushed) and then flushes each
+ * channel it wrote to once. When a publish answers a hundred held long-polls from the
+ * executor, their loop wakes up once rather than a hundred times, and a channel that got two
+ * answers in the round is flushed once. A write asked for on the loop itself is done at once.
+ */
+public final class LoopOutbox implements Runnable {
+    /** Writes done in one task before the loop gets to its other work. */
+    private static final int ROUND_LIMIT = 4096;
+
+    private final EventLoop loop;
+    private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    /**
+     * The channels written to in the current round, each once unless written to again after
+     * another (a second flush finds nothing to do); loop-confined. A list: an identity set's
+     * clear() wipes its whole table every round, grown to thousands of slots by one burst.
+     */
+    private final ArrayList<Channel> written = new ArrayList<>();
+    private final SharedFrames frames;
+
+    private LoopOutbox(EventLoop loop, SharedFrames frames) {
+        this.loop = loop;
+        this.frames = frames;
+    }
+
+    private record Pending(Channel channel, Runnable write) {
+    }
+
+    /** The outboxes of one server's event loops, and their {@link GroupedTimers}. */
+    public static final class Registry {
+        private final Map<EventLoop, LoopOutbox> outboxes = new ConcurrentHashMap<>();
+        private final Map<EventExecutor, GroupedTimers> timers = new ConcurrentHashMap<>();
+        /** Unpooled, so that a shared frame's memory is freed as soon as its last write is done, and counted. */
+        private final UnpooledByteBufAllocator sharedAlloc = new UnpooledByteBufAllocator(true);
+
+        /** The outbox of {@code channel}'s event loop. */
+        public LoopOutbox of(Channel channel) {
+            return outboxes.computeIfAbsent(channel.eventLoop(), loop -> new LoopOutbox(loop, new SharedFrames(loop, sharedAlloc)));
+        }
+
+        /** The grouped timers of {@code loop}. */
+        public GroupedTimers timersOf(EventExecutor loop) {
+            return timers.computeIfAbsent(loop, GroupedTimers::new);
+        }
+
+        /** The timers handed to these loops so far by their grouped timers. */
+        public long groupedTimersHandedToLoops() {
+            long sum = 0;
+            for (GroupedTimers each : timers.values()) {
+                sum += each.timersHandedToLoop();
+            }
+            return sum;
+        }
+
+        /** The direct bytes held by the shared frames of these loops now: this turn's, and those not written yet. */
+        public long sharedFrameBytes() {
+            return sharedAlloc.metric().usedDirectMemory();
+        }
+    }
+
+    /** The loop's shared broadcast frames of the current turn. */
+    public SharedFrames frames() {
+        return frames;
+    }
+
+    /**
+     * Runs {@code write} (which writes to {@code channel} without flushing) on the loop, in the
+     * next round, then flushes the channel; at once when called on the loop. Any thread.
+     */
+    public void write(Channel channel, Runnable write) {
+        if (loop.inEventLoop()) {
+            write.run();
+            channel.flush();
+            return;
+        }
+        pending.add(new Pending(channel, write));
+        if (scheduled.compareAndSet(false, true)) {
+            try {
+                loop.execute(this);
+            } catch (RejectedExecutionException x) {
+                // The loop is shutting down, and its channels with it.
+                scheduled.set(false);
+                pending.clear();
+            }
+        }
+    }
+
+    @Override
+    public void run() {
+        int done = 0;
+        while (true) {
+            Pending next;
+            while (done < ROUND_LIMIT && (next = pending.poll()) != null) {
+                done++;
+                next.write().run();
+                Channel channel = next.channel();
+                if (written.isEmpty() || written.get(written.size() - 1) != channel) {
+                    written.add(channel);
+                }
+            }
+            for (int i = 0, n = written.size(); i < n; i++) {
+                written.get(i).flush();
+            }
+            written.clear();
+            scheduled.set(false);
+            if (pending.isEmpty() || !scheduled.compareAndSet(false, true)) {
+                return;
+            }
+            if (done >= ROUND_LIMIT) {
+                loop.execute(this);
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+package io.bayeux.transport.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.EventLoop;
+
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * The direct buffers of one event loop's current turn that hold a broadcast's encoded bytes,
+ * shared by every frame that carries that message alone: each frame gets a
+ * {@linkplain ByteBuf#retainedDuplicate() retained duplicate}, written by reference, never
+ * copied per subscriber.
+ *
+ * <p>A buffer lives as long as its turn plus the writes that use it: the first buffer made in
+ * a turn submits one task to the loop, which runs once the turn (a push round, with the rounds
+ * it continues into) is over and drops this cache's reference to each buffer; each frame
+ * releases its own reference once written or failed, and the last one frees the memory at
+ * once. So a message that waits in the queue of a reader that does not read holds no direct
+ * memory: when it goes out later it gets a buffer of that later turn. What the server's
+ * broadcasts hold in direct memory is at most the frames waiting in its connections' outbound
+ * buffers (bounded by their high water mark) plus one buffer per message of the current turn;
+ * it never waits for the garbage collector.
+ *
+ * <p>Loop-confined: {@link #share} must be called on {@code loop} (elsewhere it returns a
+ * buffer of its own, not cached).
+ */
+public final class SharedFrames {
+    private final EventLoop loop;
+    private final ByteBufAllocator alloc;
+    /** This turn's payloads and whole text frames, by message identity; loop-confined. */
+    private final Map<Object, ByteBuf> payloads = new IdentityHashMap<>();
+    private final Map<Object, ByteBuf> frames = new IdentityHashMap<>();
+    private final Runnable endOfTurn = this::endTurn;
+
+    SharedFrames(EventLoop loop, ByteBufAllocator alloc) {
+        this.loop = loop;
+        this.alloc = alloc;
+    }
+
+    /**
+     * A retained duplicate of the direct buffer that holds {@code bytes} (the encoded form of
+     * {@code key}, which must not change) for this turn; the caller owns it and releases it
+     * (writing it does).
+     */
+    public ByteBuf share(Object key, byte[] bytes) {
+        return shared(payloads, key, bytes, false);
+    }
+
+    /**
+     * Like {@link #share}, for a whole WebSocket text frame whose payload is {@code payload}:
+     * the frame's header and payload are built once per turn, in one buffer.
+     */
+    public ByteBuf textFrame(Object key, byte[] payload) {
+        return shared(frames, key, payload, true);
+    }
+
+    private ByteBuf shared(Map<Object, ByteBuf> cache, Object key, byte[] bytes, boolean frame) {
+        if (!loop.inEventLoop()) {
+            return make(bytes, frame);
+        }
+        ByteBuf shared = cache.get(key);
+        if (shared == null) {
+            shared = make(bytes, frame);
+            if (payloads.isEmpty() && frames.isEmpty()) {
+                try {
+                    loop.execute(endOfTurn);
+                } catch (RejectedExecutionException x) {
+                    // The loop is shutting down: nothing would end this turn, so nothing is kept.
+                    return shared;
+                }
+            }
+            cache.put(key, shared);
+        }
+        return shared.retainedDuplicate();
+    }
+
+    private ByteBuf make(byte[] bytes, boolean frame) {
+        return frame ? textFrame(alloc, bytes) : alloc.directBuffer(bytes.length, bytes.length).writeBytes(bytes);
+    }
+
+    /** A WebSocket text frame (final, unmasked, as a server sends it) carrying {@code payload}, in a new direct buffer. */
+    public static ByteBuf textFrame(ByteBufAllocator alloc, byte[] payload) {
+        return textFrameHeader(alloc, payload.length, true).writeBytes(payload);
+    }
+
+    /**
+     * A new direct buffer holding the header of a text frame with a payload of {@code length}
+     * bytes, and room for that payload if {@code room}.
+     */
+    public static ByteBuf textFrameHeader(ByteBufAllocator alloc, int length, boolean room) {
+        int size = (length < 126 ? 2 : length < 65536 ? 4 : 10) + (room ? length : 0);
+        ByteBuf out = alloc.directBuffer(size, size);
+        out.writeByte(0x81);
+        if (length < 126) {
+            out.writeByte(length);
+        } else if (length < 65536) {
+            out.writeByte(126).writeShort(length);
+        } else {
+            out.writeByte(127).writeLong(length);
+        }
+        return out;
+    }
+
+    /** The number of buffers kept for the current turn; on the loop. */
+    int kept() {
+        return payloads.size() + frames.size();
+    }
+
+    /** On the loop, once the turn is over: drops this cache's reference to each buffer of the turn. */
+    private void endTurn() {
+        release(payloads);
+        release(frames);
+    }
+
+    private static void release(Map<Object, ByteBuf> cache) {
+        for (ByteBuf buffer : cache.values()) {
+            buffer.release();
+        }
+        cache.clear();
+    }
+
+    @Override
+    public String toString() {
+        return "SharedFrames[" + loop + ", kept=" + kept() + "]";
+    }
+}

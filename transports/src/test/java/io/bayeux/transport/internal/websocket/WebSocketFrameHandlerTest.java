@@ -1,0 +1,144 @@
+package io.bayeux.transport.internal.websocket;
+
+import io.bayeux.server.internal.BayeuxServerImpl;
+import io.bayeux.transport.NettyBayeuxServer;
+import io.bayeux.transport.ServerSettings;
+import io.bayeux.transport.internal.ConnectionTypes;
+import io.bayeux.transport.internal.LoopOutbox;
+import io.bayeux.transport.internal.http.BrowserCookie;
+import io.bayeux.transport.internal.http.RequestContext;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The frame handler of one upgraded connection, on an {@link EmbeddedChannel}: a text frame's
+ * messages go to the core and its replies come back as text frames; a bad frame closes the
+ * connection with the close code that says why. Everything runs on the test's thread.
+ */
+class WebSocketFrameHandlerTest {
+    private static final String HANDSHAKE = "[{\"channel\":\"/meta/handshake\",\"version\":\"1.0\",\"supportedConnectionTypes\":[\"websocket\"]}]";
+    private BayeuxServerImpl bayeux;
+    private EmbeddedChannel channel;
+
+    @BeforeEach
+    void connect() {
+        ServerSettings settings = NettyBayeuxServer.builder().settings();
+        bayeux = new BayeuxServerImpl(settings.bayeux(), Runnable::run).start();
+        LoopOutbox.Registry outboxes = new LoopOutbox.Registry();
+        WebSocketShared shared = new WebSocketShared(bayeux, settings, Runnable::run,
+                new BrowserCookie(settings.browserCookieName(), settings.browserCookieSameSite()), outboxes);
+        channel = new EmbeddedChannel();
+        RequestContext context = RequestContext.ofUpgrade(channel, new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/cometd"),
+                settings.path(), ConnectionTypes.WEBSOCKET);
+        WebSocketEndpoint endpoint = new WebSocketEndpoint(channel, shared, "browser-1", false, context, outboxes.of(channel));
+        channel.pipeline().addLast(WebSocketFrameHandler.NAME, new WebSocketFrameHandler(endpoint));
+    }
+
+    @AfterEach
+    void stop() {
+        channel.finishAndReleaseAll();
+        bayeux.stop();
+    }
+
+    private <T> T next(Class<T> type) {
+        channel.runPendingTasks();
+        Object out = channel.readOutbound();
+        assertNotNull(out, "a frame out");
+        return assertInstanceOf(type, out);
+    }
+
+    private void assertClosedWith(WebSocketCloseStatus status) {
+        CloseWebSocketFrame close = next(CloseWebSocketFrame.class);
+        try {
+            assertEquals(status.code(), close.statusCode(), close.reasonText());
+        } finally {
+            close.release();
+        }
+        assertFalse(channel.isOpen());
+    }
+
+    @Test
+    void aTextFramesMessagesAreHandledAndTheRepliesComeBackInATextFrame() {
+        channel.writeInbound(new TextWebSocketFrame(HANDSHAKE));
+
+        TextWebSocketFrame reply = next(TextWebSocketFrame.class);
+        try {
+            String json = reply.text();
+            assertTrue(json.startsWith("[") && json.contains("\"channel\":\"/meta/handshake\"") && json.contains("\"successful\":true"), json);
+        } finally {
+            reply.release();
+        }
+        assertEquals(1, bayeux.getSessions().size());
+        assertTrue(channel.isOpen());
+    }
+
+    @Test
+    void aFragmentedTextMessageIsPutTogetherFirst() {
+        int half = HANDSHAKE.length() / 2;
+        channel.writeInbound(new TextWebSocketFrame(false, 0, HANDSHAKE.substring(0, half)));
+        channel.writeInbound(new ContinuationWebSocketFrame(true, 0, HANDSHAKE.substring(half)));
+
+        TextWebSocketFrame reply = next(TextWebSocketFrame.class);
+        try {
+            assertTrue(reply.text().contains("\"successful\":true"), reply.text());
+        } finally {
+            reply.release();
+        }
+    }
+
+    @Test
+    void aBinaryFrameClosesTheConnectionWith1003() {
+        channel.writeInbound(new BinaryWebSocketFrame(Unpooled.wrappedBuffer(new byte[]{1, 2, 3})));
+        assertClosedWith(WebSocketCloseStatus.INVALID_MESSAGE_TYPE);
+    }
+
+    @Test
+    void aTextFrameThatIsNoJsonArrayClosesTheConnectionWith1002() {
+        channel.writeInbound(new TextWebSocketFrame("{not json"));
+        assertClosedWith(WebSocketCloseStatus.PROTOCOL_ERROR);
+        assertTrue(bayeux.getSessions().isEmpty());
+    }
+
+    @Test
+    void anEmptyBatchClosesTheConnectionWith1002() {
+        channel.writeInbound(new TextWebSocketFrame("[]"));
+        assertClosedWith(WebSocketCloseStatus.PROTOCOL_ERROR);
+    }
+
+    @Test
+    void invalidUtf8ClosesTheConnectionWith1007() {
+        channel.writeInbound(new TextWebSocketFrame(Unpooled.wrappedBuffer(new byte[]{'[', (byte) 0xC3, (byte) 0x28, ']'})));
+        assertClosedWith(WebSocketCloseStatus.INVALID_PAYLOAD_DATA);
+    }
+
+    @Test
+    void aPingIsAnsweredWithAPongOfTheSameData() {
+        channel.writeInbound(new PingWebSocketFrame(Unpooled.wrappedBuffer(new byte[]{7})));
+        PongWebSocketFrame pong = next(PongWebSocketFrame.class);
+        try {
+            assertEquals(7, pong.content().getByte(0));
+        } finally {
+            pong.release();
+        }
+        assertTrue(channel.isOpen());
+    }
+}
