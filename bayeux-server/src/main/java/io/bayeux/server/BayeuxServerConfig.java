@@ -2,9 +2,6 @@ package io.bayeux.server;
 
 import io.bayeux.common.json.JacksonJsonCodec;
 import io.bayeux.common.json.JsonCodec;
-import io.bayeux.server.Scheduler;
-import io.bayeux.server.internal.BayeuxServerImpl;
-import io.bayeux.server.internal.QueueOverflowPolicy;
 
 import java.time.Duration;
 import java.util.List;
@@ -12,7 +9,7 @@ import java.util.Objects;
 import java.util.concurrent.Executor;
 
 /**
- * The configuration of a {@link BayeuxServerImpl}: an immutable value made by {@link #builder()}.
+ * The configuration of the Bayeux server core: an immutable value made by {@link #builder()}.
  * Every option has a named default.
  */
 public final class BayeuxServerConfig {
@@ -159,7 +156,7 @@ public final class BayeuxServerConfig {
 
     /**
      * What happens to a message for a session whose queue holds {@link #maxQueue} messages;
-     * {@link QueueOverflow#DISCONNECT} by default. Applied by a {@link QueueOverflowPolicy}
+     * {@link QueueOverflow#DISCONNECT} by default. Applied by the server core's queue overflow policy
      * listening to the server.
      */
     public QueueOverflow queueOverflow() {

@@ -1,11 +1,9 @@
 package io.bayeux.server;
 
-import io.bayeux.server.internal.QueueOverflowPolicy;
-
 /**
  * What happens when a session's queue is full because its client does not keep up: a protocol
- * rule, set with {@link BayeuxServerConfig.Builder#queueOverflow} and applied by a
- * {@link QueueOverflowPolicy}. A session with acknowledged delivery is always disconnected.
+ * rule, set with {@link BayeuxServerConfig.Builder#queueOverflow} and applied by the server
+ * core. A session with acknowledged delivery is always disconnected.
  */
 public enum QueueOverflow {
     /** The oldest queued message is dropped to make room for the new one; nobody is told. */
