@@ -156,8 +156,9 @@ public final class BayeuxServerConfig {
 
     /**
      * What happens to a message for a session whose queue holds {@link #maxQueue} messages;
-     * {@link QueueOverflow#DISCONNECT} by default. Applied by the server core's queue overflow policy
-     * listening to the server.
+     * {@link QueueOverflow#DISCONNECT} by default. Applied by the core's queue overflow policy, a
+     * session listener that {@code NettyBayeuxServer} adds to its server; a server built without
+     * the transports leaves full queues to the session's own {@code QueueMaxedListener}s.
      */
     public QueueOverflow queueOverflow() {
         return queueOverflow;

@@ -232,6 +232,8 @@ class SetiIT {
         await("dave seen on A", () -> a.seti().isPresent("dave"));
         closeNode(b);
         await("B left A", () -> a.node().oort().getKnownComets().isEmpty());
+        // A's link thread tells Seti that B left just after it updates the known nodes.
+        OortTesting.settle(a.node());
         await("dave absent from A", () -> !a.seti().isPresent("dave"));
         return new SetiNode[] {a, b};
     }
