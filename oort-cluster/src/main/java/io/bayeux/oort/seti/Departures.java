@@ -8,9 +8,9 @@ import java.util.Set;
 
 /**
  * Which other nodes' presence a {@link Seti} no longer trusts: a node that left is "departed"
- * until it sends a snapshot again or a failure timeout passes (its other presence messages are
- * late ones, dropped); a node with users here that has not been joined for a failure timeout
- * is "stale" (its users are removed). Times are System.nanoTime(). Not thread-safe: guarded by
+ * until it sends a snapshot again (other than the empty one of a node stopping) or a failure
+ * timeout passes (its other presence messages are late ones, dropped); a node with users here
+ * that has not been joined for a failure timeout is "stale" (its users are removed). Times are System.nanoTime(). Not thread-safe: guarded by
  * the Seti's lock.
  */
 final class Departures {

@@ -407,8 +407,12 @@ public class Seti implements Presence {
         }
         boolean present = !Boolean.FALSE.equals(data.get(PRESENCE_FIELD));
         boolean replace = Boolean.TRUE.equals(data.get(REPLACE_FIELD));
+        // The node's last word as it stops: it leaves, and what it said before that is late.
+        boolean stopping = replace && Boolean.FALSE.equals(data.get(ALIVE_FIELD));
         synchronized (this) {
-            if (!departures.accepts(url, replace)) {
+            if (stopping) {
+                departures.removed(url, true, System.nanoTime());
+            } else if (!departures.accepts(url, replace)) {
                 LOG.debug("{}: a presence of {}, which left, came late: dropped", this, url);
                 return;
             }

@@ -171,6 +171,10 @@ class SetiIT {
         LocalSession late = a.node().server().bayeux().newLocalSession("late-presence");
         late.handshake();
         closing.add(late::disconnect);
+        // B's last word as it stopped (an empty snapshot, not alive), handled late too: B stays gone.
+        Map<String, Object> stopping = presence(b.url(), List.of(), true);
+        stopping.put(Seti.ALIVE_FIELD, false);
+        late.getChannel(Seti.SETI_ALL_CHANNEL).publish(stopping);
         late.getChannel(Seti.SETI_ALL_CHANNEL).publish(presence(b.url(), List.of("ghost"), false));
         // Handled after it, in order: a presence of a node that never joined, which is kept.
         String elsewhere = "http://127.0.0.1:9/elsewhere";
