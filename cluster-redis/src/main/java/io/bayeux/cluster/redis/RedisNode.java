@@ -30,9 +30,10 @@ public final class RedisNode implements AutoCloseable {
     }
 
     /**
-     * Builds the server, starts its cluster (connecting to Redis, in the background if Redis is
-     * away) and presence, then the server: its first clients find the cluster in place. If a
-     * step fails, what was started is stopped again and the failure thrown.
+     * Builds the server, starts its cluster (connected to Redis: Lettuce's
+     * {@code RedisConnectionException} if Redis cannot be reached now; later absences are ridden
+     * out) and presence, then the server: its first clients find the cluster in place. If a step
+     * fails, what was started is stopped again and the failure thrown.
      */
     public static RedisNode start(NettyBayeuxServer.Builder builder, RedisConfig config) {
         Objects.requireNonNull(builder, "builder");
