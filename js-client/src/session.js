@@ -1,9 +1,9 @@
-import { BAYEUX_VERSION } from './defaults.js';
 import { transportHost } from './host.js';
 import { Replies } from './replies.js';
 import { Outgoing } from './outgoing.js';
 import { TransportChoice } from './transport-choice.js';
 import { Subscriptions } from './subscriptions.js';
+import { Connection } from './connection.js';
 
 const HANDSHAKE = '/meta/handshake';
 const CONNECT = '/meta/connect';
@@ -12,139 +12,95 @@ const SUBSCRIBE = '/meta/subscribe';
 const UNSUBSCRIBE = '/meta/unsubscribe';
 
 /**
- * The protocol engine behind a `BayeuxClient`: the handshake / connect cycle, back-off, and
- * routing what arrives; the outgoing side, the replies, the transport choice and the
- * subscriptions have their own modules.
- *
- * States: 'disconnected' -> 'handshaking' -> 'connecting' -> 'connected', and 'disconnecting'
- * on the way back. The link is "up" after a successful handshake or /meta/connect and "down"
- * after a failure; while it is down, application messages wait in the outbox (bounded by
- * maxOutboxSize, the oldest failed past it) and leave when it comes back. Every attempt after
- * a network failure waits a back-off that grows by backoffIncrement up to maxBackoff and is
- * reset by a successful /meta/connect, so a server that is down is never polled in a loop.
+ * The protocol engine behind a `BayeuxClient`: puts its parts together (the handshake /
+ * connect cycle in `Connection`, the way out in `Outgoing`, the replies awaited in `Replies`,
+ * the transport in `TransportChoice`, the server's subscriptions in `Subscriptions`) and
+ * routes what arrives, and what the transports could not deliver, to the part it concerns.
  *
  * Not thread-safe: everything runs on the event loop.
  */
 export class Session {
-  #config;
   #log;
   #listeners;
   #extensions;
-  #onStatus;
   #replies;
   #outgoing;
-  #transports;           // the TransportChoice
+  #transport;            // the TransportChoice
   #subscriptions;
-  #status = 'disconnected';
-  #clientId = null;
-  #advice;
-  #backoff = 0;
-  #rehandshakes = 0;     // re-handshakes asked for since the last successful /meta/connect
-  #linkUp = false;       // the session is known to work right now: messages may leave
-  #connecting = false;   // a /meta/connect is in flight
-  #rehandshake = false;  // the next handshake reply restores subscriptions
-  #timer = null;         // the scheduled handshake or connect
-  #handshakeProps = {};
-  #handshakeCallback = null;
-  #disconnectCallback = null;
+  #connection;
 
   /** The object transports get in `registered(name, host)`. */
   host;
 
   /** `config` is a function returning the current options; `onStatus()` is called on every change of status or transport. */
   constructor({ config, log, listeners, extensions, transports, onStatus }) {
-    this.#config = config;
     this.#log = log;
     this.#listeners = listeners;
     this.#extensions = extensions;
-    this.#onStatus = onStatus;
-    this.#advice = { ...config().advice };
     this.host = transportHost({
       config,
       log,
-      advice: () => this.#advice,
+      advice: () => this.#connection.advice,
       receive: (messages) => this.receive(messages),
       failure: (messages, failure) => this.#failure(messages, failure),
     });
-    this.#transports = new TransportChoice({ config, log, transports, onChange: () => this.#onStatus() });
-    this.#replies = new Replies({ listeners, log, timers: this.host.timers, transportName: () => this.transportName });
+    const timers = this.host.timers;
+    this.#transport = new TransportChoice({ config, log, transports, onChange: () => onStatus() });
+    this.#replies = new Replies({ listeners, log, timers, transportName: () => this.transportName });
+    // The link's state lives in the Connection, made below: read when messages leave.
     this.#outgoing = new Outgoing({
-      config, log, extensions, replies: this.#replies, timers: this.host.timers,
+      config, log, extensions, replies: this.#replies, timers,
       link: {
-        isUp: () => this.#linkUp,
-        clientId: () => this.#clientId,
-        transport: () => this.#transports.transport,
-        connectDeleted: (message, failure) => this.#connectFailure(message, failure),
+        isUp: () => this.#connection.linkUp,
+        clientId: () => this.#connection.clientId,
+        transport: () => this.#transport.transport,
+        connectDeleted: (message, failure) => this.#connection.connectFailure(message, failure),
       },
     });
     this.#subscriptions = new Subscriptions({ listeners, replies: this.#replies, outgoing: this.#outgoing, log });
+    this.#connection = new Connection({
+      config, log, listeners, timers, transport: this.#transport, replies: this.#replies,
+      outgoing: this.#outgoing, subscriptions: this.#subscriptions, onStatus,
+    });
   }
 
   get status() {
-    return this.#status;
+    return this.#connection.status;
   }
 
   get clientId() {
-    return this.#clientId;
+    return this.#connection.clientId;
   }
 
   get transportName() {
-    return this.#transports.name;
+    return this.#transport.name;
   }
 
   get advice() {
-    return { ...this.#advice };
+    return { ...this.#connection.advice };
   }
 
   get backoff() {
-    return this.#backoff;
+    return this.#connection.backoff;
   }
 
   isDisconnected() {
-    return this.#status === 'disconnected' || this.#status === 'disconnecting';
+    return this.#connection.isDisconnected();
   }
 
   /** Starts a session; `callback(reply)` gets the handshake replies until one succeeds. */
   handshake(props, callback) {
-    if (!this.#config().url) {
-      throw new TypeError('No url configured: call configure({url}) first');
-    }
-    if (this.#status !== 'disconnected') {
-      throw new Error(`Illegal state: cannot handshake while ${this.#status}`);
-    }
-    this.#handshakeProps = props || {};
-    this.#handshakeCallback = callback || null;
-    this.#transports.reset();
-    this.#backoff = 0;
-    this.#rehandshakes = 0;
-    this.#advice = { ...this.#config().advice };
-    this.#rehandshake = false;
-    this.#handshakeNow();
+    this.#connection.handshake(props, callback);
   }
 
   /** Ends the session; `callback(reply)` once the server answered (or could not be reached). */
   disconnect(callback) {
-    if (this.#status === 'disconnected') {
-      if (callback) {
-        queueMicrotask(() => callback({ channel: DISCONNECT, successful: true }));
-      }
-      return;
-    }
-    this.#disconnectCallback = callback || null;
-    this.#cancelTimer();
-    this.#replies.failAll(this.#outgoing.drain(), 'disconnected');
-    const up = this.#linkUp && this.#clientId;
-    this.#setStatus('disconnecting');
-    if (up) {
-      this.#outgoing.transmit([this.#replies.track({ channel: DISCONNECT })], false);
-    } else {
-      this.#terminate({ channel: DISCONNECT, successful: true });
-    }
+    this.#connection.disconnect(callback);
   }
 
   /** Stops at once without telling the server, as a page that goes away (the session stays until it expires). */
   abort() {
-    this.#terminate({ channel: DISCONNECT, successful: false, failure: { reason: 'aborted' } });
+    this.#connection.terminate({ channel: DISCONNECT, successful: false, failure: { reason: 'aborted' } });
   }
 
   startBatch() {
@@ -174,245 +130,24 @@ export class Session {
     }
   }
 
-  // --- the handshake / connect cycle
-
-  #handshakeNow() {
-    this.#timer = null;
-    const chosen = this.#transports.negotiate();
-    if (!chosen) {
-      const reply = { channel: HANDSHAKE, successful: false, failure: { reason: 'no transport available' } };
-      this.#replies.answer(null, reply, this.#handshakeCallback);
-      this.#terminate(reply);
-      return;
-    }
-    this.#transports.use(chosen);
-    this.#setStatus('handshaking');
-    const message = this.#replies.track({
-      ...this.#handshakeProps,
-      channel: HANDSHAKE, version: BAYEUX_VERSION, minimumVersion: BAYEUX_VERSION, supportedConnectionTypes: this.#transports.offered(),
-      advice: { timeout: this.#advice.timeout, interval: this.#advice.interval },
-    });
-    this.#outgoing.transmit([message], false);
-  }
-
-  #connectNow() {
-    this.#timer = null;
-    if (this.isDisconnected() || this.#connecting || !this.#clientId) {
-      return;
-    }
-    this.#connecting = true;
-    const message = { channel: CONNECT, connectionType: this.#transports.name };
-    if (!this.#linkUp || this.#status !== 'connected') {
-      message.advice = { timeout: 0 };
-    }
-    this.#outgoing.transmit([this.#replies.track(message)], true);
-  }
-
-  #schedule(action, delay) {
-    this.#cancelTimer();
-    this.#timer = this.host.timers.setTimeout(() => {
-      this.#timer = null;
-      action();
-    }, Math.max(0, delay));
-  }
-
-  #cancelTimer() {
-    if (this.#timer !== null) {
-      this.host.timers.clearTimeout(this.#timer);
-      this.#timer = null;
-    }
-  }
-
-  #increaseBackoff() {
-    this.#backoff = Math.min(this.#config().maxBackoff, this.#backoff + this.#config().backoffIncrement);
-    return this.#backoff;
-  }
-
-  #rehandshakeAfter(delay) {
-    this.#linkUp = false;
-    this.#clientId = null;
-    this.#rehandshake = true;
-    this.#setStatus('handshaking');
-    this.#schedule(() => this.#handshakeNow(), delay);
-  }
-
-  #mergeAdvice(message) {
-    if (message.advice && typeof message.advice === 'object') {
-      this.#advice = { ...this.#advice, ...message.advice };
-      if (message.advice['multiple-clients']) {
-        this.#log.warn('The server reports more sessions from this browser than it holds connects for; polling every',
-          this.#advice.interval, 'ms');
-      }
-    }
-  }
-
-  #handshakeReply(message, entry) {
-    this.#replies.delete(message.id);
-    this.#mergeAdvice(message);
-    if (message.successful) {
-      const chosen = this.#transports.negotiate(message.supportedConnectionTypes);
-      if (!chosen) {
-        const failure = { ...message, successful: false, failure: { reason: 'no transport in common', serverTypes: message.supportedConnectionTypes } };
-        this.#replies.answer(entry, failure, this.#handshakeCallback);
-        this.#terminate(failure);
-        return;
-      }
-      this.#transports.use(chosen);
-      this.#clientId = message.clientId;
-      this.#advice.reconnect = 'retry';
-      const resumed = !!(message.ext && message.ext.reload === true);
-      this.#setStatus('connecting');
-      this.#replies.answer(entry, message, this.#handshakeCallback);
-      this.#handshakeCallback = null;
-      if (this.isDisconnected()) {
-        return; // a callback disconnected
-      }
-      if (!resumed) {
-        this.#linkUp = true;
-        if (this.#rehandshake) {
-          this.#rehandshake = false;
-          this.#subscriptions.restore();
-        }
-        this.#outgoing.flush();
-      }
-      this.#schedule(() => this.#connectNow(), this.#advice.interval || 0);
-      return;
-    }
-    this.#replies.answer(entry, message, this.#handshakeCallback);
-    if (this.#status !== 'handshaking') {
-      return;
-    }
-    if ((message.advice && message.advice.reconnect) === 'none') {
-      this.#terminate(message);
-    } else {
-      this.#schedule(() => this.#handshakeNow(), (this.#advice.interval || 0) + this.#increaseBackoff());
-    }
-  }
-
-  #handshakeFailure(message, failure) {
-    if (this.#status !== 'handshaking') {
-      return;
-    }
-    if (failure.fallback && this.#transports.fallBack(failure)) {
-      this.#replies.delete(message.id);
-      this.#handshakeNow();
-      return;
-    }
-    this.#transports.clearExcluded();
-    this.#replies.fail(message, failure, undefined, this.#handshakeCallback);
-    if (this.#status === 'handshaking') {
-      this.#schedule(() => this.#handshakeNow(), this.#increaseBackoff());
-    }
-  }
-
-  #connectReply(message, entry) {
-    this.#replies.delete(message.id);
-    this.#connecting = false;
-    this.#mergeAdvice(message);
-    if (this.isDisconnected()) {
-      return;
-    }
-    const reconnect = (message.advice && message.advice.reconnect) || (message.successful ? this.#advice.reconnect : 'retry');
-    if (message.successful) {
-      const wasUp = this.#linkUp;
-      this.#backoff = 0;
-      this.#rehandshakes = 0;
-      this.#linkUp = true;
-      this.#setStatus('connected');
-      this.#replies.answer(entry, message);
-      if (!wasUp) {
-        this.#outgoing.flush();
-      }
-    } else {
-      this.#linkUp = false;
-      this.#setStatus('connecting');
-      this.#replies.answer(entry, message);
-    }
-    this.#afterConnect(reconnect, message);
-  }
-
-  #afterConnect(reconnect, message) {
-    if (this.isDisconnected()) {
-      return;
-    }
-    if (reconnect === 'none') {
-      this.#terminate(message);
-    } else if (reconnect === 'handshake') {
-      // The server answered, so it is there: handshake at once, unless it keeps forgetting the session.
-      this.#advice.reconnect = 'retry';
-      const { backoffIncrement, maxBackoff } = this.#config();
-      const delay = (this.#advice.interval || 0) + Math.min(maxBackoff, this.#rehandshakes++ * backoffIncrement);
-      this.#rehandshakeAfter(delay);
-    } else if (message.successful) {
-      this.#schedule(() => this.#connectNow(), this.#advice.interval || 0);
-    } else {
-      this.#schedule(() => this.#connectNow(), this.#increaseBackoff());
-    }
-  }
-
-  #connectFailure(message, failure) {
-    this.#connecting = false;
-    if (this.isDisconnected()) {
-      return;
-    }
-    if (failure.fallback && this.#transports.fallBack(failure)) {
-      this.#replies.delete(message.id);
-      this.#connectNow();
-      return;
-    }
-    this.#linkUp = false;
-    this.#setStatus('connecting');
-    this.#replies.fail(message, failure);
-    this.#afterConnect(this.#advice.reconnect === 'none' ? 'none' : 'retry', { channel: CONNECT, successful: false });
-  }
-
-  /** Ends the session locally: stops timers and transports, fails what waits, tells the listeners. */
-  #terminate(message) {
-    this.#cancelTimer();
-    const wasUp = this.#status !== 'disconnected';
-    this.#clientId = null;
-    this.#linkUp = false;
-    this.#connecting = false;
-    this.#transports.abort();
-    this.#setStatus('disconnected');
-    this.#replies.failAll(this.#outgoing.drain(), 'disconnected');
-    for (const [id, entry] of this.#replies.entries()) {
-      if (entry.message.channel !== DISCONNECT) {
-        this.#replies.fail(entry.message, { reason: 'disconnected' });
-      }
-      this.#replies.delete(id);
-    }
-    this.#listeners.clearSubscriptions();
-    if (wasUp && message.channel === DISCONNECT) {
-      this.#listeners.notify(DISCONNECT, message);
-    }
-    const callback = this.#disconnectCallback;
-    this.#disconnectCallback = null;
-    if (callback) {
-      this.#replies.call(callback, message);
-    }
-  }
-
-  // --- receiving
-
   #handle(message) {
     const entry = message.id !== undefined ? this.#replies.get(message.id) : undefined;
     const mine = entry && entry.message.channel === message.channel ? entry : undefined;
     switch (message.channel) {
       case HANDSHAKE:
-        if (mine && this.#status === 'handshaking') {
-          this.#handshakeReply(message, mine);
+        if (mine) {
+          this.#connection.handshakeReply(message, mine);
         }
         return;
       case CONNECT:
         if (mine) {
-          this.#connectReply(message, mine);
+          this.#connection.connectReply(message, mine);
         }
         return;
       case DISCONNECT:
         if (mine || message.id === undefined) {
           this.#replies.delete(message.id);
-          this.#terminate(message);
+          this.#connection.terminate(message);
         }
         return;
       case SUBSCRIBE:
@@ -444,14 +179,14 @@ export class Session {
       }
       switch (message.channel) {
         case HANDSHAKE:
-          this.#handshakeFailure(entry.message, failure);
+          this.#connection.handshakeFailure(entry.message, failure);
           break;
         case CONNECT:
-          this.#connectFailure(entry.message, failure);
+          this.#connection.connectFailure(entry.message, failure);
           break;
         case DISCONNECT:
           this.#replies.delete(message.id);
-          this.#terminate({ id: message.id, channel: DISCONNECT, successful: true, failure });
+          this.#connection.terminate({ id: message.id, channel: DISCONNECT, successful: true, failure });
           break;
         default:
           if (failure.fallback && !this.isDisconnected()) {
@@ -460,14 +195,6 @@ export class Session {
             this.#replies.fail(entry.message, failure);
           }
       }
-    }
-  }
-
-  #setStatus(status) {
-    if (this.#status !== status) {
-      this.#log.debug(`Status ${this.#status} -> ${status}`);
-      this.#status = status;
-      this.#onStatus();
     }
   }
 }
