@@ -5,6 +5,7 @@ import io.bayeux.server.BayeuxServerConfig;
 import io.bayeux.server.QueueOverflow;
 import io.bayeux.server.internal.BayeuxServerImpl;
 import io.bayeux.server.internal.QueueOverflowPolicy;
+import io.bayeux.transport.internal.AcceptTimes;
 import io.bayeux.transport.internal.ApplicationExecutor;
 import io.bayeux.transport.internal.BayeuxServerInitializer;
 import io.bayeux.transport.internal.BoundServer;
@@ -112,11 +113,12 @@ public final class NettyBayeuxServer implements AutoCloseable {
         bayeux.start();
         initializer = new BayeuxServerInitializer(settings, bayeux, executor.executor(), channels, ssl, routes);
         try {
-            bound = BoundServer.bind(settings, initializer, channels);
+            bound = BoundServer.bind(settings, initializer, channels, new AcceptTimes(bayeux.scheduler()::now));
         } catch (IllegalStateException x) {
             stop();
             throw x;
         }
+        bayeux.afterAccepts(bound.afterAccepts());
         LOG.info("Bayeux server listening on {} ({})", uri(), bound.epoll() ? "epoll" : "nio");
         return this;
     }

@@ -65,7 +65,16 @@ final class RawWebSocket implements AutoCloseable {
      * 101 with the {@code Sec-WebSocket-Accept} that the key sent calls for.
      */
     static RawWebSocket open(int port, String path, List<String> extraHeaders, int receiveBuffer) throws IOException {
-        RawHttp http = RawHttp.connect(port, receiveBuffer);
+        return upgrade(RawHttp.connect(port, receiveBuffer), path, extraHeaders);
+    }
+
+    /**
+     * Upgrades {@code http}, a connection opened earlier, to a WebSocket with extra upgrade
+     * headers; fails (and closes it) unless the server answers 101 with the right
+     * {@code Sec-WebSocket-Accept}. How a test sends the upgrade of a connection later than the
+     * server accepted it.
+     */
+    static RawWebSocket upgrade(RawHttp http, String path, List<String> extraHeaders) throws IOException {
         String key = newKey();
         http.write(upgradeRequest(path, key, extraHeaders));
         String statusLine = RawHttp.readLine(http.input());

@@ -179,6 +179,27 @@ class SessionBrowserBindingIT {
     }
 
     @Test
+    void aCookieLessSocketConnectedBeforeTheHandshakeAdoptsTheSessionThoughItsUpgradeIsReadAfterTheOwnersConnect() throws Exception {
+        // Faye connects its socket before it sends its handshake; on a busy machine (client or
+        // server) the upgrade request may be read after the owner's first connect over HTTP.
+        try (RawHttp early = RawHttp.connect(server.port())) {
+            HttpResponse<String> handshake = post(handshakeJson("long-polling"), null);
+            String clientId = (String) reply(parse(handshake.body()), "/meta/handshake").get("clientId");
+            String cookie = setCookie(handshake.headers().allValues("Set-Cookie"));
+            assertEquals(true, reply(postJson(connectJson(clientId), cookie), "/meta/connect").get("successful"), "the owner's cookie");
+
+            try (RawWebSocket socket = RawWebSocket.upgrade(early, "/cometd", List.of())) {
+                socket.sendText(subscribeJson(clientId, "/news"));
+                assertEquals(true, replyOn(socket, "/meta/subscribe").get("successful"), "the early socket adopts the session");
+                String connect = "[{\"channel\":\"/meta/connect\",\"connectionType\":\"websocket\",\"advice\":{\"timeout\":0},\"id\":\"5\",\"clientId\":\"" + clientId + "\"}]";
+                assertRefused(reply(webSocket(null, connect), "/meta/connect"));
+                assertRefused(reply(postJson(connectJson(clientId), null), "/meta/connect"));
+                assertEquals(Set.of("/news"), channelIds(server.bayeux().getSession(clientId)));
+            }
+        }
+    }
+
+    @Test
     void aCookieLessWebSocketOpenedAfterTheOwnerUsedItsCookieCannotAdopt() throws Exception {
         HttpResponse<String> handshake = post(handshakeJson("long-polling"), null);
         String clientId = (String) reply(parse(handshake.body()), "/meta/handshake").get("clientId");

@@ -50,6 +50,8 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     private final BayeuxServerConfig config;
     private final Scheduler scheduler;
+    /** See {@link #afterAccepts(Executor)}. */
+    private volatile Executor afterAccepts = Runnable::run;
     private final long connectGatherMillis;
     private final long connectGatherSlackMillis;
     private final boolean ownScheduler;
@@ -183,6 +185,20 @@ public final class BayeuxServerImpl implements BayeuxServer {
 
     public Scheduler scheduler() {
         return scheduler;
+    }
+
+    /**
+     * Where the core runs what must come after every connection that reached the server so far
+     * has been accepted: the transport's accept loop, installed when it starts listening (see
+     * {@link BrowserBinding}); {@code Runnable::run} (the default) when no transport accepts
+     * connections. The executor must run every task it takes, even while stopping.
+     */
+    public void afterAccepts(Executor afterAccepts) {
+        this.afterAccepts = Objects.requireNonNull(afterAccepts, "afterAccepts");
+    }
+
+    Executor afterAccepts() {
+        return afterAccepts;
     }
 
     public JsonCodec jsonCodec() {

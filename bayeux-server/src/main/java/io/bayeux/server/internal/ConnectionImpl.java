@@ -42,7 +42,7 @@ final class ConnectionImpl implements Connection {
     ConnectionImpl(BayeuxServerImpl server, Endpoint endpoint) {
         this.server = server;
         this.endpoint = endpoint;
-        this.openedAt = server.scheduler().now();
+        this.openedAt = Math.min(endpoint.acceptedAt(), server.scheduler().now());
         this.loopFlusher = endpoint.eventLoop() == null ? null : server.loopFlusher(endpoint.eventLoop());
         if (endpoint.adoptsSessions() && endpoint.browserId() != null) {
             server.dispatcher().adoptingConnectionOpened(endpoint.browserId(), this);
@@ -53,7 +53,7 @@ final class ConnectionImpl implements Connection {
         return server;
     }
 
-    /** Scheduler time when the connection was made. */
+    /** Scheduler time when the network connection was accepted (see {@link Endpoint#acceptedAt()}), else when this was made. */
     long openedAt() {
         return openedAt;
     }

@@ -10,6 +10,7 @@ import io.bayeux.api.server.ConfigurableServerChannel;
 import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.server.NonBlocking;
+import io.bayeux.server.Scheduler;
 import io.bayeux.server.spi.Endpoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -260,7 +261,11 @@ final class Dispatcher {
         // A request with the cookie that an adopting connection's 101 set speaks for that connection:
         // Faye's client keeps that cookie and may send it over long-polling before it uses the socket.
         ConnectionImpl adopter = adopting ? connection : browserId == null ? null : adoptingBrowsers.get(browserId);
-        if (!BrowserBinding.admits(browser, browserId, connection.browserAlias(), adopter != null, adopter == null ? Long.MAX_VALUE : adopter.openedAt(), server.scheduler().now())) {
+        Scheduler clock = server.scheduler();
+        if (!BrowserBinding.admits(browser, browserId, connection.browserAlias(), adopter != null, adopter == null ? Long.MAX_VALUE : adopter.openedAt(),
+                clock.now(), clock::now, server.afterAccepts())) {
+            LOG.debug("Session {} of {} refused to browser {} (alias {}, adopting connection opened at {}) at {}", session.getId(), browser, browserId,
+                    connection.browserAlias(), adopter == null ? null : adopter.openedAt(), clock.now());
             return false;
         }
         if (adopting) {

@@ -156,6 +156,18 @@ public interface Endpoint {
         return false;
     }
 
+    /**
+     * The {@linkplain io.bayeux.server.Scheduler#now() scheduler time} at which the network
+     * connection under this endpoint was accepted, or {@link Long#MAX_VALUE} (the default) when
+     * the transport does not know: the connection then counts as opened when the core first sees
+     * it. A WebSocket's upgrade request may be read long after its connection was accepted (a
+     * busy client or server), and whether it may {@linkplain #adoptsSessions() adopt} a session
+     * depends on when it was opened.
+     */
+    default long acceptedAt() {
+        return Long.MAX_VALUE;
+    }
+
     /** The address of the peer, or {@code null}. */
     default InetSocketAddress remoteAddress() {
         return null;

@@ -72,6 +72,13 @@ class BrowserBindingTest {
     }
 
     @Test
+    void noAdoptionByAConnectionOpenedLongBeforeTheHandshake() {
+        Object binding = BrowserBinding.of(new Http(null, OWNER), 100_000);
+        assertFalse(BrowserBinding.admits(binding, OTHER, null, true, 100_000 - WINDOW - 1, 100_010), "a socket kept open in advance");
+        assertTrue(BrowserBinding.admits(binding, OTHER, null, true, 100_000 - WINDOW, 100_010), "a socket opened with the handshake");
+    }
+
+    @Test
     void noAdoptionPastTheWindow() {
         Object binding = BrowserBinding.of(new Http(null, OWNER), 100);
         assertFalse(BrowserBinding.admits(binding, OTHER, null, true, 50, 100 + WINDOW + 1));

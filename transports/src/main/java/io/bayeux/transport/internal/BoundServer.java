@@ -7,6 +7,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ServerChannelRecvByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -22,6 +23,7 @@ import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.netty.util.concurrent.DefaultThreadFactory;
 
 import java.net.InetSocketAddress;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -31,15 +33,21 @@ import java.util.concurrent.TimeUnit;
  * owning server's lock.
  */
 public final class BoundServer {
+    /** The most connections the kernel queues for the accept loop. */
+    private static final int BACKLOG = 1024;
+
     private final EventLoopGroup acceptor;
+    /** The accept loop's I/O, which runs tasks after the accepts of its next pass. */
+    private final AcceptLoop acceptLoop;
     private final EventLoopGroup loops;
     private final ChannelGroup connections;
     private final boolean epoll;
     /** The listening socket; null until bound and once closed. Guarded by the owning server's lock. */
     private Channel listener;
 
-    private BoundServer(EventLoopGroup acceptor, EventLoopGroup loops, ChannelGroup connections, boolean epoll) {
-        this.acceptor = acceptor;
+    private BoundServer(AcceptLoop acceptLoop, EventLoopGroup loops, ChannelGroup connections, boolean epoll) {
+        this.acceptLoop = acceptLoop;
+        this.acceptor = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("bayeux-accept"), acceptLoop);
         this.loops = loops;
         this.connections = connections;
         this.epoll = epoll;
@@ -50,16 +58,21 @@ public final class BoundServer {
      * {@code initializer} and kept in {@code connections}. On failure everything started is
      * stopped again and an {@link IllegalStateException} names the address.
      */
-    public static BoundServer bind(ServerSettings settings, BayeuxServerInitializer initializer, ChannelGroup connections) {
+    public static BoundServer bind(ServerSettings settings, BayeuxServerInitializer initializer, ChannelGroup connections,
+                                   AcceptTimes acceptTimes) {
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-        BoundServer bound = new BoundServer(new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("bayeux-accept"), io),
+        BoundServer bound = new BoundServer(new AcceptLoop(io),
                 new MultiThreadIoEventLoopGroup(settings.ioThreads(), new DefaultThreadFactory("bayeux-io"), io), connections, epoll);
         IdleSweep.start(bound.loops, connections, settings.idleTimeout());
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(bound.acceptor, bound.loops)
                 .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
-                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_BACKLOG, BACKLOG)
+                // One read of the listening socket takes every queued connection: what runs after
+                // accepts (see AcceptLoop) comes after all of them.
+                .option(ChannelOption.RCVBUF_ALLOCATOR, new ServerChannelRecvByteBufAllocator().maxMessagesPerRead(BACKLOG))
+                .handler(acceptTimes)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 256 * 1024))
                 // One allocator for every connection (by default each makes its own; the per-connection state is its handle).
@@ -77,6 +90,14 @@ public final class BoundServer {
             bound.shutdown();
             throw new IllegalStateException("Cannot bind " + address + ": " + x.getMessage(), x);
         }
+    }
+
+    /**
+     * Runs tasks on the accept loop once every connection that had reached the server when they
+     * were given is accepted (see {@link AcceptLoop}).
+     */
+    public Executor afterAccepts() {
+        return acceptLoop.afterAccepts(listener.eventLoop());
     }
 
     /** The bound port. */

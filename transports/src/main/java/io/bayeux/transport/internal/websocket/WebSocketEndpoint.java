@@ -6,6 +6,7 @@ import io.bayeux.api.server.ServerMessage;
 import io.bayeux.common.json.JsonCodec;
 import io.bayeux.server.internal.ServerMessageImpl;
 import io.bayeux.server.spi.Endpoint;
+import io.bayeux.transport.internal.AcceptTimes;
 import io.bayeux.transport.internal.ConnectionTypes;
 import io.bayeux.transport.internal.LoopOutbox;
 import io.bayeux.transport.internal.SharedFrames;
@@ -419,6 +420,11 @@ final class WebSocketEndpoint implements Endpoint {
     @Override
     public boolean adoptsSessions() {
         return cookieLess;
+    }
+
+    @Override
+    public long acceptedAt() {
+        return AcceptTimes.acceptedAt(channel);
     }
 
     /** Read from the upgrade's headers when asked (once, by a handshake): not kept twice by every connection. */
