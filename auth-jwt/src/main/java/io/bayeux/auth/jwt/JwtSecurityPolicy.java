@@ -25,9 +25,9 @@ import java.util.List;
  *   <li>Subscribe: allowed when the {@code subscribe} claim or
  *       {@link JwtConfig#publicChannels()} covers the channel (for a wildcard subscription,
  *       every channel it names). Publish: likewise with {@code publish}, and always on
- *       {@link JwtAuthentication#REFRESH_CHANNEL}. Create: when a claim or a public pattern
- *       covers the channel for either. Refusals are {@code 403:denied_by_security_policy:subscribe_denied}
- *       (or {@code publish_denied}, {@code create_denied}), CometD's errors.</li>
+ *       {@link JwtAuthentication#REFRESH_CHANNEL}. Create: any authenticated session (what it may do
+ *       on the channel is checked next). Refusals are {@code 403:denied_by_security_policy:subscribe_denied}
+ *       (or {@code publish_denied}), CometD's errors.</li>
  *   <li>Local sessions (the application's own) are never asked for a token and may do
  *       everything; {@code /meta/**} stays closed to remote sessions, as in
  *       {@link DefaultSecurityPolicy}.</li>
@@ -92,15 +92,8 @@ public class JwtSecurityPolicy extends DefaultSecurityPolicy {
 
     @Override
     public boolean canCreate(BayeuxServer server, ServerSession session, String channelId, ServerMessage message) {
-        if (!super.canCreate(server, session, channelId, message)) {
-            return false;
-        }
-        if (session.isLocalSession()) {
-            return true;
-        }
-        VerifiedToken token = token(session);
-        return token != null && (JwtAuthentication.REFRESH_CHANNEL.equals(channelId)
-                || granted(token.subscribe(), channelId) || granted(token.publish(), channelId));
+        // Any authenticated session: subscribe and publish are checked next, with their own errors.
+        return super.canCreate(server, session, channelId, message) && (session.isLocalSession() || token(session) != null);
     }
 
     @Override
