@@ -27,8 +27,8 @@ import java.util.concurrent.TimeUnit;
  * server delivers {@code {"action":"refresh","exp":<seconds>}} on {@code /service/token} to that
  * session; the client publishes {@code {"token":"<new token>"}} there; the server answers
  * {@code {"action":"refreshed","exp":<seconds>}} or {@code {"action":"refused","error":"403:<reason>:refresh_denied"}}.
- * A session still on its old token {@link JwtConfig#refreshGrace()} after it expired is
- * disconnected with {@code 402:token_expired:session_expired} and the advice to handshake again.
+ * A session still on its old token {@link JwtConfig#refreshGrace()} after it stopped being
+ * accepted ({@code exp} plus {@link JwtConfig#clockSkew()}) is disconnected with {@code 402:token_expired:session_expired} and the advice to handshake again.
  *
  * <p>Thread-safe. Owns one daemon thread that checks deadlines every
  * {@link JwtConfig#sweepInterval()} (none when it is zero); {@link #close()} stops it.

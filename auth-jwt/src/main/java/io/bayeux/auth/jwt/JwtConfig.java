@@ -29,7 +29,8 @@ import java.util.Set;
  *   <li>{@link Builder#maxTokenLength maxTokenLength}: 8192 characters;</li>
  *   <li>{@link Builder#publicChannels publicChannels}: none (only what the claims grant);</li>
  *   <li>{@link Builder#refreshLead refreshLead}: 60 s before {@code exp};
- *       {@link Builder#refreshGrace refreshGrace}: 30 s after it;
+ *       {@link Builder#refreshGrace refreshGrace}: 30 s after it stopped being accepted
+ *       ({@code exp} plus the clock skew);
  *       {@link Builder#sweepInterval sweepInterval}: 1 s;</li>
  *   <li>JWKS: cached 5 min ({@link Builder#jwksCacheTime}), fetched again at most once per 30 s
  *       on an unknown key id ({@link Builder#jwksMinRefreshInterval}), 5 s connect and read

@@ -13,7 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The authenticated sessions and when their tokens run out: on each {@link #sweep()}, a session
  * whose token expires within {@link JwtConfig#refreshLead()} is asked (once per token) to
- * refresh it; one still on that token {@link JwtConfig#refreshGrace()} after it expired is
+ * refresh it; one still on that token {@link JwtConfig#refreshGrace()} after it stopped being
+ * accepted ({@code exp} plus {@link JwtConfig#clockSkew()}: so the client cannot handshake again with it) is
  * disconnected with the error {@link #EXPIRED_ERROR} and the advice to handshake again.
  * {@link #refresh} verifies a new token of the same subject and extends the session's deadline.
  *
@@ -58,7 +59,7 @@ final class TokenDeadlines {
             ServerSession session = entry.getKey();
             Tracked tracked = entry.getValue();
             Instant expiresAt = tracked.token().expiresAt();
-            if (!now.isBefore(expiresAt.plus(config.refreshGrace()))) {
+            if (!now.isBefore(expiresAt.plus(config.clockSkew()).plus(config.refreshGrace()))) {
                 if (sessions.remove(session, tracked)) {
                     LOG.info("Session {} of {} disconnected: its token expired at {} and was not refreshed", session.getId(),
                             tracked.token().subject(), expiresAt);
