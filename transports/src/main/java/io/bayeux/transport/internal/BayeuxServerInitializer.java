@@ -1,6 +1,7 @@
 package io.bayeux.transport.internal;
 
 import io.bayeux.server.internal.BayeuxServerImpl;
+import io.bayeux.transport.HttpRoute;
 import io.bayeux.transport.ServerSettings;
 import io.bayeux.transport.internal.http.BodyAggregator;
 import io.bayeux.transport.internal.http.BrowserCookie;
@@ -25,6 +26,7 @@ import io.netty.handler.codec.http.websocketx.extensions.compression.WebSocketSe
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 
+import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
@@ -50,13 +52,14 @@ public final class BayeuxServerInitializer extends ChannelInitializer<SocketChan
     /** The event loops' deflaters, or null when responses are not gzipped. */
     private final GzipCompressors gzip;
 
-    public BayeuxServerInitializer(ServerSettings settings, BayeuxServerImpl bayeux, Executor executor, ChannelGroup channels, SslContext ssl) {
+    public BayeuxServerInitializer(ServerSettings settings, BayeuxServerImpl bayeux, Executor executor, ChannelGroup channels, SslContext ssl,
+                                   Map<String, HttpRoute> routes) {
         this.settings = settings;
         this.channels = channels;
         this.ssl = ssl;
         BrowserCookie browserCookie = new BrowserCookie(settings.browserCookieName(), settings.browserCookieSameSite());
         WebSocketShared websocket = new WebSocketShared(bayeux, settings, executor, browserCookie, outboxes);
-        this.http = new HttpShared(bayeux, settings, executor, new StaticResources(settings.staticRoots()), browserCookie, outboxes, websocket);
+        this.http = new HttpShared(bayeux, settings, executor, new StaticResources(settings.staticRoots()), browserCookie, outboxes, websocket, routes);
         this.gzip = settings.gzipLevel() == 0 ? null : new GzipCompressors(settings.gzipLevel());
         var origins = settings.allowedOrigins();
         CorsConfigBuilder builder = origins.contains("*")
