@@ -1,11 +1,13 @@
-// TokenExtension (docs/security.md#token-authentication): the token in the handshake, and the
-// refresh flow on /service/token, against an in-process fake server.
-import { describe, it, afterEach } from 'node:test';
+// TokenExtension (docs/security.md#token-authentication-jwt): the token in the handshake, and the
+// refresh flow on /service/token, against an in-process fake server; then, per transport, against
+// the demo server with --token-secret (its GET /token mints the tokens).
+import { describe, it, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { TokenExtension, TOKEN_CHANNEL } from '../src/index.js';
 import { TokenExtension as FromPath } from '../src/extensions/token.js';
 import { FakeServer } from './support/fake-server.js';
-import { waitFor } from './support/util.js';
+import { startDemo } from './support/demo-server.js';
+import { TRANSPORTS, newClient, connect, subscribe, stop, callback, waitFor } from './support/util.js';
 
 describe('TokenExtension', () => {
   const clients = [];
@@ -70,4 +72,59 @@ describe('TokenExtension', () => {
     assert.equal(errors[1], '403:token_subject_invalid:refresh_denied');
     assert.equal(server.sentOn(TOKEN_CHANNEL).length, 0);
   });
+});
+
+describe('TokenExtension against the demo with --token-secret', () => {
+  let server;
+  before(async () => { server = await startDemo({ args: ['--token-secret', 'a node test secret of 32 bytes or more'] }); });
+  after(async () => { await server.kill(); });
+
+  async function mint(user) {
+    const reply = await fetch(`${server.origin}/token?user=${encodeURIComponent(user)}`);
+    assert.equal(reply.status, 200);
+    return (await reply.json()).token;
+  }
+
+  for (const transport of TRANSPORTS) {
+    describe(`over ${transport}`, () => {
+      const clients = [];
+      afterEach(async () => { await stop(...clients.splice(0)); });
+      const client = () => {
+        const c = newClient(server.url, transport);
+        clients.push(c);
+        return c;
+      };
+
+      it('is refused without a token, with the reason', async () => {
+        const reply = await callback((done) => client().handshake(done), { what: 'handshake reply' });
+        assert.equal(reply.successful, false);
+        assert.equal(reply.error, '403:token_missing:handshake_denied');
+      });
+
+      it('is refused with a forged token', async () => {
+        const token = await mint('alice');
+        const [header, payload] = token.split('.');
+        const forged = `${header}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url')), sub: 'root' })).toString('base64url')}.${token.split('.')[2]}`;
+        const c = client();
+        c.registerExtension('token', new TokenExtension({ token: forged, refresh: () => forged }));
+        const reply = await callback((done) => c.handshake(done), { what: 'handshake reply' });
+        assert.equal(reply.error, '403:token_signature_invalid:handshake_denied');
+      });
+
+      it('with a minted token, subscribes and publishes where the claims allow and nowhere else', async () => {
+        const alice = client();
+        alice.registerExtension('token', new TokenExtension({ token: await mint('alice'), refresh: () => mint('alice') }));
+        await connect(alice);
+        const received = [];
+        await subscribe(alice, '/chat/token-room', (m) => received.push(m.data));
+        const published = await callback((done) => alice.publish('/chat/token-room', { text: 'hi' }, done), { what: 'publish reply' });
+        assert.equal(published.successful, true);
+        await waitFor(() => received.length === 1, { what: 'the message' });
+        const refused = await callback((done) => alice.subscribe('/event/orders', () => {}, done), { what: 'subscribe reply' });
+        assert.equal(refused.error, '403:denied_by_security_policy:subscribe_denied');
+        const denied = await callback((done) => alice.publish('/event/orders', { n: 1 }, done), { what: 'publish reply' });
+        assert.equal(denied.error, '403:denied_by_security_policy:publish_denied');
+      });
+    });
+  }
 });
