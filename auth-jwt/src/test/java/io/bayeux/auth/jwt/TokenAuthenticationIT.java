@@ -140,6 +140,18 @@ class TokenAuthenticationIT {
 
     @ParameterizedTest
     @ValueSource(strings = {"long-polling", "websocket"})
+    void aCookieIsReadWhenConfigured(String transport) throws Exception {
+        start(config -> config.tokenSources(TokenSource.cookie("jwt")));
+        client = Clients.client(server.uri(), transport, ClientConfig.builder().build());
+        client.putCookie("jwt", Tokens.hs256(claims("dave").build()));
+        Message reply = Clients.handshake(client);
+
+        assertTrue(reply.isSuccessful(), reply::toString);
+        assertEquals("dave", server.bayeux().getSession(client.getId()).getAttribute(JwtAuthentication.USER_ID_ATTRIBUTE));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"long-polling", "websocket"})
     void subscribingOutsideTheClaimsIsRefused(String transport) throws Exception {
         start(config -> config.publicChannels("/demo/public/**"));
         assertTrue(handshake(transport, Tokens.hs256(claims("alice").claim("subscribe", List.of("/chat/*")).build())).isSuccessful());
