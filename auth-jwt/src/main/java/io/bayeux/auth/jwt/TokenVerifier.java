@@ -21,6 +21,7 @@ import com.nimbusds.jose.jwk.RSAKey;
 import com.nimbusds.jose.jwk.source.ImmutableJWKSet;
 import com.nimbusds.jose.jwk.source.JWKSource;
 import com.nimbusds.jose.jwk.source.JWKSourceBuilder;
+import com.nimbusds.jose.jwk.source.RateLimitReachedException;
 import com.nimbusds.jose.proc.SecurityContext;
 import com.nimbusds.jose.util.Base64URL;
 import com.nimbusds.jose.util.DefaultResourceRetriever;
@@ -179,6 +180,9 @@ public final class TokenVerifier {
                     }
                 }
             }
+        } catch (RateLimitReachedException x) {
+            // The cached set has no such key, and it was fetched again too recently to try once more.
+            throw new TokenRejectedException(TokenRejectedException.KEY_UNKNOWN, "no key for kid " + header.getKeyID() + " (JWKS refreshed recently)");
         } catch (KeySourceException x) {
             throw new TokenRejectedException(TokenRejectedException.KEYS_UNAVAILABLE, "JWKS unavailable: " + x.getMessage());
         } catch (JOSEException x) {

@@ -54,12 +54,17 @@ class JwksKeysIT {
     }
 
     @Test
-    void aKeyStillUnknownAfterTheFetchIsRefused() throws Exception {
+    void aKeyStillUnknownAfterTheFetchIsRefusedAndUnknownKeysDoNotHammerTheKeyServer() throws Exception {
         jwks = new JwksServer(new JWKSet(List.<JWK>of(TOKENS.rsa.toPublicJWK())));
         TokenVerifier verifier = new TokenVerifier(config.jwksUrl(jwks.uri()).build());
-        TokenRejectedException x = assertThrows(TokenRejectedException.class,
-                () -> verifier.verify(TOKENS.es256(Tokens.claims("alice", Instant.now()).build())));
-        assertEquals(TokenRejectedException.KEY_UNKNOWN, x.reason());
+        assertEquals("alice", verifier.verify(TOKENS.rs256(Tokens.claims("alice", Instant.now()).build())).subject());
+        for (int i = 0; i < 5; i++) {
+            TokenRejectedException x = assertThrows(TokenRejectedException.class,
+                    () -> verifier.verify(TOKENS.es256(Tokens.claims("alice", Instant.now()).build())));
+            assertEquals(TokenRejectedException.KEY_UNKNOWN, x.reason());
+        }
+        // The first fetch, then one for the unknown key id; no more within jwksMinRefreshInterval (30 s).
+        assertEquals(2, jwks.fetches());
     }
 
     @Test
