@@ -10,6 +10,7 @@ import io.bayeux.api.server.ServerSession;
 import io.bayeux.presence.Presence;
 import io.bayeux.server.NonBlocking;
 
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -57,7 +58,8 @@ public final class JwtAuthentication implements AutoCloseable {
         this.deadlines = new TokenDeadlines(config, policy.verifier());
         this.refreshes = (from, channel, message) -> {
             if (from != null && !from.isLocalSession()) {
-                deadlines.refresh(from, message.getDataAsMap() == null ? null : message.getDataAsMap().get("token"));
+                Map<String, Object> data = message.getDataAsMap();
+                deadlines.refresh(from, data == null ? null : data.get("token"));
             }
             return true;
         };

@@ -3,6 +3,7 @@ package io.bayeux.auth.jwt;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.jwk.JWK;
 import com.nimbusds.jose.jwk.JWKSet;
+import com.nimbusds.jose.jwk.OctetSequenceKey;
 
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -219,7 +220,7 @@ public final class JwtConfig {
         public Builder keys(JWKSet keys) {
             Objects.requireNonNull(keys, "keys");
             for (JWK key : keys.getKeys()) {
-                if (key.isPrivate() && !(key instanceof com.nimbusds.jose.jwk.OctetSequenceKey)) {
+                if (key.isPrivate() && !(key instanceof OctetSequenceKey)) {
                     throw new IllegalArgumentException("a private key was given where a public one is enough: " + key.getKeyID());
                 }
             }

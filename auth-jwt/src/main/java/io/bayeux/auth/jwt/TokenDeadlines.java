@@ -90,7 +90,8 @@ final class TokenDeadlines {
                 throw new TokenRejectedException(TokenRejectedException.SUBJECT,
                         "refresh for " + fresh.subject() + " on a session of " + tracked.token().subject());
             }
-            if (sessions.replace(session, tracked, new Tracked(fresh, false))) {
+            // Whatever a sweep did meanwhile (asked again), the new token wins; a removed session stays removed.
+            if (sessions.computeIfPresent(session, (s, current) -> new Tracked(fresh, false)) != null) {
                 session.setAttribute(JwtAuthentication.TOKEN_ATTRIBUTE, fresh);
                 tell(session, "refreshed", Map.of("exp", fresh.expiresAt().getEpochSecond()));
             }

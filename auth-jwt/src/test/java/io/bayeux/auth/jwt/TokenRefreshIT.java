@@ -10,6 +10,7 @@ import io.bayeux.client.ext.TokenExtension;
 import io.bayeux.testing.Await;
 import io.bayeux.transport.NettyBayeuxServer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -56,7 +57,11 @@ class TokenRefreshIT {
     }
 
     private void connect(String transport, Supplier<CompletableFuture<String>> refresher) throws InterruptedException {
-        JwtConfig config = JwtConfig.builder().hmacSecret(Tokens.SECRET).clock(clock).sweepInterval(Duration.ZERO)
+        connect(transport, refresher, Duration.ZERO);
+    }
+
+    private void connect(String transport, Supplier<CompletableFuture<String>> refresher, Duration sweepInterval) throws InterruptedException {
+        JwtConfig config = JwtConfig.builder().hmacSecret(Tokens.SECRET).clock(clock).sweepInterval(sweepInterval)
                 .refreshLead(Duration.ofSeconds(60)).refreshGrace(Duration.ofSeconds(30)).build();
         server = NettyBayeuxServer.builder().port(0).service(bayeux -> authentication = JwtAuthentication.install(bayeux, config)).build().start();
         client = Clients.client(server.uri(), transport, ClientConfig.builder().build());
@@ -114,6 +119,17 @@ class TokenRefreshIT {
         assertEquals(id, client.getId());
         assertTrue(client.isConnected(), client::toString);
         assertTrue(failedConnects.isEmpty(), failedConnects::toString);
+    }
+
+    @Test
+    void deadlinesAreCheckedOnTheirOwnTimer() throws Exception {
+        connect("websocket", () -> CompletableFuture.completedFuture(token("alice")), Duration.ofMillis(20));
+        Instant first = expiresAt();
+
+        clock.advance(Duration.ofSeconds(545));
+        assertEquals("refresh", next(told).get("action"));
+        assertEquals("refreshed", next(told).get("action"));
+        assertEquals(first.plusSeconds(545), expiresAt());
     }
 
     @ParameterizedTest
