@@ -328,6 +328,30 @@ export class RecoveryExtension implements Extension {
   outgoing(message: Message): Message;
 }
 
+/** The service channel of the token refresh flow. */
+export const TOKEN_CHANNEL: '/service/token';
+
+export interface TokenOptions {
+  /** The token of the first handshake, sent as `ext.token`. */
+  token: string;
+  /** Called when the server asks for a new token; resolves to it. */
+  refresh: () => Promise<string> | string;
+  /** Told when refresh fails or gives nothing (an Error), or when the server refuses the new token (its error string). */
+  onError?: (reason: unknown) => void;
+}
+
+/** Token authentication: the token in the handshake's ext, refreshed on the server's request without reconnecting. */
+export class TokenExtension implements Extension {
+  constructor(options: TokenOptions);
+  /** The token the next handshake sends. */
+  readonly token: string;
+  setToken(token: string): void;
+  registered(name: string, client: BayeuxClient): void;
+  unregistered(): void;
+  incoming(message: Message): Message;
+  outgoing(message: Message): Message;
+}
+
 export function isValidChannel(name: unknown): boolean;
 export function matchingPatterns(channel: string): string[];
 

@@ -164,3 +164,37 @@ describe('the chat page', () => {
     });
   }
 });
+
+describe('the chat page with token authentication (--token-secret)', () => {
+  let browser;
+  let server;
+  let pages;
+
+  before(async () => {
+    browser = await launchChromium();
+    server = await startDemo({ args: ['--token-secret', 'a browser test secret of 32+ bytes'] });
+  });
+  after(async () => {
+    const problems = await closeAll(...(pages || []));
+    await server?.kill();
+    await browser?.close();
+    assert.deepEqual(problems, [], 'the pages had no errors');
+  });
+
+  it('gets a token from the demo when the server asks for one, then chats in the room its claims open', async () => {
+    pages = [];
+    const alice = await openChat(browser, server, { user: 'alice' });
+    pages.push(alice);
+    const bob = await openChat(browser, server, { user: 'bob' });
+    pages.push(bob);
+    assert.deepEqual(await membersAre(alice, ['alice', 'bob']), ['alice', 'bob']);
+    assert.ok(await alice.evaluate(() => !!window.chat.client.getExtension('token')), 'the page uses a token');
+    await say(alice, 'signed in');
+    await lineFrom(bob, 'alice', 'signed in');
+    // A subscription outside the token's claims is refused.
+    const refused = await alice.evaluate(() => new Promise((resolve) => {
+      window.chat.client.subscribe('/event/orders', () => {}, (reply) => resolve(reply.error));
+    }));
+    assert.equal(refused, '403:denied_by_security_policy:subscribe_denied');
+  });
+});

@@ -8,6 +8,8 @@ import {
   DEFAULTS,
   LongPollingTransport,
   RecoveryExtension,
+  TOKEN_CHANNEL,
+  TokenExtension,
   ReloadExtension,
   RequestTransport,
   TimestampExtension,
@@ -30,6 +32,7 @@ import type {
   Position,
   PromiseClient,
   RecoveryOptions,
+  TokenOptions,
   Reply,
   ReplyCallback,
   Status,
@@ -40,6 +43,7 @@ import type {
   WebSocketLike,
 } from 'bayeux-client';
 import { AckExtension as AckFromPath } from 'bayeux-client/extensions/ack';
+import { TokenExtension as TokenFromPath } from 'bayeux-client/extensions/token';
 import { RecoveryExtension as RecoveryFromPath, type Position as PositionFromPath } from 'bayeux-client/extensions/recovery';
 import { ReloadExtension as ReloadFromPath, type StorageLike as StorageFromPath } from 'bayeux-client/extensions/reload';
 import { TimestampExtension as TimestampFromPath } from 'bayeux-client/extensions/timestamp';
@@ -159,6 +163,16 @@ const recoveryOn: boolean = recovery.enabled;
 const positions: Record<string, Position> = recovery.positions();
 const lastOffset: number | undefined = positions['/chat/room']?.offset;
 const lastEpoch: string | undefined = positions['/chat/room']?.epoch;
+const tokenOptions: TokenOptions = {
+  token: 'eyJ...',
+  refresh: async () => 'eyJ...new',
+  onError: (reason: unknown) => console.log(reason),
+};
+const token = new TokenExtension(tokenOptions);
+token.setToken('eyJ...other');
+const currentToken: string = token.token;
+const tokenChannel: '/service/token' = TOKEN_CHANNEL;
+const sameToken: TokenExtension = new TokenFromPath({ token: 't', refresh: () => 't2' });
 const custom: Extension = {
   registered(name: string, c: BayeuxClient) {},
   unregistered() {},
@@ -170,6 +184,7 @@ client.registerExtension('timesync', timesync);
 client.registerExtension('timestamp', timestamp);
 client.registerExtension('reload', reload);
 client.registerExtension('recovery', recovery);
+client.registerExtension('token', token);
 client.registerExtension('custom', custom);
 const gotExtension: Extension | null = client.getExtension('ack');
 const unregisteredExtension: boolean = client.unregisterExtension('custom');

@@ -10,7 +10,13 @@
 // page join again without asking. A page cut off for long (its session forgotten by the server)
 // gets back the messages it missed from the room's history (the recovery extension), or says
 // plainly that some are missing.
-import { BayeuxClient, ReloadExtension, RecoveryExtension } from '/js/index.js';
+//
+// With token authentication on (the demo's --token-secret), a handshake without a token is refused
+// with 403:token_missing:handshake_denied: the page then gets a token from the demo's
+// GET /token?user=NAME, handshakes again with it, and fetches a new one whenever the server asks
+// for a refresh (TokenExtension). An application's page would get it from its own login instead.
+// With --token-jwks the demo mints none: open the page as /#token=<a JWT> to bring one.
+import { BayeuxClient, ReloadExtension, RecoveryExtension, TokenExtension } from '/js/index.js';
 
 const STORED = 'bayeux-demo.chat';
 const TRANSPORTS = ['websocket', 'long-polling', 'callback-polling'];
@@ -67,6 +73,10 @@ client.addListener('/meta/handshake', (reply) => {
     } else {
       enter(me.room);
     }
+  } else if (!reply.successful && me && reply.error === '403:token_missing:handshake_denied' && !client.getExtension('token')) {
+    authenticateThenHandshake();
+  } else if (!reply.successful && String(reply.error).startsWith('403:')) {
+    note(`The server refused this page: ${reply.error}`); // e.g. 403:token_expired:handshake_denied
   }
 });
 
@@ -102,10 +112,42 @@ function exit() {
   note(`You left ${room}.`);
 }
 
+/** A token for `user` from the demo's token page. */
+async function fetchToken(user) {
+  const reply = await fetch(`/token?user=${encodeURIComponent(user)}`, { cache: 'no-store' });
+  if (!reply.ok) {
+    throw new Error(`GET /token: ${reply.status} ${await reply.text()}`);
+  }
+  return (await reply.json()).token;
+}
+
+/** Sends `token` in every handshake from now on, and refreshes it from the token page when the server asks. */
+function useToken(token) {
+  client.registerExtension('token', new TokenExtension({
+    token,
+    refresh: () => fetchToken(me.user),
+    onError: (reason) => note(`Token refresh failed (${reason}): the session ends when the token expires.`),
+  }));
+}
+
+/** The server wants a token and the page has none: gets one from the token page, then handshakes again. */
+async function authenticateThenHandshake() {
+  try {
+    useToken(await fetchToken(me.user));
+    client.handshake();
+  } catch (x) {
+    note(`No token: ${x.message}`);
+  }
+}
+
 function start(user, room) {
   me = { user, room };
   $('join').hidden = true;
   $('chat').hidden = false;
+  const given = new URLSearchParams(location.hash.slice(1)).get('token');
+  if (given && !client.getExtension('token')) {
+    useToken(given);
+  }
   client.handshake(); // the /meta/handshake listener enters the room
   $('message').focus();
 }

@@ -27,10 +27,12 @@ import java.util.function.Consumer;
  *                 [--history-size 100] [--history-ttl 5m]
  *                 [--oort-url URL --oort-secret S [--oort-peers URL,...] [--oort-channels '/chat/**'] [--oort-failure-timeout MS]]
  *                 [--engine redis://HOST:PORT [--engine-channels '/chat/**']]
+ *                 [--token-secret SECRET | --token-jwks URL]
  * </pre>
  *
  * <p>With the {@code --oort-*} flags the demo is a node of a cluster ({@link DemoCluster}); with
- * {@code --engine} instead, a node of a cluster on Redis ({@link DemoRedis}).
+ * {@code --engine} instead, a node of a cluster on Redis ({@link DemoRedis}). With
+ * {@code --token-secret} or {@code --token-jwks}, handshakes need a JWT ({@link DemoTokens}).
  *
  * <p>History (see docs/history.md): {@code --history-size N} messages (default 100) kept
  * {@code --history-ttl} each (default {@code 5m}) on every {@code /chat/**} channel, and on
@@ -82,7 +84,12 @@ public final class DemoServer {
         List<Object> extra = new ArrayList<>();
         DemoCluster cluster = new DemoCluster();
         DemoRedis redis = new DemoRedis();
+        DemoTokens tokens = new DemoTokens();
         for (int i = 0; i < args.length; i++) {
+            if (DemoTokens.FLAGS.contains(args[i])) {
+                tokens.set(args[i], value(args, ++i, args[i]));
+                continue;
+            }
             if (DemoRedis.FLAGS.contains(args[i])) {
                 redis.set(args[i], value(args, ++i, args[i]));
                 continue;
@@ -104,7 +111,8 @@ public final class DemoServer {
                     System.out.println("Usage: bayeux-demo [--port N] [--host ADDRESS] [--jsonp] [--timeout MS] [--max-interval MS] [--service CLASS_NAME]..."
                             + " [--history-size N] [--history-ttl DURATION]"
                             + " [--oort-url URL --oort-secret SECRET [--oort-peers URL,...] [--oort-channels PATTERN,...] [--oort-failure-timeout MS]]"
-                            + " [--engine redis://HOST:PORT [--engine-channels PATTERN,...]]");
+                            + " [--engine redis://HOST:PORT [--engine-channels PATTERN,...]]"
+                            + " [--token-secret SECRET | --token-jwks URL]");
                     return;
                 }
                 default -> {
@@ -126,6 +134,10 @@ public final class DemoServer {
             }
             builder.bayeuxConfig(config.build());
         }
+        if (tokens.enabled()) {
+            // Before the cluster starts: its Oort wraps this policy and lets its nodes in with its own secret.
+            tokens.install(builder);
+        }
         configure(builder, extra.toArray());
         if (historySize > 0) {
             builder.service(history(HistoryPolicy.of(historySize, historyTtl)));
@@ -137,6 +149,9 @@ public final class DemoServer {
         io.bayeux.oort.OortNode node = cluster.enabled() ? cluster.start(builder) : null;
         io.bayeux.cluster.redis.RedisNode redisNode = redis.enabled() ? redis.start(builder) : null;
         NettyBayeuxServer server = node != null ? node.server() : redisNode != null ? redisNode.server() : builder.build().start();
+        if (tokens.enabled() && (node != null || redisNode != null)) {
+            tokens.associateUsers(node != null ? node.seti() : redisNode.seti());
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             System.out.println("Stopping...");

@@ -48,6 +48,14 @@ public interface ServerSession extends Session {
     /** Delivers {@code data} on {@code channel} to this session only. */
     void deliver(Session sender, String channel, Object data, Promise<Boolean> promise);
 
+    /**
+     * Removes this session from the server because of {@code error}, a Bayeux error such as
+     * {@code "402:token_expired:session_expired"}, that its client is told with the advice to
+     * handshake again (where {@link #disconnect()} tells it a plain {@code /meta/disconnect}):
+     * in the reply to its held {@code /meta/connect}, or else in the reply to its next message.
+     */
+    void disconnect(String error);
+
     /** The channels this session is subscribed to. */
     Set<ServerChannel> getSubscriptions();
 

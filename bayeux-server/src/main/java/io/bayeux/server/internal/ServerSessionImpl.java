@@ -196,6 +196,7 @@ public final class ServerSessionImpl implements ServerSession {
      * reasons of the last {@value SessionRegistry#MAX_REASONS} such removals are kept), with
      * the advice to handshake again.
      */
+    @Override
     public void disconnect(String error) {
         Objects.requireNonNull(error, "error");
         server.removeSession(this, null, false, error);
