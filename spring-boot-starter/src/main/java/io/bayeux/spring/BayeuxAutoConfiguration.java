@@ -13,6 +13,7 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -37,8 +38,9 @@ public class BayeuxAutoConfiguration {
     /** Built, not started: the lifecycle starts it. Closed with the context even if it never started, to free its threads. */
     @Bean
     @ConditionalOnMissingBean
-    public NettyBayeuxServer nettyBayeuxServer(BayeuxProperties properties, ObjectProvider<BayeuxServerCustomizer> customizers) {
-        checkClusterModule(properties.getCluster());
+    public NettyBayeuxServer nettyBayeuxServer(BayeuxProperties properties, ObjectProvider<BayeuxServerCustomizer> customizers,
+                                               ResourceLoader resourceLoader) {
+        checkClusterModule(properties.getCluster(), resourceLoader.getClassLoader());
         NettyBayeuxServer.Builder builder = BayeuxServerFactory.builder(properties);
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();
@@ -77,13 +79,13 @@ public class BayeuxAutoConfiguration {
     }
 
     /** A cluster named in the properties whose module is missing fails the start, instead of running a server alone. */
-    private static void checkClusterModule(BayeuxProperties.ClusterKind cluster) {
+    private static void checkClusterModule(BayeuxProperties.ClusterKind cluster, ClassLoader classLoader) {
         String type = switch (cluster) {
             case NONE -> null;
             case OORT -> "io.bayeux.oort.Oort";
             case REDIS -> "io.bayeux.cluster.redis.RedisCluster";
         };
-        if (type != null && !ClassUtils.isPresent(type, BayeuxAutoConfiguration.class.getClassLoader())) {
+        if (type != null && !ClassUtils.isPresent(type, classLoader)) {
             String module = cluster == BayeuxProperties.ClusterKind.OORT ? "oort-cluster" : "cluster-redis";
             throw new InvalidConfigurationPropertyValueException("bayeux.cluster", cluster.name().toLowerCase(),
                     "the module io.bayeux:" + module + " is not on the class path: add it to the application's dependencies");

@@ -138,7 +138,7 @@ public class BayeuxProperties {
         /** The longest wait between two attempts to reach a node again. */
         private Duration maxBackoff = Duration.ofSeconds(5);
         /** Whether links use WebSocket (else long-polling). */
-        private boolean clientWebSocket = true;
+        private boolean clientWebsocket = true;
 
         public String getUrl() { return url; }
         public void setUrl(String url) { this.url = url; }
@@ -152,8 +152,8 @@ public class BayeuxProperties {
         public void setFailureTimeout(Duration failureTimeout) { this.failureTimeout = failureTimeout; }
         public Duration getMaxBackoff() { return maxBackoff; }
         public void setMaxBackoff(Duration maxBackoff) { this.maxBackoff = maxBackoff; }
-        public boolean isClientWebSocket() { return clientWebSocket; }
-        public void setClientWebSocket(boolean clientWebSocket) { this.clientWebSocket = clientWebSocket; }
+        public boolean isClientWebsocket() { return clientWebsocket; }
+        public void setClientWebsocket(boolean clientWebsocket) { this.clientWebsocket = clientWebsocket; }
     }
 
     /** How the node joins a cluster on Redis (bayeux.cluster=redis); see RedisConfig. */

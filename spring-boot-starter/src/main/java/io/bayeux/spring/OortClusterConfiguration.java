@@ -27,7 +27,7 @@ class OortClusterConfiguration {
         if (o.getSecret() != null) {
             BayeuxServerFactory.set("bayeux.oort.secret", "(hidden)", () -> b.secret(o.getSecret()));
         }
-        b.peers(o.getPeers()).channels(o.getChannels()).clientWebSocket(o.isClientWebSocket());
+        b.peers(o.getPeers()).channels(o.getChannels()).clientWebSocket(o.isClientWebsocket());
         BayeuxServerFactory.set("bayeux.oort.failure-timeout", o.getFailureTimeout(), () -> b.failureTimeout(o.getFailureTimeout()));
         BayeuxServerFactory.set("bayeux.oort.max-backoff", o.getMaxBackoff(), () -> b.maxBackoff(o.getMaxBackoff()));
         OortConfig config = b.build();

@@ -1,0 +1,153 @@
+package io.bayeux.spring;
+
+import io.bayeux.api.server.Authorizer;
+import io.bayeux.api.server.BayeuxServer;
+import io.bayeux.api.server.SecurityPolicy;
+import io.bayeux.api.server.ServerChannel;
+import io.bayeux.server.QueueOverflow;
+import io.bayeux.transport.NettyBayeuxServer;
+import io.bayeux.transport.ServerSettings;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The auto-configuration in contexts that start nothing on the network: what it builds from which properties. */
+class BayeuxAutoConfigurationTest {
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(BayeuxAutoConfiguration.class))
+            .withPropertyValues("bayeux.port=0");
+
+    @Test
+    void propertiesReachTheServerAndItsProtocolSettings() {
+        runner.withPropertyValues("bayeux.host=0.0.0.0", "bayeux.path=/bayeux", "bayeux.allowed-origins=https://a.example,https://b.example",
+                "bayeux.timeout=15s", "bayeux.max-interval=30s", "bayeux.max-queue=50", "bayeux.queue-overflow=drop-oldest",
+                "bayeux.transports=long-polling", "bayeux.static-roots=classpath:/public", "bayeux.idle-timeout=2m").run(context -> {
+            ServerSettings settings = context.getBean(NettyBayeuxServer.class).settings();
+            assertEquals("0.0.0.0", settings.host());
+            assertEquals("/bayeux", settings.path());
+            assertEquals(Set.of("https://a.example", "https://b.example"), settings.allowedOrigins());
+            assertEquals(List.of("classpath:/public"), settings.staticRoots());
+            assertEquals(Duration.ofMinutes(2), settings.idleTimeout());
+            assertEquals(Duration.ofSeconds(15), settings.bayeux().timeout());
+            assertEquals(Duration.ofSeconds(30), settings.bayeux().maxInterval());
+            assertEquals(50, settings.bayeux().maxQueue());
+            assertEquals(QueueOverflow.DROP_OLDEST, settings.bayeux().queueOverflow());
+            assertEquals(List.of("long-polling"), settings.bayeux().allowedTransports());
+            assertSame(context.getBean(NettyBayeuxServer.class).bayeux(), context.getBean(BayeuxServer.class));
+        });
+    }
+
+    @Test
+    void aValueTheBuilderRefusesFailsTheStartNamingTheProperty() {
+        runner.withPropertyValues("bayeux.port=70000").run(context -> {
+            InvalidConfigurationPropertyValueException x = rootCause(context.getStartupFailure(), InvalidConfigurationPropertyValueException.class);
+            assertEquals("bayeux.port", x.getName());
+            assertEquals(70000, x.getValue());
+            assertTrue(x.getReason().contains("port must be 0..65535"), x.getReason());
+        });
+        runner.withPropertyValues("bayeux.max-interval=0s").run(context -> {
+            InvalidConfigurationPropertyValueException x = rootCause(context.getStartupFailure(), InvalidConfigurationPropertyValueException.class);
+            assertEquals("bayeux.max-interval", x.getName());
+        });
+        runner.withPropertyValues("bayeux.oort.failure-timeout=10ms", "bayeux.cluster=oort").run(context -> {
+            InvalidConfigurationPropertyValueException x = rootCause(context.getStartupFailure(), InvalidConfigurationPropertyValueException.class);
+            assertEquals("bayeux.oort.failure-timeout", x.getName());
+        });
+        runner.withPropertyValues("bayeux.oort.peers=ftp://nowhere", "bayeux.oort.secret=s", "bayeux.cluster=oort").run(context -> {
+            InvalidConfigurationPropertyValueException x = rootCause(context.getStartupFailure(), InvalidConfigurationPropertyValueException.class);
+            assertEquals("bayeux.oort", x.getName());
+            assertTrue(x.getReason().contains("ftp://nowhere"), x.getReason());
+        });
+    }
+
+    @Test
+    void aValueOfTheWrongTypeFailsTheBinding() {
+        runner.withPropertyValues("bayeux.queue-overflow=sometimes").run(context -> {
+            Throwable failure = context.getStartupFailure();
+            assertNotNull(failure);
+            assertTrue(messages(failure).contains("bayeux.queue-overflow"), messages(failure));
+        });
+    }
+
+    @Test
+    void aClusterWhoseModuleIsMissingFailsTheStart() {
+        runner.withClassLoader(new FilteredClassLoader("io.bayeux.cluster.redis")).withPropertyValues("bayeux.cluster=redis").run(context -> {
+            InvalidConfigurationPropertyValueException x = rootCause(context.getStartupFailure(), InvalidConfigurationPropertyValueException.class);
+            assertEquals("bayeux.cluster", x.getName());
+            assertTrue(x.getReason().contains("io.bayeux:cluster-redis"), x.getReason());
+        });
+    }
+
+    @Test
+    void disabledMakesNoServer() {
+        runner.withPropertyValues("bayeux.enabled=false").run(context -> assertFalse(context.containsBean("nettyBayeuxServer")));
+    }
+
+    @Test
+    void beansOfTheApiTypesAreHandedToTheServer() {
+        runner.withUserConfiguration(ApiBeans.class).run(context -> {
+            BayeuxServer bayeux = context.getBean(BayeuxServer.class);
+            assertSame(context.getBean(SecurityPolicy.class), bayeux.getSecurityPolicy());
+            assertTrue(bayeux.getExtensions().contains(context.getBean(BayeuxServer.Extension.class)));
+            ServerChannel members = bayeux.getChannel("/members/**");
+            assertNotNull(members, "the authorizer's channel exists");
+            assertTrue(members.isPersistent());
+            assertEquals(List.of(ApiBeans.MEMBERS_ONLY), members.getAuthorizers());
+        });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ApiBeans {
+        static final Authorizer MEMBERS_ONLY = (operation, channel, session, message) -> Authorizer.Result.ignore();
+
+        @Bean
+        SecurityPolicy policy() {
+            return new SecurityPolicy() {
+            };
+        }
+
+        @Bean
+        BayeuxServer.Extension extension() {
+            return new BayeuxServer.Extension() {
+            };
+        }
+
+        @Bean
+        ChannelAuthorizer membersOnly() {
+            return new ChannelAuthorizer("/members/**", MEMBERS_ONLY);
+        }
+    }
+
+    private static <T extends Throwable> T rootCause(Throwable failure, Class<T> type) {
+        assertNotNull(failure, "the context started");
+        for (Throwable x = failure; x != null; x = x.getCause()) {
+            if (type.isInstance(x)) {
+                return type.cast(x);
+            }
+        }
+        throw new AssertionError("No " + type.getSimpleName() + " in " + messages(failure), failure);
+    }
+
+    private static String messages(Throwable failure) {
+        StringBuilder all = new StringBuilder();
+        for (Throwable x = failure; x != null; x = x.getCause()) {
+            all.append(x).append('\n');
+        }
+        return all.toString();
+    }
+}
