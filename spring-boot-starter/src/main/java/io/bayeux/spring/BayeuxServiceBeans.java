@@ -23,8 +23,9 @@ import org.springframework.core.PriorityOrdered;
  * {@code @Session} fields, channels, listeners and subscriptions after Spring injected it and
  * before its {@code @PostConstruct} runs (this post-processor runs ahead of Spring's lifecycle
  * annotations); on destroy, its {@code @PreDestroy} runs first, then {@link Deregistration}
- * removes what was added. A service is the bean itself, not a proxy of it: its annotated
- * methods are called directly.
+ * removes what was added. When the context closes, Spring stops the server (a lifecycle bean)
+ * before it destroys beans, so a {@code @PreDestroy} method finds the sessions gone. A service is
+ * the bean itself, not a proxy of it: its annotated methods are called directly.
  *
  * <p>The processor is made at the first service bean, from the {@code BayeuxServer} bean: a
  * post-processor is made before ordinary beans, and must not pull the server in early.
