@@ -24,8 +24,8 @@ import org.springframework.util.ClassUtils;
  * services ({@link BayeuxServiceBeans}); the application's beans of the API's types handed to the
  * server ({@link BayeuxApiBeans}); and, with {@code bayeux.cluster}, the Oort or Redis cluster.
  *
- * <p>An application that defines its own {@code NettyBayeuxServer} bean keeps it (and starts it
- * itself); {@code bayeux.enabled=false} turns all of this off. {@link BayeuxServerCustomizer}
+ * <p>An application that defines its own {@code NettyBayeuxServer} bean (built, not started) keeps
+ * it, and the lifecycle starts and stops it; {@code bayeux.enabled=false} turns all of this off. {@link BayeuxServerCustomizer}
  * beans change the builder before the server is built.
  */
 @AutoConfiguration

@@ -76,6 +76,28 @@ class BayeuxAutoConfigurationTest {
     }
 
     @Test
+    void tlsComesFromOneSourceOnly() {
+        runner.withPropertyValues("bayeux.tls.self-signed=true").run(context ->
+                assertNotNull(context.getBean(NettyBayeuxServer.class).settings().tls()));
+        runner.run(context -> assertEquals(null, context.getBean(NettyBayeuxServer.class).settings().tls()));
+        runner.withPropertyValues("bayeux.tls.self-signed=true", "bayeux.tls.key-store=/tmp/none.p12").run(context -> {
+            InvalidConfigurationPropertyValueException x = rootCause(context.getStartupFailure(), InvalidConfigurationPropertyValueException.class);
+            assertEquals("bayeux.tls", x.getName());
+        });
+        runner.withPropertyValues("bayeux.tls.certificate-chain=/tmp/chain.pem").run(context -> {
+            InvalidConfigurationPropertyValueException x = rootCause(context.getStartupFailure(), InvalidConfigurationPropertyValueException.class);
+            assertEquals("bayeux.tls.private-key", x.getName());
+        });
+    }
+
+    @Test
+    void customizersChangeTheBuilderAfterTheProperties() {
+        runner.withPropertyValues("bayeux.path=/from-properties")
+                .withBean(BayeuxServerCustomizer.class, () -> builder -> builder.path("/from-customizer"))
+                .run(context -> assertEquals("/from-customizer", context.getBean(NettyBayeuxServer.class).settings().path()));
+    }
+
+    @Test
     void aValueOfTheWrongTypeFailsTheBinding() {
         runner.withPropertyValues("bayeux.queue-overflow=sometimes").run(context -> {
             Throwable failure = context.getStartupFailure();
