@@ -133,6 +133,15 @@ class BayeuxAutoConfigurationTest {
         });
     }
 
+    @Test
+    void twoSecurityPoliciesFailTheStart() {
+        runner.withUserConfiguration(ApiBeans.class).withBean("another", SecurityPolicy.class, () -> new SecurityPolicy() {
+        }).run(context -> {
+            IllegalStateException x = rootCause(context.getStartupFailure(), IllegalStateException.class);
+            assertTrue(x.getMessage().contains("More than one SecurityPolicy bean"), x.getMessage());
+        });
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class ApiBeans {
         static final Authorizer MEMBERS_ONLY = (operation, channel, session, message) -> Authorizer.Result.ignore();
