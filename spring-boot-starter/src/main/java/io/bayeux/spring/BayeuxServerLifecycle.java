@@ -39,7 +39,13 @@ public final class BayeuxServerLifecycle implements SmartLifecycle {
 
     @Override
     public void start() {
-        server.start();
+        try {
+            server.start();
+        } catch (RuntimeException x) {
+            String address = server.settings().host() + ":" + server.settings().port();
+            throw new BayeuxStartException("The Bayeux server did not start on " + address,
+                    "Free the port, or set bayeux.port to another one (0 picks a free one) or bayeux.host to another address.", x);
+        }
         running = true;
         if (environment != null) {
             publishPort(environment, server.port());

@@ -29,11 +29,22 @@ public final class OortMember implements SmartLifecycle {
     public void start() {
         String url = config.url() != null ? config.url() : server.uri().toString();
         Oort started = config.newOort(server.bayeux(), url);
-        started.start();
-        // Seti observes its channels before the first link, so that no snapshot is missed.
-        Seti presence = new Seti(started);
-        presence.start();
-        config.observePeers(started);
+        Seti presence = null;
+        try {
+            started.start();
+            // Seti observes its channels before the first link, so that no snapshot is missed.
+            presence = new Seti(started);
+            presence.start();
+            config.observePeers(started);
+        } catch (RuntimeException | Error x) {
+            try {
+                stop(presence, started);
+            } catch (RuntimeException y) {
+                x.addSuppressed(y);
+            }
+            throw new BayeuxStartException("The Oort node " + url + " did not start",
+                    "Check the bayeux.oort.* properties, and that the application has io.bayeux:bayeux-client-java (Oort's links) at run time.", x);
+        }
         oort = started;
         seti = presence;
     }
@@ -44,6 +55,10 @@ public final class OortMember implements SmartLifecycle {
         Oort started = oort;
         seti = null;
         oort = null;
+        stop(presence, started);
+    }
+
+    private static void stop(Seti presence, Oort started) {
         try {
             if (presence != null) {
                 presence.stop();

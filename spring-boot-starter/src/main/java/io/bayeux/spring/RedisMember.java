@@ -26,14 +26,19 @@ public final class RedisMember implements SmartLifecycle {
 
     @Override
     public void start() {
-        cluster.start();
         try {
+            cluster.start();
             if (seti != null) {
                 seti.start();
             }
         } catch (RuntimeException x) {
-            cluster.stop();
-            throw x;
+            try {
+                cluster.stop();
+            } catch (RuntimeException y) {
+                x.addSuppressed(y);
+            }
+            throw new BayeuxStartException("The cluster on Redis at " + cluster.getConfig().uri() + " did not start",
+                    "Start Redis, or set bayeux.redis.uri to where it runs (or bayeux.cluster to none).", x);
         }
         running = true;
     }

@@ -10,11 +10,14 @@ import io.bayeux.transport.ServerSettings;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -112,6 +115,35 @@ class BayeuxAutoConfigurationTest {
             InvalidConfigurationPropertyValueException x = rootCause(context.getStartupFailure(), InvalidConfigurationPropertyValueException.class);
             assertEquals("bayeux.cluster", x.getName());
             assertTrue(x.getReason().contains("io.bayeux:cluster-redis"), x.getReason());
+        });
+    }
+
+    @Test
+    void aPortInUseFailsTheStartWithAReportThatSaysWhy() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            runner.withPropertyValues("bayeux.port=" + taken.getLocalPort()).run(context -> {
+                BayeuxStartException x = rootCause(context.getStartupFailure(), BayeuxStartException.class);
+                FailureAnalysis analysis = new BayeuxStartFailureAnalyzer().analyze(context.getStartupFailure());
+                assertNotNull(analysis, "the analyzer reports it");
+                assertTrue(analysis.getDescription().startsWith("The Bayeux server did not start on 127.0.0.1:" + taken.getLocalPort()), analysis.getDescription());
+                assertTrue(analysis.getDescription().contains("Cannot bind"), analysis.getDescription());
+                assertTrue(analysis.getAction().contains("bayeux.port"), analysis.getAction());
+                assertSame(x, analysis.getCause());
+            });
+        }
+    }
+
+    @Test
+    void aRedisThatCannotBeReachedFailsTheStartWithAReportThatSaysWhy() throws Exception {
+        int closed;
+        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closed = free.getLocalPort();
+        }
+        runner.withPropertyValues("bayeux.cluster=redis", "bayeux.redis.uri=redis://127.0.0.1:" + closed).run(context -> {
+            FailureAnalysis analysis = new BayeuxStartFailureAnalyzer().analyze(context.getStartupFailure());
+            assertNotNull(analysis, "the analyzer reports it");
+            assertTrue(analysis.getDescription().startsWith("The cluster on Redis at redis://127.0.0.1:" + closed + " did not start"), analysis.getDescription());
+            assertTrue(analysis.getAction().contains("bayeux.redis.uri"), analysis.getAction());
         });
     }
 
