@@ -25,8 +25,9 @@ import org.springframework.util.ClassUtils;
  * server ({@link BayeuxApiBeans}); and, with {@code bayeux.cluster}, the Oort or Redis cluster.
  *
  * <p>An application that defines its own {@code NettyBayeuxServer} bean (built, not started) keeps
- * it, and the lifecycle starts and stops it; {@code bayeux.enabled=false} turns all of this off. {@link BayeuxServerCustomizer}
- * beans change the builder before the server is built.
+ * it, and the lifecycle starts and stops it; {@code bayeux.enabled=false} turns all of this off.
+ * {@link BayeuxServerCustomizer} beans change the builder before the server is built. A server or
+ * cluster that does not start fails the context's start with a {@link BayeuxStartException}.
  */
 @AutoConfiguration
 @ConditionalOnClass(NettyBayeuxServer.class)
