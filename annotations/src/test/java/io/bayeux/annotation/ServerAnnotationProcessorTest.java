@@ -304,6 +304,22 @@ class ServerAnnotationProcessorTest {
     }
 
     @Test
+    void aContainerProcessorLeavesInjectionAndLifecycleMethodsToTheContainer() {
+        ServerAnnotationProcessor container = ServerAnnotationProcessor.forContainer(bayeux);
+        LifecycleService service = new LifecycleService();
+        assertTrue(container.process(service));
+        assertNull(service.bayeux, "@Inject is the container's");
+        assertEquals(List.of(), service.events, "@PostConstruct is the container's");
+        assertSame(container.sessionOf(service), service.session);
+        assertEquals(2, bayeux.getChannel("/service/lifecycle").getListeners().size());
+
+        assertTrue(container.deprocess(service));
+        assertEquals(List.of(), service.events, "@PreDestroy is the container's");
+        assertEquals(List.of(), bayeux.getChannel("/service/lifecycle").getListeners());
+        assertFalse(service.session.isHandshook());
+    }
+
+    @Test
     void deprocessRemovesEverythingProcessAddedAndTheServiceCanBeProcessedAgain() {
         LifecycleService service = new LifecycleService();
         processor.process(service);

@@ -6,14 +6,21 @@ import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import org.junit.jupiter.api.Test;
 
+import io.bayeux.testing.Await;
+
 import java.net.ConnectException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -104,6 +111,22 @@ class ServerLifecycleIT {
         NettyBayeuxServer neverStarted = NettyBayeuxServer.builder().port(0).build();
         neverStarted.close();
         assertThrows(IllegalStateException.class, neverStarted::start);
+    }
+
+    @Test
+    void aPortInUseFailsTheStartNamingTheAddressAndLeavesNoThreadRunning() throws Exception {
+        Set<Thread> before = bayeuxThreads();
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            NettyBayeuxServer server = NettyBayeuxServer.builder().port(taken.getLocalPort()).ioThreads(1).build();
+            IllegalStateException failure = assertThrows(IllegalStateException.class, server::start);
+            assertTrue(failure.getMessage().contains("Cannot bind 127.0.0.1:" + taken.getLocalPort()), failure.getMessage());
+        }
+        Await.until(Duration.ofSeconds(10), () -> before.containsAll(bayeuxThreads()),
+                () -> "the failed server's threads to end: " + bayeuxThreads());
+    }
+
+    private static Set<Thread> bayeuxThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("bayeux-")).collect(Collectors.toSet());
     }
 
     private static void assertRefused(int port) {

@@ -54,6 +54,8 @@ public final class ServerAnnotationProcessor {
     private final List<Object> injectables;
     /** Guarded by itself; keyed by identity. */
     private final Map<Object, Registration> registrations = new IdentityHashMap<>();
+    /** Whether a container injects the services and runs their lifecycle methods (see {@link #forContainer}). */
+    private final boolean containerManaged;
 
     public ServerAnnotationProcessor(BayeuxServer bayeux) {
         this(bayeux, new Object[0]);
@@ -65,6 +67,10 @@ public final class ServerAnnotationProcessor {
      *        in this order, whose class is assignable to it
      */
     public ServerAnnotationProcessor(BayeuxServer bayeux, Object... injectables) {
+        this(bayeux, injectables, false);
+    }
+
+    private ServerAnnotationProcessor(BayeuxServer bayeux, Object[] injectables, boolean containerManaged) {
         this.bayeux = Objects.requireNonNull(bayeux, "bayeux");
         List<Object> all = new ArrayList<>();
         all.add(bayeux);
@@ -72,6 +78,18 @@ public final class ServerAnnotationProcessor {
             all.add(Objects.requireNonNull(injectable, "injectable"));
         }
         this.injectables = List.copyOf(all);
+        this.containerManaged = containerManaged;
+    }
+
+    /**
+     * A processor for services whose container (Spring, CDI) injects their {@code @Inject} members
+     * and runs their {@code @PostConstruct} and {@code @PreDestroy} methods itself: {@link #process}
+     * and {@link #deprocess} then do only the Bayeux part (the session, {@link Session} fields,
+     * {@link Configure}, {@link Listener}, {@link Subscription} and {@link RemoteCall} methods), so
+     * that nothing is injected or run twice.
+     */
+    public static ServerAnnotationProcessor forContainer(BayeuxServer bayeux) {
+        return new ServerAnnotationProcessor(bayeux, new Object[0], true);
     }
 
     /**
@@ -129,8 +147,8 @@ public final class ServerAnnotationProcessor {
         }
         // Everything that can be checked is checked before anything changes.
         Methods methods = Methods.of(type);
-        Map<Field, Object> injected = injectedFields(type);
-        Map<Method, Object> injectedMethods = injectedMethods(type);
+        Map<Field, Object> injected = containerManaged ? Map.of() : injectedFields(type);
+        Map<Method, Object> injectedMethods = containerManaged ? Map.of() : injectedMethods(type);
         List<Field> sessionFields = sessionFields(type);
         checkErrorIfExists(methods.configure);
         String name = annotation.value().isEmpty() ? type.getSimpleName() : annotation.value();
@@ -161,7 +179,7 @@ public final class ServerAnnotationProcessor {
                     addListener(registration, channel, new RemoteCallInvoker(service, method, session, bayeux));
                 }
             }
-            for (Method method : methods.postConstruct) {
+            for (Method method : containerManaged ? List.<Method>of() : methods.postConstruct) {
                 AnnotatedMethods.invoke(method, service);
             }
         } catch (RuntimeException x) {
@@ -189,7 +207,7 @@ public final class ServerAnnotationProcessor {
         if (registration == null) {
             return false;
         }
-        for (Method method : AnnotatedMethods.find(service.getClass(), PreDestroy.class)) {
+        for (Method method : containerManaged ? List.<Method>of() : AnnotatedMethods.find(service.getClass(), PreDestroy.class)) {
             try {
                 AnnotatedMethods.invoke(method, service);
             } catch (RuntimeException x) {

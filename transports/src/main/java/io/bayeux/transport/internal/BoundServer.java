@@ -86,7 +86,8 @@ public final class BoundServer {
             Thread.currentThread().interrupt();
             bound.shutdown();
             throw new IllegalStateException("Interrupted while binding " + address, x);
-        } catch (RuntimeException x) {
+        } catch (Exception x) {
+            // sync() rethrows the bind's cause as it is: a BindException, checked but undeclared, among others.
             bound.shutdown();
             throw new IllegalStateException("Cannot bind " + address + ": " + x.getMessage(), x);
         }
