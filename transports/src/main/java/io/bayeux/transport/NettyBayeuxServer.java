@@ -14,6 +14,7 @@ import io.bayeux.transport.internal.http.BrowserCookie;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -169,6 +170,24 @@ public final class NettyBayeuxServer implements AutoCloseable {
     public long gatherTimers() {
         BayeuxServerInitializer current = initializer;
         return current == null ? 0 : current.gatherTimers();
+    }
+
+    /** How many network connections are open now (HTTP and WebSocket). */
+    public int connectionCount() {
+        return channels.size();
+    }
+
+    /**
+     * The I/O event loops while started (for their metrics: pending tasks), else an empty list.
+     */
+    public List<EventExecutor> ioLoops() {
+        BoundServer network = bound;
+        if (network == null) {
+            return List.of();
+        }
+        List<EventExecutor> loops = new ArrayList<>();
+        network.loops().forEach(loops::add);
+        return loops;
     }
 
     /** The Bayeux server: channels, sessions, listeners. */

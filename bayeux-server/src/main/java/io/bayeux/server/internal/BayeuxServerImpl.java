@@ -18,6 +18,7 @@ import io.bayeux.server.NonBlocking;
 import io.bayeux.server.Scheduler;
 import io.bayeux.server.spi.Connection;
 import io.bayeux.server.spi.Endpoint;
+import io.bayeux.server.spi.ServerObserver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,6 +72,8 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private final BrowserHolds browserHolds = new BrowserHolds();
     private final Histories histories = new Histories(this);
     private volatile SecurityPolicy securityPolicy = new DefaultSecurityPolicy();
+    /** What hears this server's events for metrics, or null (the default): see {@link ServerObserver}. */
+    private volatile ServerObserver observer;
 
     public BayeuxServerImpl() {
         this(BayeuxServerConfig.defaults());
@@ -217,6 +220,63 @@ public final class BayeuxServerImpl implements BayeuxServer {
     /** The histories of this server's channels, in memory or kept by an engine. */
     public Histories histories() {
         return histories;
+    }
+
+    // --- observation
+
+    /**
+     * Installs the observer that hears this server's events (see {@link ServerObserver}); with
+     * {@code null}, removes it. Events already under way when it changes may reach the one before.
+     *
+     * @throws IllegalStateException when another observer is installed: remove it first
+     */
+    public synchronized void observe(ServerObserver observer) {
+        ServerObserver current = this.observer;
+        if (observer != null && current != null && current != observer) {
+            throw new IllegalStateException("Observed already by " + current + ", cannot install " + observer);
+        }
+        this.observer = observer;
+    }
+
+    /** The installed observer, or null (the default): callers check for null before reporting. */
+    public ServerObserver observer() {
+        return observer;
+    }
+
+    /** How many sessions last came over {@code transport} ({@code websocket}, {@code long-polling}, {@code local}...): counted now, in O(sessions). */
+    public int sessionCount(String transport) {
+        int count = 0;
+        for (ServerSessionImpl session : sessions.all()) {
+            if (transport.equals(session.getTransportName())) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    /** How many sessions hold a {@code /meta/connect} now (long-polling waits): counted now, in O(sessions). */
+    public int heldConnectCount() {
+        int count = 0;
+        for (ServerSessionImpl session : sessions.all()) {
+            if (session.connectHold().isHeld()) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    /** How many channels exist now, meta channels included. */
+    public int channelCount() {
+        return channels.all().size();
+    }
+
+    /** The subscriptions of every channel, summed now, in O(channels). */
+    public long subscriptionCount() {
+        long count = 0;
+        for (ServerChannelImpl channel : channels.all()) {
+            count += channel.subscribers().size();
+        }
+        return count;
     }
 
     // --- back-pressure
@@ -468,11 +528,25 @@ public final class BayeuxServerImpl implements BayeuxServer {
         for (ServerChannelImpl channel : session.subscriptions()) {
             channel.unsubscribe(session, message);
         }
+        ServerObserver observing = observer;
+        if (observing != null) {
+            observing.sessionRemoved(session.getTransportName(), causeOf(message, timeout, error));
+        }
         listeners.sessionRemoved(session, message, timeout);
         if (session.localSession() != null) {
             session.localSession().removed();
         }
         return true;
+    }
+
+    private static ServerObserver.DisconnectCause causeOf(ServerMessage message, boolean timeout, String error) {
+        if (timeout) {
+            return ServerObserver.DisconnectCause.EXPIRY;
+        }
+        if (error != null) {
+            return QueueOverflowPolicy.QUEUE_FULL.equals(error) ? ServerObserver.DisconnectCause.OVERFLOW : ServerObserver.DisconnectCause.ERROR;
+        }
+        return message != null ? ServerObserver.DisconnectCause.CLIENT : ServerObserver.DisconnectCause.SERVER;
     }
 
     @Override
