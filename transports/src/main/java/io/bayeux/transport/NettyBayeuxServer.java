@@ -22,7 +22,9 @@ import org.slf4j.LoggerFactory;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
@@ -67,6 +69,8 @@ public final class NettyBayeuxServer implements AutoCloseable {
     private State state = State.NEW;
     /** The network side while started, else null; written under {@code this}. */
     private volatile BoundServer bound;
+    /** The application's HTTP routes by path (unmodifiable). */
+    private final Map<String, HttpRoute> routes;
     /** The pipeline of this run, null before the start. */
     private volatile BayeuxServerInitializer initializer;
 
@@ -74,8 +78,9 @@ public final class NettyBayeuxServer implements AutoCloseable {
     private enum State { NEW, STARTED, STOPPED }
 
     private NettyBayeuxServer(ServerSettings settings, ExecutorService executor, boolean virtualThreads,
-                              List<Consumer<BayeuxServer>> services) {
+                              List<Consumer<BayeuxServer>> services, Map<String, HttpRoute> routes) {
         this.settings = settings;
+        this.routes = routes;
         this.executor = ApplicationExecutor.of(executor, virtualThreads, settings.executorThreads());
         // Timers decide when; what they start (expiry listeners, held connect replies, lazy flushes) runs here.
         this.bayeux = new BayeuxServerImpl(settings.bayeux(), this.executor.executor());
@@ -106,7 +111,7 @@ public final class NettyBayeuxServer implements AutoCloseable {
         }
         state = State.STARTED;
         bayeux.start();
-        initializer = new BayeuxServerInitializer(settings, bayeux, executor.executor(), channels, ssl);
+        initializer = new BayeuxServerInitializer(settings, bayeux, executor.executor(), channels, ssl, routes);
         try {
             bound = BoundServer.bind(settings, initializer, channels);
         } catch (IllegalStateException x) {
@@ -259,6 +264,7 @@ public final class NettyBayeuxServer implements AutoCloseable {
         private int executorThreads;
         private BayeuxServerConfig bayeuxConfig;
         private final List<Consumer<BayeuxServer>> services = new ArrayList<>();
+        private final Map<String, HttpRoute> routes = new LinkedHashMap<>();
 
         private Builder() {
         }
@@ -502,6 +508,26 @@ public final class NettyBayeuxServer implements AutoCloseable {
         }
 
         /**
+         * Answers the requests on {@code path} (exactly that path, any method) with {@code route},
+         * on the executor: see {@link HttpRoute}. The path must start with {@code /} and lie
+         * outside the endpoint {@link #path}; a route wins over a static file of the same path.
+         * Wrap a route in {@link HttpRoute#loopbackOnly()} to keep it from the network.
+         *
+         * @throws IllegalArgumentException if the path is not absolute or already has a route
+         */
+        public Builder route(String path, HttpRoute route) {
+            Objects.requireNonNull(path, "path");
+            Objects.requireNonNull(route, "route");
+            if (!path.startsWith("/")) {
+                throw new IllegalArgumentException("A route's path must start with '/': " + path);
+            }
+            if (routes.putIfAbsent(path, route) != null) {
+                throw new IllegalArgumentException("There is a route at " + path + " already");
+            }
+            return this;
+        }
+
+        /**
          * The settings this builder holds now, frozen, with the protocol settings merged: what
          * {@link #build()} gives the server. Later calls on this builder do not change them.
          */
@@ -516,9 +542,19 @@ public final class NettyBayeuxServer implements AutoCloseable {
                     protocol);
         }
 
-        /** A server with the settings this builder holds now: later calls on this builder do not change it. */
+        /**
+         * A server with the settings this builder holds now: later calls on this builder do not change it.
+         *
+         * @throws IllegalArgumentException if a {@linkplain #route route} lies on or under the endpoint path
+         */
         public NettyBayeuxServer build() {
-            return new NettyBayeuxServer(settings(), executor, virtualThreads, List.copyOf(services));
+            String endpointPrefix = path.endsWith("/") ? path : path + "/";
+            for (String route : routes.keySet()) {
+                if (route.equals(path) || route.startsWith(endpointPrefix)) {
+                    throw new IllegalArgumentException("The route " + route + " lies on the Bayeux endpoint " + path);
+                }
+            }
+            return new NettyBayeuxServer(settings(), executor, virtualThreads, List.copyOf(services), Map.copyOf(routes));
         }
     }
 }

@@ -2,6 +2,7 @@ package io.bayeux.transport.internal;
 
 import io.bayeux.server.internal.BayeuxServerImpl;
 import io.bayeux.server.spi.ServerObserver;
+import io.bayeux.transport.HttpRoute;
 import io.bayeux.transport.ServerSettings;
 import io.bayeux.transport.internal.http.BodyAggregator;
 import io.bayeux.transport.internal.http.BrowserCookie;
@@ -26,6 +27,7 @@ import io.netty.handler.codec.http.websocketx.extensions.compression.WebSocketSe
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 
+import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
@@ -54,14 +56,15 @@ public final class BayeuxServerInitializer extends ChannelInitializer<SocketChan
     /** The byte counter of the observer it was made for, or null: see {@link #trafficCounter()}. */
     private volatile TrafficCounter trafficCounter;
 
-    public BayeuxServerInitializer(ServerSettings settings, BayeuxServerImpl bayeux, Executor executor, ChannelGroup channels, SslContext ssl) {
+    public BayeuxServerInitializer(ServerSettings settings, BayeuxServerImpl bayeux, Executor executor, ChannelGroup channels, SslContext ssl,
+                                   Map<String, HttpRoute> routes) {
         this.settings = settings;
         this.channels = channels;
         this.ssl = ssl;
         this.bayeux = bayeux;
         BrowserCookie browserCookie = new BrowserCookie(settings.browserCookieName(), settings.browserCookieSameSite());
         WebSocketShared websocket = new WebSocketShared(bayeux, settings, executor, browserCookie, outboxes);
-        this.http = new HttpShared(bayeux, settings, executor, new StaticResources(settings.staticRoots()), browserCookie, outboxes, websocket);
+        this.http = new HttpShared(bayeux, settings, executor, new StaticResources(settings.staticRoots()), browserCookie, outboxes, websocket, routes);
         this.gzip = settings.gzipLevel() == 0 ? null : new GzipCompressors(settings.gzipLevel());
         var origins = settings.allowedOrigins();
         CorsConfigBuilder builder = origins.contains("*")

@@ -1,5 +1,6 @@
 package io.bayeux.transport.internal.http;
 
+import io.bayeux.transport.HttpRoute;
 import io.bayeux.transport.internal.websocket.WebSocketUpgrade;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
@@ -18,7 +19,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Routes each HTTP request of one connection: on the endpoint path (and below it) a WebSocket
  * upgrade to {@link WebSocketUpgrade}, a POST to {@link LongPolling}, a GET with messages to
- * {@link CallbackPolling} when JSONP is on; elsewhere a GET or HEAD to {@link StaticFiles}; the
+ * {@link CallbackPolling} when JSONP is on; elsewhere a request on an application's
+ * {@linkplain HttpRoutes route} to it, a GET or HEAD to {@link StaticFiles}; the
  * rest is answered 400, 405 or 404 here. Closes the connection when it is idle with no request
  * being handled. One instance per connection, on its event loop; what the connection's requests
  * share is its {@link HttpConnection}, what every connection shares its {@link HttpShared}.
@@ -53,8 +55,11 @@ public final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHt
             return;
         }
         String path = path(request.uri());
+        HttpRoute route;
         if (shared.isEndpoint(path)) {
             routeToEndpoint(ctx, request);
+        } else if ((route = shared.routes.at(path)) != null) {
+            shared.routes.handle(connection, request, path, route);
         } else if (shared.staticFiles.serves(request)) {
             shared.staticFiles.handle(connection, request, path);
         } else {

@@ -5,7 +5,10 @@ import io.bayeux.transport.ServerSettings;
 import io.bayeux.transport.internal.LoopOutbox;
 import io.bayeux.transport.internal.websocket.WebSocketShared;
 
+import io.bayeux.transport.HttpRoute;
+
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executor;
 
 /**
@@ -26,16 +29,20 @@ public final class HttpShared {
     /** The JSONP transport, or null when it is off. */
     final CallbackPolling callbackPolling;
     final StaticFiles staticFiles;
+    /** The application's routes. */
+    final HttpRoutes routes;
     /** What an upgraded connection keeps. */
     final WebSocketShared websocket;
 
     /**
      * The HTTP side of a server with {@code settings}: messages go to {@code bayeux} and are
      * handled on {@code executor}; responses written from other threads go through
-     * {@code outboxes}, one round per event loop; an upgraded connection keeps {@code websocket}.
+     * {@code outboxes}, one round per event loop; an upgraded connection keeps {@code websocket};
+     * requests to one of {@code routes}' paths are answered by it.
      */
     public HttpShared(BayeuxServerImpl bayeux, ServerSettings settings, Executor executor, StaticResources statics,
-                      BrowserCookie browserCookie, LoopOutbox.Registry outboxes, WebSocketShared websocket) {
+                      BrowserCookie browserCookie, LoopOutbox.Registry outboxes, WebSocketShared websocket,
+                      Map<String, HttpRoute> routes) {
         this.path = settings.path();
         this.endpointPrefix = path.endsWith("/") ? path : path + "/";
         this.servesWebSocket = settings.servesWebSocket();
@@ -44,6 +51,7 @@ public final class HttpShared {
         this.longPolling = new LongPolling(polling);
         this.callbackPolling = settings.jsonp() ? new CallbackPolling(polling) : null;
         this.staticFiles = new StaticFiles(statics, executor);
+        this.routes = new HttpRoutes(routes, executor);
         this.websocket = websocket;
     }
 

@@ -55,7 +55,7 @@ class HttpRequestHandlerTest {
         BrowserCookie cookie = new BrowserCookie(settings.browserCookieName(), settings.browserCookieSameSite());
         LoopOutbox.Registry outboxes = new LoopOutbox.Registry();
         HttpShared shared = new HttpShared(bayeux, settings, Runnable::run, new StaticResources(settings.staticRoots()), cookie, outboxes,
-                new WebSocketShared(bayeux, settings, Runnable::run, cookie, outboxes));
+                new WebSocketShared(bayeux, settings, Runnable::run, cookie, outboxes), java.util.Map.of());
         channel = new EmbeddedChannel(new HttpRequestHandler(shared));
         return channel;
     }
