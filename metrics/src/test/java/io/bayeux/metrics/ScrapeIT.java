@@ -14,6 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Real traffic over each transport, then the registry's scrape read by the Prometheus parser:
+ * Real traffic over each transport, then the server's {@code /metrics} read by the Prometheus parser:
  * every family present with its type, and moving by what the traffic did.
  */
 class ScrapeIT {
@@ -72,8 +73,12 @@ class ScrapeIT {
         return reply;
     }
 
-    private Map<String, PrometheusParser.Family> scrape(PrometheusMeterRegistry registry) throws Exception {
-        return PrometheusParser.parse(registry.scrape(), "text");
+    /** A scrape of the server's own {@code /metrics}, as Prometheus would. */
+    private Map<String, PrometheusParser.Family> scrape() throws Exception {
+        HttpResponse<String> response = Http.get(server.uri().resolve(MetricsEndpoints.METRICS_PATH), null);
+        assertEquals(200, response.statusCode(), response::body);
+        assertEquals(Scrape.TEXT, response.headers().firstValue("Content-Type").orElse(null));
+        return PrometheusParser.parse(response.body(), "text");
     }
 
     private static PrometheusParser.Family family(Map<String, PrometheusParser.Family> families, String name, String type) {
@@ -87,7 +92,7 @@ class ScrapeIT {
     @ValueSource(strings = {"websocket", "long-polling"})
     void publishesMoveTheCountersByWhatTheyDelivered(String transport) throws Exception {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        server = NettyBayeuxServer.builder().host("127.0.0.1").port(0).build();
+        server = MetricsEndpoints.builder(registry).build().addTo(NettyBayeuxServer.builder().host("127.0.0.1").port(0)).build();
         metrics = BayeuxMetrics.bind(server, registry);
         server.start();
 
@@ -100,7 +105,7 @@ class ScrapeIT {
             reply(replies);
         }
         BayeuxClient publisher = client(transport);
-        Map<String, PrometheusParser.Family> before = scrape(registry);
+        Map<String, PrometheusParser.Family> before = scrape();
 
         BlockingQueue<Message> replies = new LinkedBlockingQueue<>();
         for (int i = 0; i < PUBLISHED; i++) {
@@ -112,7 +117,7 @@ class ScrapeIT {
         for (List<Object> got : received) {
             Await.until(WAIT, () -> got.size() == PUBLISHED, () -> "each subscriber gets every message: " + received);
         }
-        Map<String, PrometheusParser.Family> after = scrape(registry);
+        Map<String, PrometheusParser.Family> after = scrape();
 
         String[] byTransport = {"transport", transport};
         assertEquals(PUBLISHED, family(after, "bayeux_messages_published", "counter").value("bayeux_messages_published_total", byTransport)
@@ -152,11 +157,11 @@ class ScrapeIT {
         assertTrue(publisher.waitFor(WAIT, BayeuxClient.State.DISCONNECTED));
         Await.until(WAIT, () -> {
             try {
-                return scrape(registry).get("bayeux_disconnects").value("bayeux_disconnects_total", "cause", "client") == 1;
+                return scrape().get("bayeux_disconnects").value("bayeux_disconnects_total", "cause", "client") == 1;
             } catch (Exception x) {
                 throw new AssertionError(x);
             }
         }, () -> "the client's disconnect counted");
-        assertEquals(SUBSCRIBERS, scrape(registry).get("bayeux_sessions").value("bayeux_sessions", byTransport));
+        assertEquals(SUBSCRIBERS, scrape().get("bayeux_sessions").value("bayeux_sessions", byTransport));
     }
 }

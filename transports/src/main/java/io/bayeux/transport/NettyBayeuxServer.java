@@ -65,8 +65,8 @@ public final class NettyBayeuxServer implements AutoCloseable {
     /** Runs message handling and application listeners. */
     private final ApplicationExecutor executor;
     private final ChannelGroup channels = new DefaultChannelGroup("bayeux", GlobalEventExecutor.INSTANCE);
-    /** Where this server is in its life; guarded by {@code this}. */
-    private State state = State.NEW;
+    /** Where this server is in its life; written under {@code this}, volatile for {@link #isRunning()}. */
+    private volatile State state = State.NEW;
     /** The network side while started, else null; written under {@code this}. */
     private volatile BoundServer bound;
     /** The application's HTTP routes by path (unmodifiable). */
@@ -175,6 +175,11 @@ public final class NettyBayeuxServer implements AutoCloseable {
     public long gatherTimers() {
         BayeuxServerInitializer current = initializer;
         return current == null ? 0 : current.gatherTimers();
+    }
+
+    /** Whether the server is serving: started, and not stopping or stopped. */
+    public boolean isRunning() {
+        return state == State.STARTED && bound != null;
     }
 
     /** How many network connections are open now (HTTP and WebSocket). */
