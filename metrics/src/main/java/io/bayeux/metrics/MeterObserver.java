@@ -44,6 +44,8 @@ final class MeterObserver implements ServerObserver {
     private final LabelledCounters published;
     private final LabelledCounters delivered;
     private final LabelledCounters refused;
+    private final LabelledCounters recoveries;
+    private final Counter replayed;
     private final Map<DisconnectCause, Counter> disconnects = new EnumMap<>(DisconnectCause.class);
     private final Map<QueueOverflow, Counter> overflows = new EnumMap<>(QueueOverflow.class);
     private final Map<String, Timer> metaHandling;
@@ -75,6 +77,13 @@ final class MeterObserver implements ServerObserver {
         for (String reason : List.of("publish_denied", "channel_create_denied", "message_deleted", "channel_invalid")) {
             refused.get(reason);
         }
+        recoveries = new LabelledCounters(registry, "bayeux.history.recoveries",
+                "Subscriptions that asked to recover from a channel's history, by outcome: recovered, or why not", null, "outcome");
+        for (String outcome : List.of("recovered", "epoch", "ahead", "trimmed", "expired", "refused", "unavailable")) {
+            recoveries.get(outcome);
+        }
+        replayed = keep(Counter.builder("bayeux.history.replayed")
+                .description("Messages given from channels' histories to subscriptions that recovered").register(registry));
         for (DisconnectCause cause : DisconnectCause.values()) {
             disconnects.put(cause, keep(Counter.builder("bayeux.disconnects")
                     .description("Sessions removed, by cause").tag("cause", label(cause)).register(registry)));
@@ -170,6 +179,14 @@ final class MeterObserver implements ServerObserver {
     }
 
     @Override
+    public void recovery(String outcome, long replayed) {
+        recoveries.get(outcome).increment();
+        if (replayed > 0) {
+            this.replayed.increment(replayed);
+        }
+    }
+
+    @Override
     public void bytesRead(long bytes) {
         bytesRead.increment(bytes);
     }
@@ -182,7 +199,7 @@ final class MeterObserver implements ServerObserver {
     /** Removes every meter this made from the registry. */
     void remove() {
         meters.forEach(registry::remove);
-        for (LabelledCounters counters : List.of(handshakes, received, published, delivered, refused)) {
+        for (LabelledCounters counters : List.of(handshakes, received, published, delivered, refused, recoveries)) {
             counters.remove();
         }
     }

@@ -77,6 +77,17 @@ public interface ServerObserver {
     default void queueOverflowed(QueueOverflow policy) {
     }
 
+    /**
+     * A subscription asked to recover from a channel's history (a position, or a replay id).
+     *
+     * @param outcome  {@code recovered}; or why not: the reason the reply gives ({@code epoch},
+     *                 {@code evicted}, ...), {@code refused} (a bad replay id) or {@code unavailable}
+     *                 (the history engine could not answer)
+     * @param replayed how many messages it was given from the history
+     */
+    default void recovery(String outcome, long replayed) {
+    }
+
     /** Bytes arrived from the network. */
     default void bytesRead(long bytes) {
     }

@@ -47,6 +47,11 @@ class ServerObserverTest extends ServerTestSupport {
         }
 
         @Override
+        public void recovery(String outcome, long replayed) {
+            events.add("recovery " + outcome + " " + replayed);
+        }
+
+        @Override
         public void queueOverflowed(QueueOverflow policy) {
             events.add("overflow " + policy);
         }
@@ -81,6 +86,29 @@ class ServerObserverTest extends ServerTestSupport {
         assertEquals(List.of("removed " + transport + " CLIENT"), recorder.named("removed"));
         server.removeSession(server.getSession(subscriber.clientId()));
         assertEquals(List.of("removed " + transport + " CLIENT", "removed " + transport + " SERVER"), recorder.named("removed"));
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void recoveriesFromHistoryAreHeardWithWhatTheyReplayed() {
+        server.createChannelIfAbsent("/chat/room").getReference().setHistory(io.bayeux.api.server.HistoryPolicy.of(10, java.time.Duration.ofMinutes(5)));
+        Recorder recorder = new Recorder();
+        server.observe(recorder);
+        TestClient first = new TestClient(server, true).connected();
+        Map<String, Object> joined = first.subscribe("/chat/room");
+        Map<String, Object> position = (Map<String, Object>) ((Map<String, Object>) ((Map<String, Object>) joined.get("ext"))
+                .get(io.bayeux.api.Position.HISTORY_FIELD)).get("/chat/room");
+        assertTrue(recorder.named("recovery").isEmpty(), "a plain subscription asks for no recovery");
+        TestClient publisher = new TestClient(server, true).connected();
+        for (int i = 0; i < 3; i++) {
+            publisher.publish("/chat/room", "m" + i);
+        }
+        TestClient back = new TestClient(server, true).connected();
+        Map<String, Object> from = Map.of("offset", position.get("offset"), "epoch", position.get("epoch"));
+        back.call(Map.of("channel", "/meta/subscribe", "subscription", "/chat/room", "ext", Map.of("recover", Map.of("/chat/room", from))));
+        back.call(Map.of("channel", "/meta/subscribe", "subscription", "/chat/room",
+                "ext", Map.of("recover", Map.of("/chat/room", Map.of("offset", 0, "epoch", "another")))));
+        assertEquals(List.of("recovery recovered 3", "recovery epoch 0"), recorder.named("recovery"));
     }
 
     @Test
