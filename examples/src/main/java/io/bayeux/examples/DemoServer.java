@@ -169,7 +169,8 @@ public final class DemoServer {
         String page = server.uri().resolve("/").toString();
         System.out.println("Bayeux demo running: open " + page + " (endpoint " + server.uri() + "); Ctrl-C stops it.");
         if (demoMetrics != null) {
-            System.out.println("Metrics at " + server.uri().resolve("/metrics") + ", health at /health/live and /health/ready (loopback clients only)");
+            System.out.println("Metrics at " + server.uri().resolve("/metrics") + ", health at /health/live and /health/ready, admin page at "
+                    + server.uri().resolve("/admin.html") + " (loopback clients only)");
         }
         stopped.await();
     }
