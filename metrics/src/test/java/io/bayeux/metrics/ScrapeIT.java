@@ -132,6 +132,14 @@ class ScrapeIT {
         assertTrue(family(after, "bayeux_channels", "gauge").value("bayeux_channels") >= 1);
         assertTrue(family(after, "bayeux_connections", "gauge").value("bayeux_connections") >= SUBSCRIBERS + 1);
         family(after, "bayeux_connects_held", "gauge");
+        // Between messages each client's /meta/connect waits at the server.
+        Await.until(WAIT, () -> {
+            try {
+                return scrape().get("bayeux_connects_held").value("bayeux_connects_held") == SUBSCRIBERS + 1;
+            } catch (Exception x) {
+                throw new AssertionError(x);
+            }
+        }, () -> "every client's connect held");
         assertTrue(family(after, "bayeux_network_received_bytes", "counter").value("bayeux_network_received_bytes_total")
                 > family(before, "bayeux_network_received_bytes", "counter").value("bayeux_network_received_bytes_total"));
         assertTrue(family(after, "bayeux_network_sent_bytes", "counter").value("bayeux_network_sent_bytes_total")
