@@ -1,6 +1,7 @@
 package io.bayeux.metrics;
 
 import io.bayeux.server.internal.BayeuxServerImpl;
+import io.bayeux.server.internal.ServerCensus;
 import io.bayeux.transport.NettyBayeuxServer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -27,19 +28,19 @@ final class ServerGauges {
     private final List<Meter> meters = new ArrayList<>();
 
     ServerGauges(NettyBayeuxServer server, MeterRegistry registry) {
-        BayeuxServerImpl bayeux = (BayeuxServerImpl) server.bayeux();
+        ServerCensus census = ((BayeuxServerImpl) server.bayeux()).census();
         for (String transport : TRANSPORTS) {
-            meters.add(Gauge.builder("bayeux.sessions", bayeux, b -> b.sessionCount(transport))
+            meters.add(Gauge.builder("bayeux.sessions", census, c -> c.sessions(transport))
                     .description("Sessions now, by the transport each last came over").tag("transport", transport)
                     .register(registry));
         }
         meters.add(Gauge.builder("bayeux.connections", server, NettyBayeuxServer::connectionCount)
                 .description("Network connections open now (HTTP and WebSocket)").register(registry));
-        meters.add(Gauge.builder("bayeux.connects.held", bayeux, BayeuxServerImpl::heldConnectCount)
+        meters.add(Gauge.builder("bayeux.connects.held", census, ServerCensus::heldConnects)
                 .description("Long-polling /meta/connect requests held now").register(registry));
-        meters.add(Gauge.builder("bayeux.channels", bayeux, BayeuxServerImpl::channelCount)
+        meters.add(Gauge.builder("bayeux.channels", census, ServerCensus::channels)
                 .description("Channels now, meta channels included").register(registry));
-        meters.add(Gauge.builder("bayeux.subscriptions", bayeux, BayeuxServerImpl::subscriptionCount)
+        meters.add(Gauge.builder("bayeux.subscriptions", census, ServerCensus::subscriptions)
                 .description("Subscriptions now, summed over channels").register(registry));
         meters.add(Gauge.builder("bayeux.eventloop.pending.tasks", server, ServerGauges::pendingTasks)
                 .description("Tasks waiting in the I/O event loops' queues now").register(registry));

@@ -74,6 +74,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private volatile SecurityPolicy securityPolicy = new DefaultSecurityPolicy();
     /** What hears this server's events for metrics, or null (the default): see {@link ServerObserver}. */
     private volatile ServerObserver observer;
+    private final ServerCensus census = new ServerCensus(sessions, channels);
 
     public BayeuxServerImpl() {
         this(BayeuxServerConfig.defaults());
@@ -243,40 +244,9 @@ public final class BayeuxServerImpl implements BayeuxServer {
         return observer;
     }
 
-    /** How many sessions last came over {@code transport} ({@code websocket}, {@code long-polling}, {@code local}...): counted now, in O(sessions). */
-    public int sessionCount(String transport) {
-        int count = 0;
-        for (ServerSessionImpl session : sessions.all()) {
-            if (transport.equals(session.getTransportName())) {
-                count++;
-            }
-        }
-        return count;
-    }
-
-    /** How many sessions hold a {@code /meta/connect} now (long-polling waits): counted now, in O(sessions). */
-    public int heldConnectCount() {
-        int count = 0;
-        for (ServerSessionImpl session : sessions.all()) {
-            if (session.connectHold().isHeld()) {
-                count++;
-            }
-        }
-        return count;
-    }
-
-    /** How many channels exist now, meta channels included. */
-    public int channelCount() {
-        return channels.all().size();
-    }
-
-    /** The subscriptions of every channel, summed now, in O(channels). */
-    public long subscriptionCount() {
-        long count = 0;
-        for (ServerChannelImpl channel : channels.all()) {
-            count += channel.subscribers().size();
-        }
-        return count;
+    /** Counts of this server's sessions, connects, channels and subscriptions, for metrics. */
+    public ServerCensus census() {
+        return census;
     }
 
     // --- back-pressure
