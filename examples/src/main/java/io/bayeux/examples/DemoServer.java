@@ -85,6 +85,7 @@ public final class DemoServer {
         DemoCluster cluster = new DemoCluster();
         DemoRedis redis = new DemoRedis();
         DemoTokens tokens = new DemoTokens();
+        boolean metrics = true;
         for (int i = 0; i < args.length; i++) {
             if (DemoTokens.FLAGS.contains(args[i])) {
                 tokens.set(args[i], value(args, ++i, args[i]));
@@ -102,6 +103,7 @@ public final class DemoServer {
                 case "--port" -> port = Integer.parseInt(value(args, ++i, "--port"));
                 case "--host" -> host = value(args, ++i, "--host");
                 case "--jsonp" -> jsonp = true;
+                case DemoMetrics.FLAG -> metrics = false;
                 case "--timeout" -> timeout = Long.parseLong(value(args, ++i, "--timeout"));
                 case "--max-interval" -> maxInterval = Long.parseLong(value(args, ++i, "--max-interval"));
                 case "--history-size" -> historySize = Integer.parseInt(value(args, ++i, "--history-size"));
@@ -109,7 +111,7 @@ public final class DemoServer {
                 case "--service" -> extra.add(value(args, ++i, "--service"));
                 case "-h", "--help" -> {
                     System.out.println("Usage: bayeux-demo [--port N] [--host ADDRESS] [--jsonp] [--timeout MS] [--max-interval MS] [--service CLASS_NAME]..."
-                            + " [--history-size N] [--history-ttl DURATION]"
+                            + " [--history-size N] [--history-ttl DURATION] [--no-metrics]"
                             + " [--oort-url URL --oort-secret SECRET [--oort-peers URL,...] [--oort-channels PATTERN,...] [--oort-failure-timeout MS]]"
                             + " [--engine redis://HOST:PORT [--engine-channels PATTERN,...]]"
                             + " [--token-secret SECRET | --token-jwks URL]");
@@ -146,11 +148,18 @@ public final class DemoServer {
             System.err.println("--engine and --oort-* are two ways to make a cluster: choose one");
             System.exit(2);
         }
+        DemoMetrics demoMetrics = metrics ? new DemoMetrics() : null;
+        if (demoMetrics != null) {
+            demoMetrics.addTo(builder);
+        }
         io.bayeux.oort.OortNode node = cluster.enabled() ? cluster.start(builder) : null;
         io.bayeux.cluster.redis.RedisNode redisNode = redis.enabled() ? redis.start(builder) : null;
         NettyBayeuxServer server = node != null ? node.server() : redisNode != null ? redisNode.server() : builder.build().start();
         if (tokens.enabled() && (node != null || redisNode != null)) {
             tokens.associateUsers(node != null ? node.seti() : redisNode.seti());
+        }
+        if (demoMetrics != null) {
+            demoMetrics.bind(server);
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -174,6 +183,10 @@ public final class DemoServer {
         }
         String page = server.uri().resolve("/").toString();
         System.out.println("Bayeux demo running: open " + page + " (endpoint " + server.uri() + "); Ctrl-C stops it.");
+        if (demoMetrics != null) {
+            System.out.println("Metrics at " + server.uri().resolve("/metrics") + ", health at /health/live and /health/ready, admin page at "
+                    + server.uri().resolve("/admin.html") + " (loopback clients only)");
+        }
         stopped.await();
     }
 

@@ -15,6 +15,7 @@ import io.bayeux.transport.internal.http.BrowserCookie;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,8 +66,8 @@ public final class NettyBayeuxServer implements AutoCloseable {
     /** Runs message handling and application listeners. */
     private final ApplicationExecutor executor;
     private final ChannelGroup channels = new DefaultChannelGroup("bayeux", GlobalEventExecutor.INSTANCE);
-    /** Where this server is in its life; guarded by {@code this}. */
-    private State state = State.NEW;
+    /** Where this server is in its life; written under {@code this}, volatile for {@link #isRunning()}. */
+    private volatile State state = State.NEW;
     /** The network side while started, else null; written under {@code this}. */
     private volatile BoundServer bound;
     /** The application's HTTP routes by path (unmodifiable). */
@@ -176,6 +177,29 @@ public final class NettyBayeuxServer implements AutoCloseable {
     public long gatherTimers() {
         BayeuxServerInitializer current = initializer;
         return current == null ? 0 : current.gatherTimers();
+    }
+
+    /** Whether the server is serving: started, and not stopping or stopped. */
+    public boolean isRunning() {
+        return state == State.STARTED && bound != null;
+    }
+
+    /** How many network connections are open now (HTTP and WebSocket). */
+    public int connectionCount() {
+        return channels.size();
+    }
+
+    /**
+     * The I/O event loops while started (for their metrics: pending tasks), else an empty list.
+     */
+    public List<EventExecutor> ioLoops() {
+        BoundServer network = bound;
+        if (network == null) {
+            return List.of();
+        }
+        List<EventExecutor> loops = new ArrayList<>();
+        network.loops().forEach(loops::add);
+        return loops;
     }
 
     /** The Bayeux server: channels, sessions, listeners. */

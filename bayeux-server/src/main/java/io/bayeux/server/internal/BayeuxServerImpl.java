@@ -18,6 +18,7 @@ import io.bayeux.server.NonBlocking;
 import io.bayeux.server.Scheduler;
 import io.bayeux.server.spi.Connection;
 import io.bayeux.server.spi.Endpoint;
+import io.bayeux.server.spi.ServerObserver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,6 +74,9 @@ public final class BayeuxServerImpl implements BayeuxServer {
     private final BrowserHolds browserHolds = new BrowserHolds();
     private final Histories histories = new Histories(this);
     private volatile SecurityPolicy securityPolicy = new DefaultSecurityPolicy();
+    /** What hears this server's events for metrics, or null (the default): see {@link ServerObserver}. */
+    private volatile ServerObserver observer;
+    private final ServerCensus census = new ServerCensus(sessions, channels);
 
     public BayeuxServerImpl() {
         this(BayeuxServerConfig.defaults());
@@ -233,6 +237,32 @@ public final class BayeuxServerImpl implements BayeuxServer {
     /** The histories of this server's channels, in memory or kept by an engine. */
     public Histories histories() {
         return histories;
+    }
+
+    // --- observation
+
+    /**
+     * Installs the observer that hears this server's events (see {@link ServerObserver}); with
+     * {@code null}, removes it. Events already under way when it changes may reach the one before.
+     *
+     * @throws IllegalStateException when another observer is installed: remove it first
+     */
+    public synchronized void observe(ServerObserver observer) {
+        ServerObserver current = this.observer;
+        if (observer != null && current != null && current != observer) {
+            throw new IllegalStateException("Observed already by " + current + ", cannot install " + observer);
+        }
+        this.observer = observer;
+    }
+
+    /** The installed observer, or null (the default): callers check for null before reporting. */
+    public ServerObserver observer() {
+        return observer;
+    }
+
+    /** Counts of this server's sessions, connects, channels and subscriptions, for metrics. */
+    public ServerCensus census() {
+        return census;
     }
 
     // --- back-pressure
@@ -484,11 +514,25 @@ public final class BayeuxServerImpl implements BayeuxServer {
         for (ServerChannelImpl channel : session.subscriptions()) {
             channel.unsubscribe(session, message);
         }
+        ServerObserver observing = observer;
+        if (observing != null) {
+            observing.sessionRemoved(session.getTransportName(), causeOf(message, timeout, error));
+        }
         listeners.sessionRemoved(session, message, timeout);
         if (session.localSession() != null) {
             session.localSession().removed();
         }
         return true;
+    }
+
+    private static ServerObserver.DisconnectCause causeOf(ServerMessage message, boolean timeout, String error) {
+        if (timeout) {
+            return ServerObserver.DisconnectCause.EXPIRY;
+        }
+        if (error != null) {
+            return QueueOverflowPolicy.QUEUE_FULL.equals(error) ? ServerObserver.DisconnectCause.OVERFLOW : ServerObserver.DisconnectCause.ERROR;
+        }
+        return message != null ? ServerObserver.DisconnectCause.CLIENT : ServerObserver.DisconnectCause.SERVER;
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.bayeux.api.server.ServerMessage;
 import io.bayeux.server.Scheduler;
 import io.bayeux.server.spi.Connection;
 import io.bayeux.server.spi.Endpoint;
+import io.bayeux.server.spi.ServerObserver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -177,6 +178,10 @@ final class ConnectionImpl implements Connection {
     }
 
     private Scheduler.Cancellable handleBatch(List<ServerMessage.Mutable> batch, Consumer<List<ServerMessage>> replies) {
+        ServerObserver observer = server.observer();
+        if (observer != null) {
+            observer.received(endpoint.transportName(), batch.size());
+        }
         List<Exchange> exchanges = new ArrayList<>(batch.size());
         ServerSessionImpl session = null;
         boolean connect = false;

@@ -12,6 +12,7 @@ import io.bayeux.api.server.ServerMessage;
 import io.bayeux.server.NonBlocking;
 import io.bayeux.server.Scheduler;
 import io.bayeux.server.spi.Endpoint;
+import io.bayeux.server.spi.ServerObserver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -112,6 +113,15 @@ final class Dispatcher {
         if (context != null && message instanceof ServerMessageImpl impl) {
             impl.setBayeuxContext(context);
         }
+        // Measured only while observed: no clock is read otherwise.
+        ServerObserver observer = server.observer();
+        long arrived = 0;
+        if (observer != null) {
+            arrived = System.nanoTime();
+            if (message instanceof ServerMessageImpl impl) {
+                impl.arrivedNanos(arrived);
+            }
+        }
         ServerMessage.Mutable reply = newReply(message);
         Exchange exchange = new Exchange(connection, message, reply);
         BayeuxContext outer = currentContext.get();
@@ -124,7 +134,25 @@ final class Dispatcher {
         } finally {
             restoreContext(outer);
         }
+        if (observer != null) {
+            observed(observer, exchange, arrived);
+        }
         return exchange;
+    }
+
+    /** Tells the observer how a meta message went: its handling time, a handshake's outcome. */
+    private void observed(ServerObserver observer, Exchange exchange, long arrived) {
+        if (exchange.message.get(Message.CHANNEL_FIELD) instanceof String channel && metaHandlers.containsKey(channel)) {
+            observer.metaHandled(channel, System.nanoTime() - arrived);
+            if (Channel.META_HANDSHAKE.equals(channel)) {
+                observer.handshake(exchange.connection.endpoint().transportName(),
+                        exchange.reply.isSuccessful() ? null : errorOf(exchange.reply));
+            }
+        }
+    }
+
+    private static String errorOf(ServerMessage reply) {
+        return reply.get(Message.ERROR_FIELD) instanceof String error ? error : "500::server_error";
     }
 
     private void restoreContext(BayeuxContext outer) {
@@ -219,6 +247,10 @@ final class Dispatcher {
             }
         } else {
             handlePublish(exchange, channelId);
+            ServerObserver observer = server.observer();
+            if (observer != null && !exchange.reply.isSuccessful()) {
+                observer.publishRefused(errorOf(exchange.reply));
+            }
         }
     }
 
@@ -323,6 +355,10 @@ final class Dispatcher {
         }
         if (server.broadcaster().publish(session, channel, exchange.message)) {
             exchange.reply.setSuccessful(true);
+            ServerObserver observer = server.observer();
+            if (observer != null) {
+                observer.published(exchange.connection.endpoint().transportName());
+            }
         } else {
             exchange.error("404::message_deleted");
         }

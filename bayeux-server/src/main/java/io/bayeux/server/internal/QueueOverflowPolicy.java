@@ -5,6 +5,7 @@ import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.server.QueueOverflow;
+import io.bayeux.server.spi.ServerObserver;
 import io.bayeux.server.ext.AcknowledgedMessagesExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,7 +54,14 @@ public final class QueueOverflowPolicy implements BayeuxServer.SessionListener, 
 
     @Override
     public boolean queueMaxed(ServerSession s, Queue<ServerMessage> queue, ServerSession sender, Message m) {
-        return switch (policyOf(s)) {
+        QueueOverflow policy = policyOf(s);
+        if (s instanceof ServerSessionImpl impl) {
+            ServerObserver observer = impl.server().observer();
+            if (observer != null) {
+                observer.queueOverflowed(policy);
+            }
+        }
+        return switch (policy) {
             case DROP_OLDEST -> {
                 queue.poll();
                 yield true;

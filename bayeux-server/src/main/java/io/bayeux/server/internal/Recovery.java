@@ -4,6 +4,7 @@ import io.bayeux.api.Position;
 import io.bayeux.api.server.HistoryPolicy;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.server.spi.HistoryEngine;
+import io.bayeux.server.spi.ServerObserver;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -81,11 +82,13 @@ final class Recovery {
                 decision = server.histories().cursors().subscribe(engine, exchange.session, channel, request, exchange.message);
             } catch (IllegalStateException x) {
                 exchange.error("503:" + name + ":history_unavailable");
+                observe(server, request, "unavailable", null);
                 return false;
             }
         } else {
             decision = subscribeInMemory(server, exchange, channel, request);
         }
+        observe(server, request, null, decision);
         if (decision.error != null) {
             exchange.error(decision.error);
             return false;
@@ -94,6 +97,23 @@ final class Recovery {
             outcomes(exchange).put(name, decision.outcome);
         }
         return true;
+    }
+
+    /** Tells the observer, if any, how a subscription that asked to recover went. */
+    private static void observe(BayeuxServerImpl server, Request request, String failure, Decision decision) {
+        ServerObserver observer = server.observer();
+        // A replay id of "new only" asks for nothing from the history.
+        if (observer == null || (request.from == null && (request.replayId == null || request.replayId == NEW_ONLY))) {
+            return;
+        }
+        if (failure != null) {
+            observer.recovery(failure, 0);
+        } else if (decision.error != null) {
+            observer.recovery("refused", 0);
+        } else {
+            Object reason = decision.outcome == null ? null : decision.outcome.get(Position.REASON_FIELD);
+            observer.recovery(reason instanceof String r ? r : "recovered", Math.max(0, decision.upTo - decision.after));
+        }
     }
 
     private static Decision subscribeInMemory(BayeuxServerImpl server, Exchange exchange, ServerChannelImpl channel, Request request) {

@@ -22,6 +22,11 @@ public class ServerMessageImpl extends HashMapMessage implements ServerMessage.M
     private volatile boolean frozen;
     /** The message as a JSON array of one, once frozen. */
     private volatile byte[] array;
+    /**
+     * When it arrived from a client ({@link System#nanoTime()}), or 0: set only while a
+     * {@code ServerObserver} is installed, before the message is frozen and shared.
+     */
+    private long arrivedNanos;
 
     public ServerMessageImpl() {
     }
@@ -60,6 +65,16 @@ public class ServerMessageImpl extends HashMapMessage implements ServerMessage.M
     public void setBayeuxContext(BayeuxContext bayeuxContext) {
         checkMutable();
         this.bayeuxContext = bayeuxContext;
+    }
+
+    /** When this message arrived from a client ({@link System#nanoTime()}), or 0 when not measured. */
+    public long arrivedNanos() {
+        return arrivedNanos;
+    }
+
+    /** Notes when this message arrived from a client, for its delivery latency; before it is frozen. */
+    void arrivedNanos(long nanos) {
+        this.arrivedNanos = nanos;
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.server.BayeuxServerConfig;
 import io.bayeux.server.spi.Endpoint;
+import io.bayeux.server.spi.ServerObserver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -413,7 +414,15 @@ final class SessionOutbox implements Endpoint.PushFailure {
     /** Under the lock: what one frame or response carries of the queue. */
     private List<ServerMessage> takeBatch(List<ServerMessage.Mutable> replies) {
         BayeuxServerImpl server = session.server();
-        return queue.take(replies, server.config().maxBatchBytes(), server.jsonArrays().encodedLength());
+        ServerObserver observer = server.observer();
+        int depth = observer == null ? 0 : queue.size();
+        List<ServerMessage> batch = queue.take(replies, server.config().maxBatchBytes(), server.jsonArrays().encodedLength());
+        if (observer != null && !batch.isEmpty()) {
+            // One latency per frame, of the message that waited longest: a histogram sample per recipient and message would cost more than it tells.
+            long oldest = batch.get(0) instanceof ServerMessageImpl impl ? impl.arrivedNanos() : 0;
+            observer.delivered(session.getTransportName(), batch.size(), depth, oldest);
+        }
+        return batch;
     }
 
     /** A push failed: the connection is gone; its messages go back to the front of the queue. */

@@ -1,6 +1,7 @@
 package io.bayeux.transport.internal;
 
 import io.bayeux.server.internal.BayeuxServerImpl;
+import io.bayeux.server.spi.ServerObserver;
 import io.bayeux.transport.HttpRoute;
 import io.bayeux.transport.ServerSettings;
 import io.bayeux.transport.internal.http.BodyAggregator;
@@ -51,12 +52,16 @@ public final class BayeuxServerInitializer extends ChannelInitializer<SocketChan
     private final HttpShared http;
     /** The event loops' deflaters, or null when responses are not gzipped. */
     private final GzipCompressors gzip;
+    private final BayeuxServerImpl bayeux;
+    /** The byte counter of the observer it was made for, or null: see {@link #trafficCounter()}. */
+    private volatile TrafficCounter trafficCounter;
 
     public BayeuxServerInitializer(ServerSettings settings, BayeuxServerImpl bayeux, Executor executor, ChannelGroup channels, SslContext ssl,
                                    Map<String, HttpRoute> routes) {
         this.settings = settings;
         this.channels = channels;
         this.ssl = ssl;
+        this.bayeux = bayeux;
         BrowserCookie browserCookie = new BrowserCookie(settings.browserCookieName(), settings.browserCookieSameSite());
         WebSocketShared websocket = new WebSocketShared(bayeux, settings, executor, browserCookie, outboxes);
         this.http = new HttpShared(bayeux, settings, executor, new StaticResources(settings.staticRoots()), browserCookie, outboxes, websocket, routes);
@@ -82,10 +87,28 @@ public final class BayeuxServerInitializer extends ChannelInitializer<SocketChan
         return outboxes.groupedTimersHandedToLoops();
     }
 
+    /** The counter of the server's observer now, or null when it has none; made once per observer. */
+    private TrafficCounter trafficCounter() {
+        ServerObserver observer = bayeux.observer();
+        if (observer == null) {
+            return null;
+        }
+        TrafficCounter counter = trafficCounter;
+        if (counter == null || counter.observer() != observer) {
+            counter = new TrafficCounter(observer);
+            trafficCounter = counter;
+        }
+        return counter;
+    }
+
     @Override
     protected void initChannel(SocketChannel channel) {
         channels.add(channel);
         ChannelPipeline pipeline = channel.pipeline();
+        TrafficCounter traffic = trafficCounter();
+        if (traffic != null) {
+            pipeline.addLast(TrafficCounter.NAME, traffic);
+        }
         if (ssl != null) {
             pipeline.addLast("ssl", ssl.newHandler(channel.alloc()));
         }

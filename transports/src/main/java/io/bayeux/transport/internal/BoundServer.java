@@ -106,6 +106,11 @@ public final class BoundServer {
         return ((InetSocketAddress) listener.localAddress()).getPort();
     }
 
+    /** The I/O event loops. */
+    public EventLoopGroup loops() {
+        return loops;
+    }
+
     public boolean epoll() {
         return epoll;
     }

@@ -1,0 +1,54 @@
+package io.bayeux.metrics;
+
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.lang.management.ManagementFactory;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The observer's per-message and per-frame events count without allocating. */
+class MeterObserverTest {
+    private static final int EVENTS = 200_000;
+
+    private static long allocatedBytes() {
+        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getCurrentThreadAllocatedBytes();
+    }
+
+    private static void hotPath(MeterObserver observer, int times) {
+        for (int i = 0; i < times; i++) {
+            observer.received("websocket", 2);
+            observer.published("websocket");
+            observer.delivered("websocket", 3, 5, System.nanoTime() - 1_000_000);
+            observer.metaHandled("/meta/connect", 20_000);
+            observer.bytesRead(100);
+            observer.bytesWritten(300);
+        }
+    }
+
+    @Test
+    void theHotPathEventsAllocateNothingPerEvent() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        MeterObserver observer = new MeterObserver(registry);
+        hotPath(observer, 10_000); // warmed up: lazy parts made, code compiled
+        long before = allocatedBytes();
+        hotPath(observer, EVENTS);
+        long allocated = allocatedBytes() - before;
+        assertTrue(allocated < 64 * 1024, () -> allocated + " bytes allocated by " + EVENTS + " rounds of events");
+        assertEquals(2.0 * (EVENTS + 10_000), registry.get("bayeux.messages.received").tag("transport", "websocket").counter().count());
+        assertEquals(EVENTS + 10_000, registry.get("bayeux.delivery.latency").timer().count());
+    }
+
+    @Test
+    void aLabelFromPeersKeepsABoundedNumberOfValues() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        MeterObserver observer = new MeterObserver(registry);
+        for (int i = 0; i < 100; i++) {
+            observer.publishRefused("403::custom_refusal_" + i);
+        }
+        assertEquals(LabelledCounters.MAX_VALUES + 1, registry.find("bayeux.publishes.refused").counters().size(), "its values, and other");
+        assertTrue(registry.get("bayeux.publishes.refused").tag("reason", LabelledCounters.OTHER).counter().count() > 0);
+    }
+}
