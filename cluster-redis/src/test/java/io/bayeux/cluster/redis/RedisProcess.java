@@ -20,14 +20,13 @@ import java.util.concurrent.TimeUnit;
  * <p>
  * The system property {@value #SERVER_PROPERTY} names another program to start instead, taking
  * the same options: {@code -Dbayeux.redis.server=valkey-server} runs every Redis test against
- * Valkey ({@link ValkeyIT} always does).
+ * Valkey (the module's {@code valkey} execution does, for the engine's tests).
  */
 public final class RedisProcess implements AutoCloseable {
     static final Duration START = Duration.ofSeconds(30);
     /** The system property naming the server program (default {@value #DEFAULT_SERVER}). */
     public static final String SERVER_PROPERTY = "bayeux.redis.server";
     public static final String DEFAULT_SERVER = "redis-server";
-    public static final String VALKEY_SERVER = "valkey-server";
 
     private final String program;
     private final int port;
