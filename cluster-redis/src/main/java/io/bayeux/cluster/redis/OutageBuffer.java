@@ -1,17 +1,17 @@
 package io.bayeux.cluster.redis;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import io.lettuce.core.api.async.RedisAsyncCommands;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongFunction;
-import java.util.function.Supplier;
 
 /**
  * The way out to the other nodes: numbers each channel's messages, publishes them to Redis in
@@ -30,7 +30,7 @@ final class OutageBuffer {
 
     private final int capacity;
     private final BooleanSupplier connected;
-    private final Supplier<RedisAsyncCommands<String, String>> commands;
+    private final BiFunction<String, String, CompletionStage<Long>> publisher;
     private final Object lock = new Object();
     /** Guarded by {@link #lock}: the last number of each channel's messages. */
     private final Map<String, Long> sequences = new HashMap<>();
@@ -42,12 +42,12 @@ final class OutageBuffer {
     /**
      * @param capacity  how many messages wait for Redis at most
      * @param connected whether Redis is there now
-     * @param commands  the connection to publish with, while {@code connected}
+     * @param publisher publishes a message on a Redis channel ({@code PUBLISH} or {@code SPUBLISH}), while {@code connected}
      */
-    OutageBuffer(int capacity, BooleanSupplier connected, Supplier<RedisAsyncCommands<String, String>> commands) {
+    OutageBuffer(int capacity, BooleanSupplier connected, BiFunction<String, String, CompletionStage<Long>> publisher) {
         this.capacity = capacity;
         this.connected = connected;
-        this.commands = commands;
+        this.publisher = publisher;
     }
 
     /**
@@ -93,7 +93,7 @@ final class OutageBuffer {
     /** Under {@link #lock}, so in order. */
     private void send(String redisChannel, String json) {
         try {
-            commands.get().publish(redisChannel, json).whenComplete((receivers, failure) -> {
+            publisher.apply(redisChannel, json).whenComplete((receivers, failure) -> {
                 if (failure != null) {
                     dropped.incrementAndGet();
                     LOGGER.debug("Message on {} dropped: {}", redisChannel, failure.toString());

@@ -7,7 +7,7 @@ import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.server.internal.BayeuxServerImpl;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,6 +17,8 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -86,9 +88,9 @@ public class RedisCluster implements AutoCloseable {
     public RedisCluster(BayeuxServer bayeux, RedisConfig config) {
         this.bayeux = Objects.requireNonNull(bayeux, "bayeux");
         this.config = Objects.requireNonNull(config, "config");
-        this.observed = new ObservedChannels(config.prefix());
+        this.observed = new ObservedChannels(config.prefix(), config.mode() == RedisConfig.Mode.CLUSTER);
         config.channels().forEach(observed::add);
-        this.outbox = new OutageBuffer(config.bufferSize(), () -> connected, this::commands);
+        this.outbox = new OutageBuffer(config.bufferSize(), () -> connected, this::publish);
     }
 
     public BayeuxServer getBayeuxServer() {
@@ -130,7 +132,7 @@ public class RedisCluster implements AutoCloseable {
                 });
         RedisConnection opened;
         try {
-            opened = new RedisConnection(config, this::arrived, this::changed);
+            opened = new RedisConnection(config, this::arrived, this::changed, this::regained);
         } catch (RuntimeException x) {
             started = false;
             control.shutdownNow();
@@ -276,9 +278,25 @@ public class RedisCluster implements AutoCloseable {
         connection.unsubscribeDirect(redisChannel);
     }
 
-    /** The commands connection (requests queue, in order, while Redis is away). */
-    RedisAsyncCommands<String, String> commands() {
+    /** The commands connection (requests queue, in order, while Redis is away; on a cluster, routed by slot). */
+    RedisClusterAsyncCommands<String, String> commands() {
         return connection.commands();
+    }
+
+    /** {@code PUBLISH}es (on a cluster {@code SPUBLISH}es) {@code json} on {@code redisChannel}; a failed future when stopped. */
+    CompletionStage<Long> publish(String redisChannel, String json) {
+        RedisConnection current = connection;
+        return current == null ? CompletableFuture.failedFuture(new IllegalStateException("not started")) : current.publish(redisChannel, json);
+    }
+
+    /** The Redis channel of {@code channelId}'s messages: {@code <prefix><channel>}, hash-tagged on a cluster. */
+    String redisChannel(String channelId) {
+        return observed.redisChannel(channelId);
+    }
+
+    /** Whether this node is on a Redis Cluster, with sharded pub/sub. */
+    boolean isSharded() {
+        return config.mode() == RedisConfig.Mode.CLUSTER;
     }
 
     LocalSession localSession() {
@@ -444,6 +462,14 @@ public class RedisCluster implements AutoCloseable {
             } catch (RuntimeException x) {
                 LOGGER.warn("Engine listener failed", x);
             }
+        }
+    }
+
+    /** A cluster's topology changed, or Redis ended a shard subscription: subscribe again where each channel lives now. */
+    private void regained() {
+        SubscriptionReconciler running = reconciler;
+        if (running != null) {
+            running.resubscribe();
         }
     }
 

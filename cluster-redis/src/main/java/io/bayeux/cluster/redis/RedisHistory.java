@@ -9,7 +9,7 @@ import io.bayeux.server.internal.BayeuxServerImpl;
 import io.bayeux.server.spi.HistoryEngine;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -120,11 +120,14 @@ final class RedisHistory implements HistoryEngine {
     private final BayeuxServerImpl server;
     private final SecureRandom random = new SecureRandom();
     private final AtomicLong publishFailures = new AtomicLong();
+    /** {@link #PUBLISH}, with {@code SPUBLISH} on a Redis Cluster: its channel shares the hash tag of the keys, so one slot. */
+    private final String publishScript;
     private volatile String publishSha;
 
     RedisHistory(RedisCluster cluster, BayeuxServerImpl server) {
         this.cluster = cluster;
         this.server = server;
+        this.publishScript = cluster.isSharded() ? PUBLISH.replace("redis.call('PUBLISH'", "redis.call('SPUBLISH'") : PUBLISH;
     }
 
     @Override
@@ -174,17 +177,17 @@ final class RedisHistory implements HistoryEngine {
         String[] args;
         try {
             args = new String[]{Integer.toString(policy.size()), Long.toString(policy.ttl().toMillis()), newEpoch(), base(), metaTtl(policy),
-                    cluster.getPrefix() + channel, JSON.writeValueAsString(channel), JSON.writeValueAsString(payload)};
+                    cluster.redisChannel(channel), JSON.writeValueAsString(channel), JSON.writeValueAsString(payload)};
         } catch (JsonProcessingException x) {
             LOGGER.warn("Message on {} not published: {}", channel, x.toString());
             publishFailures.incrementAndGet();
             return;
         }
-        RedisAsyncCommands<String, String> commands = cluster.commands();
+        RedisClusterAsyncCommands<String, String> commands = cluster.commands();
         try {
             String sha = publishSha;
             CompletionStage<String> result = sha == null
-                    ? commands.eval(PUBLISH, ScriptOutputType.VALUE, keys, args)
+                    ? commands.eval(publishScript, ScriptOutputType.VALUE, keys, args)
                     : commands.<String>evalsha(sha, ScriptOutputType.VALUE, keys, args);
             result.whenComplete((offset, failure) -> {
                 if (failure instanceof RedisNoScriptException || (failure != null && failure.getCause() instanceof RedisNoScriptException)) {
@@ -197,7 +200,7 @@ final class RedisHistory implements HistoryEngine {
                 }
             });
             if (sha == null) {
-                commands.scriptLoad(PUBLISH).thenAccept(loaded -> publishSha = loaded);
+                commands.scriptLoad(publishScript).thenAccept(loaded -> publishSha = loaded);
             }
         } catch (RuntimeException x) {
             // Lettuce's request queue is full while Redis is away.
