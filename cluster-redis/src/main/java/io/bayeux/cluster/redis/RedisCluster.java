@@ -435,7 +435,8 @@ public class RedisCluster implements AutoCloseable {
         boolean now;
         synchronized (healthLock) {
             RedisConnection current = connection;
-            now = up && current != null && current.isOpen();
+            // On a cluster, one node's connection going down is not Redis away: only the two main connections say.
+            now = (up || isSharded()) && current != null && current.isOpen();
             if (now == connected) {
                 return;
             }

@@ -112,6 +112,8 @@ final class RedisConnection implements AutoCloseable {
                 connected = c;
                 commands = c.async();
                 StatefulRedisClusterPubSubConnection<String, String> pubSub = cluster.connectPubSub();
+                // A shard channel is subscribed on the connection to the node that owns its slot: its messages come from there.
+                pubSub.setNodeMessagePropagation(true);
                 pubSub.addListener(new RedisClusterPubSubAdapter<>() {
                     @Override
                     public void message(RedisClusterNode node, String channel, String message) {

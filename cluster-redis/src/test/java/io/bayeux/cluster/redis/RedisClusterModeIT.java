@@ -190,7 +190,7 @@ class RedisClusterModeIT {
                 through = next >= total;
             }
         }
-        assertTrue(through, () -> "no message through after " + what + ": " + onB);
+        assertTrue(through, () -> "no message through after " + what + ": " + onB + "; A " + state(a) + ", B " + state(b));
         int sent = published;
         assertTrue(publish(publisher, "/event/kept", Map.of("n", total)).isSuccessful());
         await("traffic again with a history", () -> keptOnB.contains(total));
@@ -210,6 +210,12 @@ class RedisClusterModeIT {
         for (int i = 1; i < kept.size(); i++) {
             assertTrue(kept.get(i) > kept.get(i - 1), "with a history, in order and once each: " + kept);
         }
+    }
+
+    private static String state(RedisTesting.Node node) {
+        RedisCluster c = node.cluster();
+        return "connected " + c.isConnected() + ", published " + c.getPublished() + ", dropped " + c.getDropped()
+                + ", received " + c.getReceived() + ", lost " + c.getLost() + ", subscriptions " + c.getRedisSubscriptions();
     }
 
     /** A node sharing /chat/** (no history) and /event/** (a history in Redis), reconnecting at least every 200 ms. */

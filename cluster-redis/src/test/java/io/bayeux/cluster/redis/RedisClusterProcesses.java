@@ -1,5 +1,6 @@
 package io.bayeux.cluster.redis;
 
+import io.bayeux.common.LoopbackPorts;
 import io.bayeux.testing.Await;
 
 import java.io.IOException;
@@ -35,8 +36,10 @@ final class RedisClusterProcesses implements AutoCloseable {
         RedisClusterProcesses cluster = new RedisClusterProcesses(servers);
         try {
             for (int i = 0; i < 2 * masters; i++) {
+                // The cluster bus on a port of its own: the default, port + 10000, may be taken or past 65535.
                 servers.add(RedisProcess.start(program, List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                        "--cluster-node-timeout", String.valueOf(NODE_TIMEOUT.toMillis()))));
+                        "--cluster-node-timeout", String.valueOf(NODE_TIMEOUT.toMillis()),
+                        "--cluster-port", String.valueOf(LoopbackPorts.unused()))));
             }
             List<String> create = new ArrayList<>(List.of(cli(program), "--cluster", "create"));
             servers.forEach(s -> create.add("127.0.0.1:" + s.port()));
@@ -45,6 +48,9 @@ final class RedisClusterProcesses implements AutoCloseable {
             for (RedisProcess server : servers) {
                 Await.until(RedisTesting.WAIT, () -> "ok".equals(field(server, "cluster_state")), () -> "cluster ok on " + server.port());
             }
+            // A replica not yet in sync with its master would not take over from it.
+            Await.until(RedisTesting.WAIT, () -> servers.stream().filter(s -> "up".equals(replication(s, "master_link_status"))).count() == masters,
+                    () -> "every replica in sync with its master");
             return cluster;
         } catch (Exception | Error x) {
             cluster.close();
@@ -186,6 +192,14 @@ final class RedisClusterProcesses implements AutoCloseable {
         String reply = server.command("CLUSTER NODES");
         // A bulk string: "$<length>", then the lines.
         return reply.lines().skip(1).filter(l -> !l.isBlank()).toList();
+    }
+
+    private static String replication(RedisProcess server, String name) {
+        try {
+            return server.info("replication", name);
+        } catch (IOException x) {
+            return null;
+        }
     }
 
     static String field(RedisProcess server, String name) {
