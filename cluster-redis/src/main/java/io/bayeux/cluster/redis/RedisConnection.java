@@ -3,6 +3,7 @@ package io.bayeux.cluster.redis;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
@@ -62,6 +63,12 @@ final class RedisConnection implements AutoCloseable {
 
     /** How often a cluster's topology is read again, whatever else triggers a refresh. */
     static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(10);
+    /**
+     * How long a command on a cluster waits for its answer: a command queued for a master that
+     * died stays there (the node stays in the topology, failed), so it fails after this and is
+     * counted, as the other nodes count the gap. On one server commands wait for Redis to return.
+     */
+    static final Duration CLUSTER_COMMAND_TIMEOUT = Duration.ofSeconds(5);
 
     private final ClientResources resources;
     private final boolean sharded;
@@ -183,6 +190,7 @@ final class RedisConnection implements AutoCloseable {
                 .autoReconnect(true)
                 .requestQueueSize(config.bufferSize())
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
+                .timeoutOptions(TimeoutOptions.enabled(CLUSTER_COMMAND_TIMEOUT))
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                         .enablePeriodicRefresh(TOPOLOGY_REFRESH)
                         .enableAllAdaptiveRefreshTriggers()
