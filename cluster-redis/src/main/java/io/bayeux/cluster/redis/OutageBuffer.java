@@ -7,10 +7,12 @@ import org.slf4j.LoggerFactory;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.LongFunction;
 
 /**
@@ -18,6 +20,11 @@ import java.util.function.LongFunction;
  * that order and, while Redis is away (or back, but the other nodes may not have subscribed
  * again: until {@link #flush()}), keeps them in order, up to {@code capacity}; past it they are
  * dropped and counted, as are those Redis refuses.
+ * <p>
+ * With {@code attempts} above 1 (on a Redis Cluster) a message whose publish failed (its command
+ * timed out in the queue of a master that died) is sent again, up to that many times in all: it
+ * and every message after it wait, in their order, for a flush that {@code later} runs (after
+ * the settle delay). A second copy that reaches a node anyway is refused there by its number.
  *
  * <p>Thread-safe: the numbering and the waiting messages are guarded by {@code lock}, so that
  * the numbers reach Redis in order; the counters are atomic.
@@ -25,29 +32,51 @@ import java.util.function.LongFunction;
 final class OutageBuffer {
     private static final Logger LOGGER = LoggerFactory.getLogger(OutageBuffer.class);
 
-    private record Waiting(String redisChannel, String json) {
+    /** A message for Redis: {@code order} is its place among all this node's messages. */
+    private record Waiting(long order, String redisChannel, String json, int attempt) {
+        Waiting again() {
+            return new Waiting(order, redisChannel, json, attempt + 1);
+        }
     }
 
     private final int capacity;
     private final BooleanSupplier connected;
     private final BiFunction<String, String, CompletionStage<Long>> publisher;
+    private final int attempts;
+    private final Consumer<Runnable> later;
     private final Object lock = new Object();
     /** Guarded by {@link #lock}: the last number of each channel's messages. */
     private final Map<String, Long> sequences = new HashMap<>();
     /** Guarded by {@link #lock}: what waits for Redis, in order. */
     private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+    /** Guarded by {@link #lock}: what Redis failed to take, to send again, by order (all older than {@link #waiting}'s). */
+    private final TreeMap<Long, Waiting> failed = new TreeMap<>();
+    /** Guarded by {@link #lock}. */
+    private long order;
+    /** Guarded by {@link #lock}: whether a flush for the failed ones is scheduled. */
+    private boolean flushScheduled;
     private final AtomicLong published = new AtomicLong();
     private final AtomicLong dropped = new AtomicLong();
+
+    /** One attempt per message: {@code OutageBuffer(capacity, connected, publisher, 1, task -> { })}. */
+    OutageBuffer(int capacity, BooleanSupplier connected, BiFunction<String, String, CompletionStage<Long>> publisher) {
+        this(capacity, connected, publisher, 1, task -> { });
+    }
 
     /**
      * @param capacity  how many messages wait for Redis at most
      * @param connected whether Redis is there now
      * @param publisher publishes a message on a Redis channel ({@code PUBLISH} or {@code SPUBLISH}), while {@code connected}
+     * @param attempts  how many times a message is sent, at most, when its publish fails (1: never again)
+     * @param later     runs a task after the settle delay: the flush of the failed messages
      */
-    OutageBuffer(int capacity, BooleanSupplier connected, BiFunction<String, String, CompletionStage<Long>> publisher) {
+    OutageBuffer(int capacity, BooleanSupplier connected, BiFunction<String, String, CompletionStage<Long>> publisher,
+                 int attempts, Consumer<Runnable> later) {
         this.capacity = capacity;
         this.connected = connected;
         this.publisher = publisher;
+        this.attempts = attempts;
+        this.later = later;
     }
 
     /**
@@ -63,48 +92,73 @@ final class OutageBuffer {
                 LOGGER.warn("Message on {} not shared: {}", channelId, x.toString());
                 return;
             }
-            if (!connected.getAsBoolean() || !waiting.isEmpty()) {
-                // Redis away, or back but the other nodes may not have subscribed again yet: wait, in order.
-                if (waiting.size() >= capacity) {
+            Waiting message = new Waiting(++order, redisChannel, json, 1);
+            if (!connected.getAsBoolean() || !waiting.isEmpty() || !failed.isEmpty()) {
+                // Redis away, or back but the other nodes may not have subscribed again yet, or
+                // earlier messages to send again: wait, in order.
+                if (waiting.size() + failed.size() >= capacity) {
                     dropped.incrementAndGet();
                     LOGGER.debug("Message on {} dropped: {} already wait for Redis", channelId, capacity);
                 } else {
-                    waiting.add(new Waiting(redisChannel, json));
+                    waiting.add(message);
                 }
                 return;
             }
-            send(redisChannel, json);
+            send(message);
         }
     }
 
-    /** Sends what waited while Redis was away; call once the other nodes had time to subscribe again. */
+    /** Sends what waited (those to send again first, in their order); call once the other nodes had time to subscribe again. */
     void flush() {
         synchronized (lock) {
+            flushScheduled = false;
             if (!connected.getAsBoolean()) {
                 return;
             }
+            Map.Entry<Long, Waiting> again;
+            while ((again = failed.pollFirstEntry()) != null) {
+                send(again.getValue());
+            }
             Waiting next;
             while ((next = waiting.poll()) != null) {
-                send(next.redisChannel(), next.json());
+                send(next);
             }
         }
     }
 
     /** Under {@link #lock}, so in order. */
-    private void send(String redisChannel, String json) {
+    private void send(Waiting message) {
         try {
-            publisher.apply(redisChannel, json).whenComplete((receivers, failure) -> {
-                if (failure != null) {
-                    dropped.incrementAndGet();
-                    LOGGER.debug("Message on {} dropped: {}", redisChannel, failure.toString());
-                } else {
+            publisher.apply(message.redisChannel(), message.json()).whenComplete((receivers, failure) -> {
+                if (failure == null) {
                     published.incrementAndGet();
+                } else if (!again(message)) {
+                    dropped.incrementAndGet();
+                    LOGGER.debug("Message on {} dropped: {}", message.redisChannel(), failure.toString());
                 }
             });
         } catch (RuntimeException x) {
             // Lettuce's request queue is full.
             dropped.incrementAndGet();
-            LOGGER.debug("Message on {} dropped: {}", redisChannel, x.toString());
+            LOGGER.debug("Message on {} dropped: {}", message.redisChannel(), x.toString());
+        }
+    }
+
+    /** Keeps a failed message to send again, if it has an attempt left and there is room; schedules the flush. */
+    private boolean again(Waiting message) {
+        if (message.attempt() >= attempts) {
+            return false;
+        }
+        synchronized (lock) {
+            if (waiting.size() + failed.size() >= capacity) {
+                return false;
+            }
+            failed.put(message.order(), message.again());
+            if (!flushScheduled) {
+                flushScheduled = true;
+                later.accept(this::flush);
+            }
+            return true;
         }
     }
 

@@ -55,6 +55,8 @@ public class RedisCluster implements AutoCloseable {
     public static final String DEFAULT_PREFIX = RedisConfig.DEFAULT_PREFIX;
     /** How many messages from other nodes may wait for the local server. */
     static final int DELIVERY_QUEUE = 100_000;
+    /** How many times, on a Redis Cluster, a message is sent at most when its publish fails (its master died). */
+    static final int CLUSTER_ATTEMPTS = 3;
 
     private final BayeuxServer bayeux;
     private final RedisConfig config;
@@ -90,7 +92,8 @@ public class RedisCluster implements AutoCloseable {
         this.config = Objects.requireNonNull(config, "config");
         this.observed = new ObservedChannels(config.prefix(), config.mode() == RedisConfig.Mode.CLUSTER);
         config.channels().forEach(observed::add);
-        this.outbox = new OutageBuffer(config.bufferSize(), () -> connected, this::publish);
+        // On a cluster, a message whose master died is sent again once the replica took over (Lettuce does that for one server).
+        this.outbox = new OutageBuffer(config.bufferSize(), () -> connected, this::publish, isSharded() ? CLUSTER_ATTEMPTS : 1, this::afterSettling);
     }
 
     public BayeuxServer getBayeuxServer() {
@@ -463,6 +466,14 @@ public class RedisCluster implements AutoCloseable {
             } catch (RuntimeException x) {
                 LOGGER.warn("Engine listener failed", x);
             }
+        }
+    }
+
+    /** Runs {@code task} on the control thread once the settle delay passed; not when stopped. */
+    private void afterSettling(Runnable task) {
+        ScheduledExecutorService scheduler = control;
+        if (scheduler != null && !scheduler.isShutdown()) {
+            scheduler.schedule(task, config.settleDelay().toMillis(), TimeUnit.MILLISECONDS);
         }
     }
 
