@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
@@ -24,7 +25,8 @@ import java.util.function.LongFunction;
  * With {@code attempts} above 1 (on a Redis Cluster) a message whose publish failed (its command
  * timed out in the queue of a master that died) is sent again, up to that many times in all: it
  * and every message after it wait, in their order, for a flush that {@code later} runs (after
- * the settle delay). A second copy that reaches a node anyway is refused there by its number.
+ * the settle delay, and again until no publish is left unanswered, so that none fails after
+ * it). A second copy that reaches a node anyway is refused there by its number.
  *
  * <p>Thread-safe: the numbering and the waiting messages are guarded by {@code lock}, so that
  * the numbers reach Redis in order; the counters are atomic.
@@ -55,6 +57,8 @@ final class OutageBuffer {
     private long order;
     /** Guarded by {@link #lock}: whether a flush for the failed ones is scheduled. */
     private boolean flushScheduled;
+    /** Sent and not answered yet. */
+    private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicLong published = new AtomicLong();
     private final AtomicLong dropped = new AtomicLong();
 
@@ -115,6 +119,12 @@ final class OutageBuffer {
             if (!connected.getAsBoolean()) {
                 return;
             }
+            if (!failed.isEmpty() && inFlight.get() > 0) {
+                // Those still unanswered may fail too: sent again now, they would come after later ones.
+                flushScheduled = true;
+                later.accept(this::flush);
+                return;
+            }
             Map.Entry<Long, Waiting> again;
             while ((again = failed.pollFirstEntry()) != null) {
                 send(again.getValue());
@@ -129,7 +139,9 @@ final class OutageBuffer {
     /** Under {@link #lock}, so in order. */
     private void send(Waiting message) {
         try {
+            inFlight.incrementAndGet();
             publisher.apply(message.redisChannel(), message.json()).whenComplete((receivers, failure) -> {
+                inFlight.decrementAndGet();
                 if (failure == null) {
                     published.incrementAndGet();
                 } else if (!again(message)) {
@@ -139,6 +151,7 @@ final class OutageBuffer {
             });
         } catch (RuntimeException x) {
             // Lettuce's request queue is full.
+            inFlight.decrementAndGet();
             dropped.incrementAndGet();
             LOGGER.debug("Message on {} dropped: {}", message.redisChannel(), x.toString());
         }

@@ -89,6 +89,24 @@ class OutageBufferTest {
     }
 
     @Test
+    void theFlushWaitsUntilNoPublishIsLeftUnanswered() {
+        Recorder redis = new Recorder();
+        List<Runnable> scheduled = new ArrayList<>();
+        OutageBuffer buffer = new OutageBuffer(100, () -> true, redis::publish, 3, scheduled::add);
+        publish(buffer, 2);
+        redis.failing = true;
+        redis.pending.remove(0).completeExceptionally(new IllegalStateException("timed out"));
+        // 2 is still unanswered: the flush waits for it, rather than send 1 again before 2 may fail.
+        scheduled.remove(0).run();
+        assertEquals(List.of(1L, 2L), redis.sent);
+        assertEquals(1, scheduled.size(), "the flush scheduled again");
+        redis.answer();
+        redis.failing = false;
+        scheduled.remove(0).run();
+        assertEquals(List.of(1L, 2L, 1L, 2L), redis.sent);
+    }
+
+    @Test
     void aMessageIsSentAtMostAttemptsTimesThenDropped() {
         Recorder redis = new Recorder();
         List<Runnable> scheduled = new ArrayList<>();
