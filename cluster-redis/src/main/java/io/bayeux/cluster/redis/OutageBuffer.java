@@ -57,6 +57,8 @@ final class OutageBuffer {
     private long order;
     /** Guarded by {@link #lock}: whether a flush for the failed ones is scheduled. */
     private boolean flushScheduled;
+    /** Guarded by {@link #lock}: whether new messages wait for the flush ({@link #hold()}). */
+    private boolean holding;
     /** Sent and not answered yet. */
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicLong published = new AtomicLong();
@@ -97,7 +99,7 @@ final class OutageBuffer {
                 return;
             }
             Waiting message = new Waiting(++order, redisChannel, json, 1);
-            if (!connected.getAsBoolean() || !waiting.isEmpty() || !failed.isEmpty()) {
+            if (!connected.getAsBoolean() || !waiting.isEmpty() || !failed.isEmpty() || holding) {
                 // Redis away, or back but the other nodes may not have subscribed again yet, or
                 // earlier messages to send again: wait, in order.
                 if (waiting.size() + failed.size() >= capacity) {
@@ -119,12 +121,13 @@ final class OutageBuffer {
             if (!connected.getAsBoolean()) {
                 return;
             }
-            if (!failed.isEmpty() && inFlight.get() > 0) {
+            if ((holding || !failed.isEmpty()) && inFlight.get() > 0) {
                 // Those still unanswered may fail too: sent again now, they would come after later ones.
                 flushScheduled = true;
                 later.accept(this::flush);
                 return;
             }
+            holding = false;
             Map.Entry<Long, Waiting> again;
             while ((again = failed.pollFirstEntry()) != null) {
                 send(again.getValue());
@@ -154,6 +157,25 @@ final class OutageBuffer {
             inFlight.decrementAndGet();
             dropped.incrementAndGet();
             LOGGER.debug("Message on {} dropped: {}", message.redisChannel(), x.toString());
+        }
+    }
+
+    /**
+     * Holds the next messages back while any sent is unanswered, then flushes (after the settle
+     * delay, and until none is): on a cluster whose topology changed, those sent to a master that
+     * died may fail and be sent again, and must not come after later ones that went straight to
+     * the new master.
+     */
+    void hold() {
+        synchronized (lock) {
+            if (attempts <= 1 || inFlight.get() == 0) {
+                return;
+            }
+            holding = true;
+            if (!flushScheduled) {
+                flushScheduled = true;
+                later.accept(this::flush);
+            }
         }
     }
 

@@ -479,6 +479,9 @@ public class RedisCluster implements AutoCloseable {
 
     /** A cluster's topology changed, or Redis ended a shard subscription: subscribe again where each channel lives now. */
     private void regained() {
+        if (isSharded()) {
+            outbox.hold();
+        }
         SubscriptionReconciler running = reconciler;
         if (running != null) {
             running.resubscribe();

@@ -107,6 +107,35 @@ class OutageBufferTest {
     }
 
     @Test
+    void afterAHoldTheNextMessagesWaitUntilThoseSentAreAnswered() {
+        Recorder redis = new Recorder();
+        List<Runnable> scheduled = new ArrayList<>();
+        OutageBuffer buffer = new OutageBuffer(100, () -> true, redis::publish, 3, scheduled::add);
+        publish(buffer, 2);
+        buffer.hold();
+        publish(buffer, 1);
+        assertEquals(List.of(1L, 2L), redis.sent, "3 held back while 1 and 2 are unanswered");
+        redis.failing = true;
+        redis.answer();
+        redis.failing = false;
+        scheduled.remove(0).run();
+        redis.answer();
+        assertEquals(List.of(1L, 2L, 1L, 2L, 3L), redis.sent);
+        assertEquals(3, buffer.published());
+    }
+
+    @Test
+    void aHoldWithNothingUnansweredHoldsNothing() {
+        Recorder redis = new Recorder();
+        List<Runnable> scheduled = new ArrayList<>();
+        OutageBuffer buffer = new OutageBuffer(100, () -> true, redis::publish, 3, scheduled::add);
+        buffer.hold();
+        publish(buffer, 1);
+        assertEquals(List.of(1L), redis.sent);
+        assertEquals(List.of(), scheduled);
+    }
+
+    @Test
     void aMessageIsSentAtMostAttemptsTimesThenDropped() {
         Recorder redis = new Recorder();
         List<Runnable> scheduled = new ArrayList<>();
