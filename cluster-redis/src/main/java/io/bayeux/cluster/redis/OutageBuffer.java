@@ -34,10 +34,13 @@ import java.util.function.LongFunction;
 final class OutageBuffer {
     private static final Logger LOGGER = LoggerFactory.getLogger(OutageBuffer.class);
 
-    /** A message for Redis: {@code order} is its place among all this node's messages. */
-    private record Waiting(long order, String redisChannel, String json, int attempt) {
+    /**
+     * A message for Redis: {@code order} is its place among all this node's messages, {@code send}
+     * sends it (given its order), {@code lost} is told when it is given up.
+     */
+    private record Waiting(long order, String what, LongFunction<CompletionStage<?>> send, Consumer<Throwable> lost, boolean message, int attempt) {
         Waiting again() {
-            return new Waiting(order, redisChannel, json, attempt + 1);
+            return new Waiting(order, what, send, lost, message, attempt + 1);
         }
     }
 
@@ -98,20 +101,36 @@ final class OutageBuffer {
                 LOGGER.warn("Message on {} not shared: {}", channelId, x.toString());
                 return;
             }
-            Waiting message = new Waiting(++order, redisChannel, json, 1);
-            if (!connected.getAsBoolean() || !waiting.isEmpty() || !failed.isEmpty() || holding) {
-                // Redis away, or back but the other nodes may not have subscribed again yet, or
-                // earlier messages to send again: wait, in order.
-                if (waiting.size() + failed.size() >= capacity) {
-                    dropped.incrementAndGet();
-                    LOGGER.debug("Message on {} dropped: {} already wait for Redis", channelId, capacity);
-                } else {
-                    waiting.add(message);
-                }
-                return;
-            }
-            send(message);
+            enqueue(new Waiting(++order, redisChannel, o -> publisher.apply(redisChannel, json), this::countDropped, true, 1));
         }
+    }
+
+    /**
+     * Sends what {@code send} sends (given its place among this node's messages, the same at
+     * each attempt) in its turn among the messages, or keeps it as it keeps them; tells
+     * {@code lost} if it is given up. For what a node sends other than a message
+     * ({@code what} names it in the log): a history's publish, on a cluster.
+     */
+    void submit(String what, LongFunction<CompletionStage<?>> send, Consumer<Throwable> lost) {
+        synchronized (lock) {
+            enqueue(new Waiting(++order, what, send, lost, false, 1));
+        }
+    }
+
+    /** Under {@link #lock}. */
+    private void enqueue(Waiting message) {
+        if (!connected.getAsBoolean() || !waiting.isEmpty() || !failed.isEmpty() || holding) {
+            // Redis away, or back but the other nodes may not have subscribed again yet, or
+            // earlier messages to send again: wait, in order.
+            if (waiting.size() + failed.size() >= capacity) {
+                LOGGER.debug("Message on {} dropped: {} already wait for Redis", message.what(), capacity);
+                message.lost().accept(new IllegalStateException(capacity + " already wait for Redis"));
+            } else {
+                waiting.add(message);
+            }
+            return;
+        }
+        send(message);
     }
 
     /** Sends what waited (those to send again first, in their order); call once the other nodes had time to subscribe again. */
@@ -143,20 +162,22 @@ final class OutageBuffer {
     private void send(Waiting message) {
         try {
             inFlight.incrementAndGet();
-            publisher.apply(message.redisChannel(), message.json()).whenComplete((receivers, failure) -> {
+            message.send().apply(message.order()).whenComplete((reply, failure) -> {
                 inFlight.decrementAndGet();
                 if (failure == null) {
-                    published.incrementAndGet();
+                    if (message.message()) {
+                        published.incrementAndGet();
+                    }
                 } else if (!again(message)) {
-                    dropped.incrementAndGet();
-                    LOGGER.debug("Message on {} dropped: {}", message.redisChannel(), failure.toString());
+                    LOGGER.debug("Message on {} dropped: {}", message.what(), failure.toString());
+                    message.lost().accept(failure);
                 }
             });
         } catch (RuntimeException x) {
             // Lettuce's request queue is full.
             inFlight.decrementAndGet();
-            dropped.incrementAndGet();
-            LOGGER.debug("Message on {} dropped: {}", message.redisChannel(), x.toString());
+            LOGGER.debug("Message on {} dropped: {}", message.what(), x.toString());
+            message.lost().accept(x);
         }
     }
 
@@ -202,6 +223,11 @@ final class OutageBuffer {
         dropped.incrementAndGet();
     }
 
+    private void countDropped(Throwable reason) {
+        dropped.incrementAndGet();
+    }
+
+    /** The messages Redis took (not what was {@link #submit}ted). */
     long published() {
         return published.get();
     }

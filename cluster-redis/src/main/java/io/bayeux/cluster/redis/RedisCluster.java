@@ -56,7 +56,7 @@ public class RedisCluster implements AutoCloseable {
     /** How many messages from other nodes may wait for the local server. */
     static final int DELIVERY_QUEUE = 100_000;
     /** How many times, on a Redis Cluster, a message is sent at most when its publish fails (its master died). */
-    static final int CLUSTER_ATTEMPTS = 3;
+    static final int CLUSTER_ATTEMPTS = 4;
 
     private final BayeuxServer bayeux;
     private final RedisConfig config;
@@ -290,6 +290,14 @@ public class RedisCluster implements AutoCloseable {
     CompletionStage<Long> publish(String redisChannel, String json) {
         RedisConnection current = connection;
         return current == null ? CompletableFuture.failedFuture(new IllegalStateException("not started")) : current.publish(redisChannel, json);
+    }
+
+    /**
+     * Sends what {@code send} sends in its turn among this node's messages, as they are sent (on a
+     * cluster: held back after a topology change, sent again if it fails); {@code lost} told if given up.
+     */
+    void submit(String what, java.util.function.LongFunction<CompletionStage<?>> send, Consumer<Throwable> lost) {
+        outbox.submit(what, send, lost);
     }
 
     /** The Redis channel of {@code channelId}'s messages: {@code <prefix><channel>}, hash-tagged on a cluster. */
