@@ -10,13 +10,17 @@ import java.util.List;
 
 /**
  * The demo as a node of a cluster on Redis: the {@code --engine redis://HOST:PORT} flag of
- * {@link DemoServer} (instead of the {@code --oort-*} ones). The chat rooms and the events
+ * {@link DemoServer} (instead of the {@code --oort-*} ones), or
+ * {@code redis-sentinel://HOST:PORT,.../MASTER} (the master Sentinel names), or
+ * {@code redis-cluster://HOST:PORT,...} (a Redis Cluster, with sharded pub/sub). The chat rooms and the events
  * ({@code /chat/**} and {@code /event/**} unless {@code --engine-channels} says otherwise) are
  * shared through Redis, their histories kept there, and the members
  * lists come from {@link RedisSeti} ({@link ClusterMembers}, as with {@code --oort-*}).
  */
 final class DemoRedis {
     static final List<String> FLAGS = List.of("--engine", "--engine-channels");
+    /** What {@code --engine} takes: {@link RedisConfig.Builder#uri}'s schemes. */
+    static final List<String> SCHEMES = List.of("redis://", "rediss://", "redis-sentinel://", "redis-cluster://", "rediss-cluster://");
 
     private String uri;
     private List<String> channels = List.of("/chat/**", "/event/**");
@@ -24,8 +28,9 @@ final class DemoRedis {
     void set(String flag, String value) {
         switch (flag) {
             case "--engine" -> {
-                if (!value.startsWith("redis://") && !value.startsWith("rediss://")) {
-                    throw new IllegalArgumentException("--engine takes redis://HOST:PORT, not " + value);
+                if (SCHEMES.stream().noneMatch(value::startsWith)) {
+                    throw new IllegalArgumentException("--engine takes redis://HOST:PORT, redis-sentinel://HOST:PORT,.../MASTER"
+                            + " or redis-cluster://HOST:PORT,..., not " + value);
                 }
                 uri = value;
             }

@@ -26,8 +26,8 @@ import java.util.function.Consumer;
  * bin/bayeux-demo [--port 8080] [--host 127.0.0.1] [--jsonp] [--timeout MS] [--max-interval MS] [--service com.example.MyService]
  *                 [--history-size 100] [--history-ttl 5m]
  *                 [--oort-url URL --oort-secret S [--oort-peers URL,...] [--oort-channels '/chat/**'] [--oort-failure-timeout MS]]
- *                 [--engine redis://HOST:PORT [--engine-channels '/chat/**']]
- *                 [--token-secret SECRET | --token-jwks URL]
+ *                 [--engine redis://HOST:PORT|redis-sentinel://HOST:PORT,.../MASTER|redis-cluster://HOST:PORT,... [--engine-channels '/chat/**']]
+ *                 [--token-secret SECRET | --token-jwks URL] [--no-metrics]
  * </pre>
  *
  * <p>With the {@code --oort-*} flags the demo is a node of a cluster ({@link DemoCluster}); with
@@ -113,7 +113,7 @@ public final class DemoServer {
                     System.out.println("Usage: bayeux-demo [--port N] [--host ADDRESS] [--jsonp] [--timeout MS] [--max-interval MS] [--service CLASS_NAME]..."
                             + " [--history-size N] [--history-ttl DURATION] [--no-metrics]"
                             + " [--oort-url URL --oort-secret SECRET [--oort-peers URL,...] [--oort-channels PATTERN,...] [--oort-failure-timeout MS]]"
-                            + " [--engine redis://HOST:PORT [--engine-channels PATTERN,...]]"
+                            + " [--engine redis://HOST:PORT|redis-sentinel://HOST:PORT,.../MASTER|redis-cluster://HOST:PORT,... [--engine-channels PATTERN,...]]"
                             + " [--token-secret SECRET | --token-jwks URL]");
                     return;
                 }

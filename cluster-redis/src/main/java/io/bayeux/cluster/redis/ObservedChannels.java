@@ -9,16 +9,25 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Which channels a cluster shares (the observed patterns, wildcards allowed), and which Redis
  * channel or pattern a local subscription needs: {@code <prefix><channel>} for a channel, a
- * {@code PSUBSCRIBE} pattern under the parent for a wildcard.
+ * {@code PSUBSCRIBE} pattern under the parent for a wildcard. On a Redis Cluster the channel is
+ * hash-tagged, {@code <prefix>{<channel>}}: its messages and its history's keys
+ * ({@code <prefix>history:{<channel>}:...}) live on one slot, so one shard.
  *
  * <p>Thread-safe: the patterns are a concurrent set, everything else is final.
  */
 final class ObservedChannels {
     private final String prefix;
+    private final boolean tagged;
     private final Set<String> patterns = ConcurrentHashMap.newKeySet();
 
     ObservedChannels(String prefix) {
+        this(prefix, false);
+    }
+
+    /** @param tagged whether a channel's Redis name carries it as a hash tag (on a Redis Cluster) */
+    ObservedChannels(String prefix, boolean tagged) {
         this.prefix = Objects.requireNonNull(prefix, "prefix");
+        this.tagged = tagged;
     }
 
     String prefix() {
@@ -79,7 +88,7 @@ final class ObservedChannels {
     String redisName(String channelId) {
         ChannelId id = ChannelId.of(channelId);
         if (!id.isWild()) {
-            return prefix + channelId;
+            return redisChannel(channelId);
         }
         // Redis' * matches across '/': a wider pattern; what it brings reaches only matching subscribers.
         return escapeGlob(prefix + parentOf(id)) + "/*";
@@ -93,7 +102,7 @@ final class ObservedChannels {
 
     /** The Redis channel a message on {@code channelId} is published to. */
     String redisChannel(String channelId) {
-        return prefix + channelId;
+        return tagged ? prefix + "{" + channelId + "}" : prefix + channelId;
     }
 
     /** Whether a Redis subscription named {@code name} (a channel, or a pattern of {@link #redisName}) brings {@code redisChannel}. */

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,7 +59,7 @@ final class PresenceStore {
 
     /** Queues (waiting for no answer) the change of {@code userId}'s presence on this node, and its announcement. */
     void announce(String userId, boolean present) {
-        RedisAsyncCommands<String, String> commands = cluster.commands();
+        RedisClusterAsyncCommands<String, String> commands = cluster.commands();
         String key = key(cluster.getNodeId());
         if (present) {
             commands.sadd(key, userId);
@@ -73,10 +73,10 @@ final class PresenceStore {
     /** Removes this node's set and announces that {@code users} left, if Redis is there. */
     void leave(Collection<String> users) {
         if (cluster.isConnected()) {
-            RedisAsyncCommands<String, String> commands = cluster.commands();
+            RedisClusterAsyncCommands<String, String> commands = cluster.commands();
             commands.del(key(cluster.getNodeId()));
             for (String userId : users) {
-                commands.publish(channel(), event(userId, false));
+                publish(channel(), event(userId, false));
             }
         }
     }
@@ -84,7 +84,7 @@ final class PresenceStore {
     /** Publishes {@code json}, counting it as dropped if Redis never takes it. */
     void publish(String redisChannel, String json) {
         try {
-            cluster.commands().publish(redisChannel, json).whenComplete((n, failure) -> {
+            cluster.publish(redisChannel, json).whenComplete((n, failure) -> {
                 if (failure != null) {
                     cluster.countDropped();
                 }
@@ -134,7 +134,7 @@ final class PresenceStore {
      * removal lost while Redis was away is made good here), and refreshes its TTL.
      */
     void refresh(Supplier<Set<String>> local) throws Exception {
-        RedisAsyncCommands<String, String> commands = cluster.commands();
+        RedisClusterAsyncCommands<String, String> commands = cluster.commands();
         String own = key(cluster.getNodeId());
         String[] users = local.get().toArray(String[]::new);
         if (users.length > 0) {
@@ -150,7 +150,7 @@ final class PresenceStore {
 
     /** The users of every other node whose set has not expired, by node id. */
     Map<String, Set<String>> readOthers() throws Exception {
-        RedisAsyncCommands<String, String> commands = cluster.commands();
+        RedisClusterAsyncCommands<String, String> commands = cluster.commands();
         Map<String, Set<String>> snapshot = new HashMap<>();
         String prefix = key("");
         ScanCursor cursor = ScanCursor.INITIAL;

@@ -7,7 +7,7 @@ import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.server.internal.BayeuxServerImpl;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,6 +17,8 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -53,6 +55,8 @@ public class RedisCluster implements AutoCloseable {
     public static final String DEFAULT_PREFIX = RedisConfig.DEFAULT_PREFIX;
     /** How many messages from other nodes may wait for the local server. */
     static final int DELIVERY_QUEUE = 100_000;
+    /** How many times, on a Redis Cluster, a message is sent at most when its publish fails (its master died). */
+    static final int CLUSTER_ATTEMPTS = 4;
 
     private final BayeuxServer bayeux;
     private final RedisConfig config;
@@ -86,9 +90,10 @@ public class RedisCluster implements AutoCloseable {
     public RedisCluster(BayeuxServer bayeux, RedisConfig config) {
         this.bayeux = Objects.requireNonNull(bayeux, "bayeux");
         this.config = Objects.requireNonNull(config, "config");
-        this.observed = new ObservedChannels(config.prefix());
+        this.observed = new ObservedChannels(config.prefix(), config.mode() == RedisConfig.Mode.CLUSTER);
         config.channels().forEach(observed::add);
-        this.outbox = new OutageBuffer(config.bufferSize(), () -> connected, this::commands);
+        // On a cluster, a message whose master died is sent again once the replica took over (Lettuce does that for one server).
+        this.outbox = new OutageBuffer(config.bufferSize(), () -> connected, this::publish, isSharded() ? CLUSTER_ATTEMPTS : 1, this::afterSettling);
     }
 
     public BayeuxServer getBayeuxServer() {
@@ -130,7 +135,7 @@ public class RedisCluster implements AutoCloseable {
                 });
         RedisConnection opened;
         try {
-            opened = new RedisConnection(config, this::arrived, this::changed);
+            opened = new RedisConnection(config, this::arrived, this::changed, this::regained);
         } catch (RuntimeException x) {
             started = false;
             control.shutdownNow();
@@ -276,9 +281,33 @@ public class RedisCluster implements AutoCloseable {
         connection.unsubscribeDirect(redisChannel);
     }
 
-    /** The commands connection (requests queue, in order, while Redis is away). */
-    RedisAsyncCommands<String, String> commands() {
+    /** The commands connection (requests queue, in order, while Redis is away; on a cluster, routed by slot). */
+    RedisClusterAsyncCommands<String, String> commands() {
         return connection.commands();
+    }
+
+    /** {@code PUBLISH}es (on a cluster {@code SPUBLISH}es) {@code json} on {@code redisChannel}; a failed future when stopped. */
+    CompletionStage<Long> publish(String redisChannel, String json) {
+        RedisConnection current = connection;
+        return current == null ? CompletableFuture.failedFuture(new IllegalStateException("not started")) : current.publish(redisChannel, json);
+    }
+
+    /**
+     * Sends what {@code send} sends in its turn among this node's messages, as they are sent (on a
+     * cluster: held back after a topology change, sent again if it fails); {@code lost} told if given up.
+     */
+    void submit(String what, java.util.function.LongFunction<CompletionStage<?>> send, Consumer<Throwable> lost) {
+        outbox.submit(what, send, lost);
+    }
+
+    /** The Redis channel of {@code channelId}'s messages: {@code <prefix><channel>}, hash-tagged on a cluster. */
+    String redisChannel(String channelId) {
+        return observed.redisChannel(channelId);
+    }
+
+    /** Whether this node is on a Redis Cluster, with sharded pub/sub. */
+    boolean isSharded() {
+        return config.mode() == RedisConfig.Mode.CLUSTER;
     }
 
     LocalSession localSession() {
@@ -417,7 +446,8 @@ public class RedisCluster implements AutoCloseable {
         boolean now;
         synchronized (healthLock) {
             RedisConnection current = connection;
-            now = up && current != null && current.isOpen();
+            // On a cluster, one node's connection going down is not Redis away: only the two main connections say.
+            now = (up || isSharded()) && current != null && current.isOpen();
             if (now == connected) {
                 return;
             }
@@ -444,6 +474,25 @@ public class RedisCluster implements AutoCloseable {
             } catch (RuntimeException x) {
                 LOGGER.warn("Engine listener failed", x);
             }
+        }
+    }
+
+    /** Runs {@code task} on the control thread once the settle delay passed; not when stopped. */
+    private void afterSettling(Runnable task) {
+        ScheduledExecutorService scheduler = control;
+        if (scheduler != null && !scheduler.isShutdown()) {
+            scheduler.schedule(task, config.settleDelay().toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** A cluster's topology changed, or Redis ended a shard subscription: subscribe again where each channel lives now. */
+    private void regained() {
+        if (isSharded()) {
+            outbox.hold();
+        }
+        SubscriptionReconciler running = reconciler;
+        if (running != null) {
+            running.resubscribe();
         }
     }
 

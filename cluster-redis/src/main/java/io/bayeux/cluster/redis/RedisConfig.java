@@ -6,10 +6,14 @@ import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * How a node joins a cluster on Redis (or Valkey): the server's URI, the channels it shares,
- * whether it shares presence, and how it rides out an outage. An immutable value made by
+ * whether it shares presence, and how it rides out an outage. The URI names one server
+ * ({@code redis://HOST:PORT}), the Sentinels that name the master
+ * ({@code redis-sentinel://HOST:PORT,HOST:PORT/MASTER}) or seeds of a Redis Cluster
+ * ({@code redis-cluster://HOST:PORT,HOST:PORT}): see {@link Mode}. An immutable value made by
  * {@link #builder()}, read by {@link RedisNode#start} (or by {@link RedisCluster} and
  * {@link RedisSeti} directly).
  *
@@ -34,8 +38,24 @@ public final class RedisConfig {
     /** The shortest presence TTL: its heartbeat runs every third of it. */
     public static final Duration MIN_PRESENCE_TTL = Duration.ofMillis(300);
 
+    /** How the URI reaches Redis. */
+    public enum Mode {
+        /** {@code redis://} or {@code rediss://}: one server. */
+        STANDALONE,
+        /** {@code redis-sentinel://HOST:PORT,.../MASTER}: the master the Sentinels name, followed across failovers. */
+        SENTINEL,
+        /** {@code redis-cluster://HOST:PORT,...}: a Redis Cluster found from these seeds; sharded pub/sub, hash-tagged keys. */
+        CLUSTER
+    }
+
+    static final String SENTINEL_SCHEME = "redis-sentinel://";
+    static final String CLUSTER_SCHEME = "redis-cluster://";
+    static final String CLUSTER_TLS_SCHEME = "rediss-cluster://";
+
     private final String uri;
+    private final Mode mode;
     private final RedisURI redisURI;
+    private final List<RedisURI> seeds;
     private final List<String> channels;
     private final boolean presence;
     private final Duration presenceTtl;
@@ -44,9 +64,11 @@ public final class RedisConfig {
     private final Duration maxReconnectDelay;
     private final Duration settleDelay;
 
-    private RedisConfig(Builder builder, RedisURI redisURI) {
+    private RedisConfig(Builder builder, Mode mode, List<RedisURI> seeds) {
         this.uri = builder.uri;
-        this.redisURI = redisURI;
+        this.mode = mode;
+        this.redisURI = seeds.get(0);
+        this.seeds = List.copyOf(seeds);
         this.channels = List.copyOf(builder.channels);
         this.presence = builder.presence;
         this.presenceTtl = builder.presenceTtl;
@@ -60,14 +82,24 @@ public final class RedisConfig {
         return new Builder();
     }
 
-    /** The Redis (or Valkey) server, as given: {@code redis://HOST:PORT}, {@code rediss://...}. */
+    /** The Redis (or Valkey) server, as given: {@code redis://HOST:PORT}, {@code rediss://...}, {@code redis-sentinel://...}, {@code redis-cluster://...}. */
     public String uri() {
         return uri;
     }
 
-    /** {@link #uri()} as parsed by Lettuce. */
+    /** How {@link #uri()} reaches Redis: one server, through Sentinel, or a Redis Cluster. */
+    public Mode mode() {
+        return mode;
+    }
+
+    /** {@link #uri()} as parsed by Lettuce (the first seed of a cluster). */
     RedisURI redisURI() {
         return redisURI;
+    }
+
+    /** The cluster's seeds, as Lettuce URIs; the one URI otherwise. */
+    List<RedisURI> seeds() {
+        return seeds;
     }
 
     /** The channels (wildcards allowed) shared with the other nodes; none by default. */
@@ -110,7 +142,7 @@ public final class RedisConfig {
 
     @Override
     public String toString() {
-        return "RedisConfig[" + redisURI + ", channels=" + channels + ", presence=" + (presence ? presenceTtl : "off")
+        return "RedisConfig[" + mode + " " + (mode == Mode.CLUSTER ? seeds : redisURI) + ", channels=" + channels + ", presence=" + (presence ? presenceTtl : "off")
                 + ", prefix=" + prefix + ", bufferSize=" + bufferSize + "]";
     }
 
@@ -128,7 +160,13 @@ public final class RedisConfig {
         private Builder() {
         }
 
-        /** The Redis server: {@code redis://HOST:PORT} (required). */
+        /**
+         * The Redis server (required): {@code redis://HOST:PORT} (Lettuce's syntax, so
+         * {@code rediss://} and {@code redis://:PASSWORD@HOST:PORT/DB} too); the Sentinels of a
+         * master, {@code redis-sentinel://HOST:PORT,HOST:PORT/MASTER}; or seeds of a Redis
+         * Cluster, {@code redis-cluster://HOST:PORT,HOST:PORT} ({@code rediss-cluster://} for TLS,
+         * {@code redis-cluster://:PASSWORD@...} with a password).
+         */
         public Builder uri(String uri) {
             this.uri = uri;
             return this;
@@ -182,7 +220,15 @@ public final class RedisConfig {
          * @throws IllegalArgumentException naming the first bad setting and its value
          */
         public RedisConfig build() {
-            RedisURI parsed = parse(uri);
+            check(uri != null && !uri.isBlank(), "uri", uri == null ? null : "'" + uri + "'", "is required (redis://HOST:PORT)");
+            String lower = uri.toLowerCase(Locale.ROOT);
+            Mode mode = lower.startsWith(CLUSTER_SCHEME) || lower.startsWith(CLUSTER_TLS_SCHEME) ? Mode.CLUSTER
+                    : lower.startsWith(SENTINEL_SCHEME) ? Mode.SENTINEL : Mode.STANDALONE;
+            List<RedisURI> seeds = switch (mode) {
+                case CLUSTER -> clusterSeeds(uri);
+                case SENTINEL -> List.of(sentinel(uri));
+                case STANDALONE -> List.of(parse(uri, uri));
+            };
             for (String channel : channels) {
                 check(channel != null, "channel", null, "must not be null");
                 try {
@@ -196,16 +242,47 @@ public final class RedisConfig {
             checkDuration("presenceTtl", presenceTtl, MIN_PRESENCE_TTL);
             checkDuration("maxReconnectDelay", maxReconnectDelay, Duration.ofMillis(1));
             checkDuration("settleDelay", settleDelay, Duration.ZERO);
-            return new RedisConfig(this, parsed);
+            return new RedisConfig(this, mode, seeds);
         }
 
-        private static RedisURI parse(String uri) {
-            check(uri != null && !uri.isBlank(), "uri", uri == null ? null : "'" + uri + "'", "is required (redis://HOST:PORT)");
+        /** {@code uri}, Lettuce's syntax, parsed; errors name {@code given}, what the user wrote. */
+        private static RedisURI parse(String uri, String given) {
             try {
                 return RedisURI.create(uri);
             } catch (RuntimeException x) {
-                throw new IllegalArgumentException("RedisConfig uri = '" + uri + "': not a Redis URI (redis://HOST:PORT): " + x.getMessage(), x);
+                throw new IllegalArgumentException("RedisConfig uri = '" + given + "': not a Redis URI (redis://HOST:PORT): " + x.getMessage(), x);
             }
+        }
+
+        /** {@code redis-sentinel://[:PASSWORD@]HOST:PORT,HOST:PORT/MASTER}; Lettuce's own {@code ...[/DB]#MASTER} is taken too. */
+        private static RedisURI sentinel(String uri) {
+            String lettuce = uri;
+            int path = uri.indexOf('/', SENTINEL_SCHEME.length());
+            if (!uri.contains("#") && path > 0) {
+                String master = uri.substring(path + 1);
+                check(!master.isEmpty() && !master.chars().allMatch(Character::isDigit), "uri", "'" + uri + "'",
+                        "names no master (redis-sentinel://HOST:PORT,HOST:PORT/MASTER)");
+                lettuce = uri.substring(0, path) + "#" + master;
+            }
+            RedisURI parsed = parse(lettuce, uri);
+            check(parsed.getSentinelMasterId() != null && !parsed.getSentinels().isEmpty(), "uri", "'" + uri + "'",
+                    "names no master (redis-sentinel://HOST:PORT,HOST:PORT/MASTER)");
+            return parsed;
+        }
+
+        /** {@code redis-cluster://[:PASSWORD@]HOST:PORT,HOST:PORT}: one Lettuce URI per seed, with the password. */
+        private static List<RedisURI> clusterSeeds(String uri) {
+            boolean tls = uri.regionMatches(true, 0, CLUSTER_TLS_SCHEME, 0, CLUSTER_TLS_SCHEME.length());
+            String rest = uri.substring(tls ? CLUSTER_TLS_SCHEME.length() : CLUSTER_SCHEME.length());
+            check(!rest.contains("/") && !rest.contains("#"), "uri", "'" + uri + "'", "a cluster has no database or master (redis-cluster://HOST:PORT,HOST:PORT)");
+            int at = rest.lastIndexOf('@');
+            String credentials = at < 0 ? "" : rest.substring(0, at + 1);
+            List<RedisURI> seeds = new ArrayList<>();
+            for (String seed : rest.substring(at + 1).split(",")) {
+                check(!seed.isBlank(), "uri", "'" + uri + "'", "has an empty seed (redis-cluster://HOST:PORT,HOST:PORT)");
+                seeds.add(parse((tls ? "rediss://" : "redis://") + credentials + seed.strip(), uri));
+            }
+            return seeds;
         }
 
         private static void checkDuration(String name, Duration value, Duration min) {

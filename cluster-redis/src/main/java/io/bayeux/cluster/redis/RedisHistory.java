@@ -9,7 +9,7 @@ import io.bayeux.server.internal.BayeuxServerImpl;
 import io.bayeux.server.spi.HistoryEngine;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -73,11 +74,20 @@ final class RedisHistory implements HistoryEngine {
             end
             """;
 
-    /** KEYS: meta, stream. ARGV: size, ttl ms, epoch candidate, base offset - 1, meta ttl ms, Redis channel, channel as JSON, payload JSON. */
+    /**
+     * KEYS: meta, stream. ARGV: size, ttl ms, epoch candidate, base offset - 1, meta ttl ms, Redis
+     * channel, channel as JSON, payload JSON, origin node ('' for none), the origin's number of
+     * this publish: one already applied (a publish sent again) is not applied twice.
+     */
     private static final String PUBLISH = EXPIRE_HEAD + """
             local meta, stream = KEYS[1], KEYS[2]
             local now = nowMillis()
             local epoch = epochOf(meta, stream, ARGV[3], ARGV[4], ARGV[5])
+            if ARGV[9] ~= '' then
+              local applied = redis.call('HGET', meta, 'n:' .. ARGV[9])
+              if applied and tonumber(applied) >= tonumber(ARGV[10]) then return 'applied' end
+              redis.call('HSET', meta, 'n:' .. ARGV[9], ARGV[10])
+            end
             local offset = string.format('%d', redis.call('HINCRBY', meta, 'top', 1))
             if redis.call('XLEN', stream) >= tonumber(ARGV[1]) then
               redis.call('HSET', meta, 'evicted', 'trimmed')
@@ -120,11 +130,14 @@ final class RedisHistory implements HistoryEngine {
     private final BayeuxServerImpl server;
     private final SecureRandom random = new SecureRandom();
     private final AtomicLong publishFailures = new AtomicLong();
+    /** {@link #PUBLISH}, with {@code SPUBLISH} on a Redis Cluster: its channel shares the hash tag of the keys, so one slot. */
+    private final String publishScript;
     private volatile String publishSha;
 
     RedisHistory(RedisCluster cluster, BayeuxServerImpl server) {
         this.cluster = cluster;
         this.server = server;
+        this.publishScript = cluster.isSharded() ? PUBLISH.replace("redis.call('PUBLISH'", "redis.call('SPUBLISH'") : PUBLISH;
     }
 
     @Override
@@ -174,36 +187,63 @@ final class RedisHistory implements HistoryEngine {
         String[] args;
         try {
             args = new String[]{Integer.toString(policy.size()), Long.toString(policy.ttl().toMillis()), newEpoch(), base(), metaTtl(policy),
-                    cluster.getPrefix() + channel, JSON.writeValueAsString(channel), JSON.writeValueAsString(payload)};
+                    cluster.redisChannel(channel), JSON.writeValueAsString(channel), JSON.writeValueAsString(payload), "", "0"};
         } catch (JsonProcessingException x) {
             LOGGER.warn("Message on {} not published: {}", channel, x.toString());
             publishFailures.incrementAndGet();
             return;
         }
-        RedisAsyncCommands<String, String> commands = cluster.commands();
+        if (cluster.isSharded()) {
+            // In turn with the node's messages: after a failover, sent again (once the new master is known) in order;
+            // the script applies each number of this node once.
+            cluster.submit(channel, order -> {
+                String[] numbered = args.clone();
+                numbered[8] = cluster.getNodeId();
+                numbered[9] = Long.toString(order);
+                return run(keys, numbered, false);
+            }, failure -> lost(channel, failure));
+            return;
+        }
         try {
-            String sha = publishSha;
-            CompletionStage<String> result = sha == null
-                    ? commands.eval(PUBLISH, ScriptOutputType.VALUE, keys, args)
-                    : commands.<String>evalsha(sha, ScriptOutputType.VALUE, keys, args);
-            result.whenComplete((offset, failure) -> {
-                if (failure instanceof RedisNoScriptException || (failure != null && failure.getCause() instanceof RedisNoScriptException)) {
-                    // Redis restarted and forgot the script: load it again, and publish this one with it.
-                    publishSha = null;
-                    publish(channel, message, policy);
-                } else if (failure != null) {
-                    publishFailures.incrementAndGet();
-                    LOGGER.warn("Message on {} lost: Redis did not take it ({})", channel, failure.toString());
+            run(keys, args, true).whenComplete((offset, failure) -> {
+                if (failure != null) {
+                    lost(channel, failure);
                 }
             });
-            if (sha == null) {
-                commands.scriptLoad(PUBLISH).thenAccept(loaded -> publishSha = loaded);
-            }
         } catch (RuntimeException x) {
             // Lettuce's request queue is full while Redis is away.
-            publishFailures.incrementAndGet();
-            LOGGER.warn("Message on {} lost: {}", channel, x.toString());
+            lost(channel, x);
         }
+    }
+
+    private void lost(String channel, Throwable failure) {
+        publishFailures.incrementAndGet();
+        LOGGER.warn("Message on {} lost: Redis did not take it ({})", channel, failure.toString());
+    }
+
+    /**
+     * The publish script by its SHA, or whole (and loaded for the next ones) when none is known;
+     * when Redis does not know it (restarted, or a replica promoted), the SHA is forgotten and,
+     * with {@code reload}, this one sent whole at once (otherwise its failure says so, and the
+     * caller sends it again).
+     */
+    private CompletionStage<String> run(String[] keys, String[] args, boolean reload) {
+        RedisClusterAsyncCommands<String, String> commands = cluster.commands();
+        String sha = publishSha;
+        if (sha == null) {
+            CompletionStage<String> result = commands.eval(publishScript, ScriptOutputType.VALUE, keys, args);
+            commands.scriptLoad(publishScript).thenAccept(loaded -> publishSha = loaded);
+            return result;
+        }
+        return commands.<String>evalsha(sha, ScriptOutputType.VALUE, keys, args).exceptionallyCompose(failure -> {
+            if (failure instanceof RedisNoScriptException || failure.getCause() instanceof RedisNoScriptException) {
+                publishSha = null;
+                if (reload) {
+                    return run(keys, args, false);
+                }
+            }
+            return CompletableFuture.failedStage(failure);
+        });
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.bayeux.cluster.redis;
 
+import io.lettuce.core.RedisURI;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -11,6 +12,7 @@ import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -34,6 +36,37 @@ class RedisConfigTest {
     }
 
     @Test
+    void aRedisUriIsOneServer() {
+        RedisConfig config = valid().build();
+        assertEquals(RedisConfig.Mode.STANDALONE, config.mode());
+        assertEquals(1, config.seeds().size());
+        assertEquals(6379, config.redisURI().getPort());
+    }
+
+    @Test
+    void aSentinelUriNamesItsSentinelsAndItsMaster() {
+        RedisConfig config = RedisConfig.builder().uri("redis-sentinel://127.0.0.1:26379,127.0.0.1:26380/mymaster").build();
+        assertEquals(RedisConfig.Mode.SENTINEL, config.mode());
+        assertEquals("mymaster", config.redisURI().getSentinelMasterId());
+        assertEquals(List.of(26379, 26380), config.redisURI().getSentinels().stream().map(RedisURI::getPort).toList());
+        // Lettuce's own syntax, with the master after '#', is taken as well.
+        RedisConfig lettuce = RedisConfig.builder().uri("redis-sentinel://127.0.0.1:26379/0#other").build();
+        assertEquals("other", lettuce.redisURI().getSentinelMasterId());
+    }
+
+    @Test
+    void aClusterUriIsItsSeedsWithTheirPassword() {
+        RedisConfig config = RedisConfig.builder().uri("redis-cluster://:secret@127.0.0.1:7000, 127.0.0.1:7001").build();
+        assertEquals(RedisConfig.Mode.CLUSTER, config.mode());
+        assertEquals(List.of(7000, 7001), config.seeds().stream().map(RedisURI::getPort).toList());
+        for (RedisURI seed : config.seeds()) {
+            assertEquals("secret", new String(seed.getCredentialsProvider().resolveCredentials().block().getPassword()));
+            assertFalse(seed.isSsl());
+        }
+        assertTrue(RedisConfig.builder().uri("rediss-cluster://127.0.0.1:7000").build().redisURI().isSsl());
+    }
+
+    @Test
     void theConfigIsNotChangedByItsBuilderAfterwards() {
         RedisConfig.Builder builder = valid().channel("/chat/**");
         RedisConfig config = builder.build();
@@ -50,6 +83,11 @@ class RedisConfigTest {
                 bad("uri", "'127.0.0.1:6379'", b -> b.uri("127.0.0.1:6379")),
                 bad("uri", "'http://127.0.0.1:6379'", b -> b.uri("http://127.0.0.1:6379")),
                 bad("uri", "'redis://127.0.0.1:99999'", b -> b.uri("redis://127.0.0.1:99999")),
+                bad("uri", "'redis-sentinel://127.0.0.1:26379'", b -> b.uri("redis-sentinel://127.0.0.1:26379")),
+                bad("uri", "'redis-sentinel://127.0.0.1:26379/0'", b -> b.uri("redis-sentinel://127.0.0.1:26379/0")),
+                bad("uri", "'redis-cluster://'", b -> b.uri("redis-cluster://")),
+                bad("uri", "'redis-cluster://127.0.0.1:7000,,127.0.0.1:7001'", b -> b.uri("redis-cluster://127.0.0.1:7000,,127.0.0.1:7001")),
+                bad("uri", "'redis-cluster://127.0.0.1:7000/0'", b -> b.uri("redis-cluster://127.0.0.1:7000/0")),
                 bad("channel", "'chat'", b -> b.channel("chat")),
                 bad("channel", "null", b -> b.channel(null)),
                 bad("prefix", "null", b -> b.prefix(null)),

@@ -30,11 +30,6 @@ final class RedisFixture implements BeforeEachCallback, AfterEachCallback {
         return new RedisFixture(RedisProcess::start);
     }
 
-    /** {@code valkey-server}. */
-    static RedisFixture withValkey() {
-        return new RedisFixture(() -> RedisProcess.start(RedisProcess.VALKEY_SERVER));
-    }
-
     /** No server: the test starts what it needs and hands it to {@link #closing}. */
     static RedisFixture withoutServer() {
         return new RedisFixture(null);

@@ -20,38 +20,85 @@ import java.util.concurrent.TimeUnit;
  * <p>
  * The system property {@value #SERVER_PROPERTY} names another program to start instead, taking
  * the same options: {@code -Dbayeux.redis.server=valkey-server} runs every Redis test against
- * Valkey ({@link ValkeyIT} always does).
+ * Valkey (the module's {@code valkey} execution does, for the engine's tests).
  */
 public final class RedisProcess implements AutoCloseable {
     static final Duration START = Duration.ofSeconds(30);
     /** The system property naming the server program (default {@value #DEFAULT_SERVER}). */
     public static final String SERVER_PROPERTY = "bayeux.redis.server";
     public static final String DEFAULT_SERVER = "redis-server";
-    public static final String VALKEY_SERVER = "valkey-server";
 
     private final String program;
     private final int port;
     private final Path dir;
+    /** The configuration file, first argument (a Sentinel's: it rewrites it); null for none. */
+    private final Path configFile;
+    /** Options after the common ones. */
+    private final List<String> options;
     private Process process;
 
-    private RedisProcess(String program, int port, Path dir) {
+    private RedisProcess(String program, int port, Path dir, Path configFile, List<String> options) {
         this.program = program;
         this.port = port;
         this.dir = dir;
+        this.configFile = configFile;
+        this.options = List.copyOf(options);
+    }
+
+    /** The program {@value #SERVER_PROPERTY} names: {@value #DEFAULT_SERVER} unless set. */
+    static String namedServer() {
+        String program = System.getProperty(SERVER_PROPERTY, "").strip();
+        return program.isEmpty() ? DEFAULT_SERVER : program;
     }
 
     /** Starts the server named by {@value #SERVER_PROPERTY} (redis-server unless set) on a port free a moment ago. */
     public static RedisProcess start() throws Exception {
-        String program = System.getProperty(SERVER_PROPERTY, "").strip();
-        return start(program.isEmpty() ? DEFAULT_SERVER : program);
+        return start(namedServer());
     }
 
     /** Starts {@code program} ({@code redis-server}, {@code valkey-server}, or a path to one) on a port free a moment ago. */
     public static RedisProcess start(String program) throws Exception {
+        return start(program, List.of());
+    }
+
+    /** Starts {@code program} with {@code options} after the usual ones (port, loopback, no persistence, its directory). */
+    static RedisProcess start(String program, List<String> options) throws Exception {
+        return start(program, null, options);
+    }
+
+    /** Starts a replica of {@code master}, by the same program; returns once it answers PING (not once it is in sync). */
+    static RedisProcess replicaOf(RedisProcess master) throws Exception {
+        return start(master.program, List.of("--replicaof", "127.0.0.1", String.valueOf(master.port)));
+    }
+
+    /**
+     * Starts a Sentinel ({@code --sentinel}, by the same program as {@code master}) watching
+     * {@code master} as {@code name} with a quorum of 2, and short timings: {@code master} down
+     * after {@code downAfter} without an answer, a failover given up after {@code failoverTimeout}.
+     */
+    static RedisProcess sentinel(RedisProcess master, String name, Duration downAfter, Duration failoverTimeout) throws Exception {
+        String config = String.join("\n",
+                "sentinel monitor " + name + " 127.0.0.1 " + master.port + " 2",
+                "sentinel down-after-milliseconds " + name + " " + downAfter.toMillis(),
+                "sentinel failover-timeout " + name + " " + failoverTimeout.toMillis(),
+                "sentinel parallel-syncs " + name + " 1", "");
+        return start(master.program, config, List.of("--sentinel"));
+    }
+
+    private static RedisProcess start(String program, String config, List<String> options) throws Exception {
         Path dir = Files.createTempDirectory("redis-test");
+        Path configFile = null;
+        if (config != null) {
+            configFile = Files.writeString(dir.resolve("redis.conf"), config);
+        }
         int port = LoopbackPorts.unused();
-        RedisProcess redis = new RedisProcess(program, port, dir);
-        redis.restart();
+        RedisProcess redis = new RedisProcess(program, port, dir, configFile, options);
+        try {
+            redis.restart();
+        } catch (Exception | Error x) {
+            redis.close();
+            throw x;
+        }
         return redis;
     }
 
@@ -62,12 +109,26 @@ public final class RedisProcess implements AutoCloseable {
 
     /** The {@code INFO server} field {@code name} of the running server ({@code redis_version}, {@code server_name}, ...), or null. */
     String info(String name) throws IOException {
-        for (String line : command("INFO server").split("\r\n")) {
+        return info("server", name);
+    }
+
+    /** The field {@code name} of the {@code INFO} section {@code section} ({@code replication}, {@code sentinel}, ...), or null. */
+    String info(String section, String name) throws IOException {
+        for (String line : command("INFO " + section).split("\r\n")) {
             if (line.startsWith(name + ":")) {
                 return line.substring(name.length() + 1);
             }
         }
         return null;
+    }
+
+    /** The server's log so far (what it wrote to stdout and stderr), for a failure's message. */
+    String log() {
+        try {
+            return Files.readString(dir.resolve("redis.log"));
+        } catch (IOException x) {
+            return x.toString();
+        }
     }
 
     int port() {
@@ -91,8 +152,14 @@ public final class RedisProcess implements AutoCloseable {
         if (isAlive()) {
             throw new IllegalStateException("running");
         }
-        process = new ProcessBuilder(List.of(program, "--port", String.valueOf(port), "--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no", "--dir", dir.toString()))
+        List<String> command = new java.util.ArrayList<>(List.of(program));
+        if (configFile != null) {
+            command.add(configFile.toString());
+        }
+        command.addAll(List.of("--port", String.valueOf(port), "--bind", "127.0.0.1",
+                "--save", "", "--appendonly", "no", "--dir", dir.toString()));
+        command.addAll(options);
+        process = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(dir.resolve("redis.log").toFile())
                 .start();

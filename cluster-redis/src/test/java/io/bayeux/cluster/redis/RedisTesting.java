@@ -47,8 +47,13 @@ final class RedisTesting {
     }
 
     static Node node(RedisProcess redis, java.util.function.Consumer<RedisConfig.Builder> configure, String... observed) {
+        return node(redis.uri(), configure, observed);
+    }
+
+    /** A node on the Redis {@code uri} names ({@code redis-sentinel://...}, {@code redis-cluster://...}). */
+    static Node node(String uri, java.util.function.Consumer<RedisConfig.Builder> configure, String... observed) {
         NettyBayeuxServer server = NettyBayeuxServer.builder().host("127.0.0.1").port(0).build().start();
-        RedisConfig.Builder config = RedisConfig.builder().uri(redis.uri()).channels(java.util.List.of(observed));
+        RedisConfig.Builder config = RedisConfig.builder().uri(uri).channels(java.util.List.of(observed));
         configure.accept(config);
         RedisCluster cluster = new RedisCluster(server.bayeux(), config.build());
         cluster.start();

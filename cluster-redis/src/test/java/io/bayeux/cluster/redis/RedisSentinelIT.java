@@ -1,0 +1,122 @@
+package io.bayeux.cluster.redis;
+
+import io.bayeux.api.server.HistoryPolicy;
+import io.bayeux.client.BayeuxClient;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import static io.bayeux.cluster.redis.RedisTesting.await;
+import static io.bayeux.cluster.redis.RedisTesting.publish;
+import static io.bayeux.cluster.redis.RedisTesting.subscribe;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Two nodes on {@code redis-sentinel://}: one master, one replica and three Sentinels started
+ * as processes on loopback, the master killed with {@code kill -9} while one node publishes.
+ * After the failover both nodes are subscribed again, on the promoted replica, and traffic
+ * flows; each message published reaches the other node at most once, in order, and every one
+ * that did not is counted lost there; on a channel with a history in Redis, every one reaches it.
+ */
+class RedisSentinelIT {
+    private static final Logger LOGGER = LoggerFactory.getLogger(RedisSentinelIT.class);
+    private static final String MASTER = "bayeux-master";
+
+    @RegisterExtension
+    final RedisFixture fixture = RedisFixture.withoutServer();
+
+    @Test
+    void nodesFollowTheMasterSentinelNamesWhenItIsKilledUnderLoad() throws Exception {
+        RedisProcess master = fixture.closing(RedisProcess.start());
+        RedisProcess replica = fixture.closing(RedisProcess.replicaOf(master));
+        await("the replica in sync", () -> "up".equals(field(replica, "replication", "master_link_status")));
+        List<RedisProcess> sentinels = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            sentinels.add(fixture.closing(RedisProcess.sentinel(master, MASTER, Duration.ofMillis(500), Duration.ofSeconds(3))));
+        }
+        for (RedisProcess sentinel : sentinels) {
+            // A Sentinel that knows no replica, or too few peers for the quorum, would not fail over.
+            await("a Sentinel that knows the replica and the two other Sentinels",
+                    () -> String.valueOf(field(sentinel, "sentinel", "master0")).contains("slaves=1,sentinels=3"));
+        }
+        String uri = sentinels.stream().map(s -> "127.0.0.1:" + s.port())
+                .collect(Collectors.joining(",", "redis-sentinel://", "/" + MASTER));
+        RedisTesting.Node a = fixture.closing(node(uri));
+        RedisTesting.Node b = fixture.closing(node(uri));
+        List<Integer> onB = new CopyOnWriteArrayList<>();
+        List<Integer> keptOnB = new CopyOnWriteArrayList<>();
+        BayeuxClient subscriber = fixture.connected(b.url(), "websocket");
+        assertTrue(subscribe(subscriber, "/chat/room", (ch, m) -> onB.add(((Number) m.getDataAsMap().get("n")).intValue())).isSuccessful());
+        assertTrue(subscribe(subscriber, "/event/kept", (ch, m) -> keptOnB.add(((Number) m.getDataAsMap().get("n")).intValue())).isSuccessful());
+        await("B subscribed on the master", () -> b.cluster().isSubscribed("/chat/room") && b.cluster().isSubscribed("/event/kept"));
+
+        BayeuxClient publisher = fixture.connected(a.url(), "websocket");
+        int total = 300;
+        int killAt = 100;
+        for (int n = 0; n < total; n++) {
+            if (n == killAt) {
+                await("the first messages on B", () -> onB.contains(killAt - 1));
+                master.kill();
+            }
+            // Each waits for A's reply, which never waits for Redis: a steady load through the switch.
+            assertTrue(publish(publisher, "/chat/room", Map.of("n", n)).isSuccessful());
+            assertTrue(publish(publisher, "/event/kept", Map.of("n", n)).isSuccessful());
+        }
+        await("the Sentinels to name the replica",
+                () -> reply(sentinels.get(0), "SENTINEL get-master-addr-by-name " + MASTER).contains(String.valueOf(replica.port())));
+        await("both nodes on Redis again", () -> a.cluster().isConnected() && b.cluster().isConnected());
+        await("B subscribed again", () -> b.cluster().isSubscribed("/chat/room") && b.cluster().isSubscribed("/event/kept"));
+        await("B's subscription on the new master", () -> reply(replica, "PUBSUB NUMSUB bayeux:/chat/room").contains(":1\r\n"));
+
+        assertTrue(publish(publisher, "/chat/room", Map.of("n", total)).isSuccessful());
+        assertTrue(publish(publisher, "/event/kept", Map.of("n", total)).isSuccessful());
+        await("traffic through the new master", () -> onB.contains(total));
+        await("the channel with a history, all of it", () -> keptOnB.contains(total));
+        List<Integer> delivered = List.copyOf(onB);
+        long lost = b.cluster().getLost();
+        LOGGER.info("Sentinel failover under load: {} published, {} delivered on the other node, {} counted lost, {} second copies dropped",
+                total + 1, delivered.size(), lost, b.cluster().getDuplicates());
+        for (int i = 1; i < delivered.size(); i++) {
+            assertTrue(delivered.get(i) > delivered.get(i - 1), "in order and once each: " + delivered);
+        }
+        assertEquals(total + 1, delivered.size() + lost, () -> "each message delivered or counted lost: " + delivered + ", lost " + lost);
+        assertEquals(0, a.cluster().getDropped(), "none dropped by the origin: its buffer held them");
+        // The history's messages wait in Lettuce's queue through the switch, then go through the new master's
+        // history in order: every one reaches B, once.
+        assertEquals(IntStream.rangeClosed(0, total).boxed().toList(), keptOnB, "the channel with a history: all, once each, in order");
+    }
+
+    /** A node sharing /chat/** (no history) and /event/** (a history in Redis), reconnecting at least every 200 ms. */
+    private static RedisTesting.Node node(String uri) {
+        RedisTesting.Node node = RedisTesting.node(uri, c -> c.presence(false).maxReconnectDelay(Duration.ofMillis(200)), "/chat/**", "/event/**");
+        node.server().bayeux().createChannelIfAbsent("/event/**", channel -> channel.setHistory(HistoryPolicy.of(1_000, Duration.ofMinutes(5))));
+        return node;
+    }
+
+    private static String reply(RedisProcess server, String command) {
+        try {
+            return server.command(command);
+        } catch (IOException x) {
+            return "";
+        }
+    }
+
+    private static String field(RedisProcess server, String section, String name) {
+        try {
+            return server.info(section, name);
+        } catch (IOException x) {
+            return null;
+        }
+    }
+}
