@@ -22,7 +22,6 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.DefaultChannelPromise;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameEncoder;
-import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionEncoder;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -66,6 +65,8 @@ final class WebSocketEndpoint implements Endpoint {
     private final BayeuxContext bayeuxContext;
     /** Where replies written from the executor go: the loop's next round. */
     private final LoopOutbox outbox;
+    /** The loop's deflater and inflater when the connection negotiated permessage-deflate, else null. */
+    private final WebSocketShared.Deflation deflation;
     /** Counts writability changes, so that a check scheduled before the last change does nothing; loop-confined. */
     private long writabilityEpisode;
     /**
@@ -81,13 +82,19 @@ final class WebSocketEndpoint implements Endpoint {
     private volatile boolean stalled;
 
     WebSocketEndpoint(Channel channel, WebSocketShared shared, String browserId, boolean cookieLess,
-                      BayeuxContext bayeuxContext, LoopOutbox outbox) {
+                      BayeuxContext bayeuxContext, LoopOutbox outbox, WebSocketShared.Deflation deflation) {
         this.channel = channel;
         this.shared = shared;
         this.browserId = browserId;
         this.cookieLess = cookieLess;
         this.bayeuxContext = bayeuxContext;
         this.outbox = outbox;
+        this.deflation = deflation;
+    }
+
+    /** The loop's deflater and inflater if this connection negotiated permessage-deflate, else null. */
+    WebSocketShared.Deflation deflation() {
+        return deflation;
     }
 
     @Override
@@ -185,7 +192,7 @@ final class WebSocketEndpoint implements Endpoint {
         active = true;
         ByteBuf content;
         try {
-            content = out == null ? content(messages) : frame(out.alloc(), messages);
+            content = out == null ? content(messages) : deflation != null ? deflatedFrame(out.alloc(), messages) : frame(out.alloc(), messages);
         } catch (JsonCodec.JsonException x) {
             fail(messages, failure, failed, x);
             return;
@@ -269,14 +276,14 @@ final class WebSocketEndpoint implements Endpoint {
 
     /**
      * The context frames are written from: the frame encoder's, once the handshake put it in
-     * place; null (frames go down the whole pipeline, as {@link TextWebSocketFrame}s) while it
-     * is not there, or when an extension (permessage-deflate) encodes frames above it.
+     * place; null (frames go down the whole pipeline, as uncompressed {@link TextWebSocketFrame}s)
+     * while it is not there.
      */
     private ChannelHandlerContext frameOut() {
         ChannelHandlerContext out = frameOut;
         if (out == null || out.isRemoved()) {
             ChannelPipeline pipeline = channel.pipeline();
-            out = pipeline.get(WebSocketExtensionEncoder.class) == null ? pipeline.context(WebSocketFrameEncoder.class) : null;
+            out = pipeline.context(WebSocketFrameEncoder.class);
             frameOut = out;
         }
         return out;
@@ -292,6 +299,25 @@ final class WebSocketEndpoint implements Endpoint {
             return SharedFrames.textFrame(alloc, shared.bayeux.encodeArray(message));
         }
         return batch(alloc, messages, true);
+    }
+
+    /**
+     * A whole text frame carrying {@code messages}, compressed when they are {@code minBytes} or
+     * more and compress: a broadcast's compressed bytes are computed once for all its
+     * subscribers (cached with its JSON bytes) and its frame built once per loop turn; what is
+     * too small or does not compress goes as {@link #frame} makes it.
+     */
+    private ByteBuf deflatedFrame(ByteBufAllocator alloc, List<ServerMessage> messages) throws JsonCodec.JsonException {
+        int minBytes = shared.compression.minBytes();
+        MessageDeflater deflater = deflation.deflater();
+        if (messages.size() == 1 && messages.get(0) instanceof ServerMessageImpl impl && impl.isFrozen()) {
+            byte[] array = shared.bayeux.encodeArray(impl);
+            byte[] deflated = array.length < minBytes ? array : impl.compressArray(array, deflater::deflate);
+            return deflated == array ? frame(alloc, messages) : outbox.frames().deflatedFrame(impl, deflated);
+        }
+        byte[] array = shared.bayeux.encode(messages);
+        byte[] deflated = array.length < minBytes ? array : deflater.deflate(array);
+        return deflated == array ? SharedFrames.textFrame(alloc, array) : SharedFrames.deflatedTextFrame(alloc, deflated);
     }
 
     /** Replies to what the client sent: written and flushed from any thread, in order with the pushes of the loop. */
