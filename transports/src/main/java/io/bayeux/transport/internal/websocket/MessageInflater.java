@@ -36,15 +36,29 @@ final class MessageInflater {
      * The bytes {@code compressed} (a whole message's payload) inflates to, at most {@code max}.
      *
      * @throws TooLargeException   when they would be more than {@code max}
-     * @throws DataFormatException when {@code compressed} is not raw deflate data
+     * @throws DataFormatException when {@code compressed} is not raw deflate data (or refers to
+     *                             data before it: its sender kept context)
      */
     byte[] inflate(ByteBuf compressed, int max) throws TooLargeException, DataFormatException {
+        return inflate(compressed, max, null);
+    }
+
+    /**
+     * Like {@link #inflate(ByteBuf, int)}, for a sender that keeps context between messages:
+     * {@code window} is the end of what its earlier messages inflated to (up to 32 KiB), which
+     * this one may refer to; null for none.
+     */
+    byte[] inflate(ByteBuf compressed, int max, byte[] window) throws TooLargeException, DataFormatException {
         Inflater in = inflater;
         if (in == null) {
             in = new Inflater(true);
             inflater = in;
         }
         try {
+            if (window != null) {
+                // A raw inflater takes a dictionary before its first input: the sender's window.
+                in.setDictionary(window);
+            }
             int size = compressed.readableBytes();
             byte[] input = Arrays.copyOf(ByteBufUtil.getBytes(compressed), size + TAIL.length);
             System.arraycopy(TAIL, 0, input, size, TAIL.length);

@@ -80,6 +80,13 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
     /** Whether {@link #fragments} are compressed (its first frame had RSV1); loop-confined. */
     private boolean fragmentsDeflated;
     /**
+     * What the client's next compressed message may refer to, while it has not shown that it
+     * honours {@code client_no_context_takeover} (or for good, when it does not); loop-confined.
+     */
+    private PeerWindow peerWindow;
+    /** Whether the client showed that it compresses each message alone: no {@link #peerWindow} again; loop-confined. */
+    private boolean peerWithoutContext;
+    /**
      * Batches that publish, held while the server is behind with deliveries (and every batch
      * after them, to keep their order); only touched by this connection's tasks on the executor (see runInOrder).
      */
@@ -204,6 +211,23 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
         }
     }
 
+    /** A compressed message inflated, with what the client's earlier ones inflated to while it may refer to them. */
+    private byte[] inflate(ByteBuf content) throws MessageInflater.TooLargeException, DataFormatException {
+        MessageInflater inflater = endpoint.deflation().inflater();
+        if (peerWithoutContext) {
+            return inflater.inflate(content, shared().maxMessageSize);
+        }
+        if (peerWindow == null) {
+            peerWindow = new PeerWindow();
+        }
+        byte[] inflated = peerWindow.inflate(inflater, content, shared().maxMessageSize);
+        if (!peerWindow.needed()) {
+            peerWindow = null;
+            peerWithoutContext = true;
+        }
+        return inflated;
+    }
+
     /** @return whether the fragment was added; a message past the maximum size closes the connection instead */
     private boolean addFragment(ChannelHandlerContext ctx, WebSocketFrame frame) {
         if (fragments.readableBytes() + frame.content().readableBytes() > shared().maxMessageSize) {
@@ -231,12 +255,12 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
         if (deflated) {
             byte[] inflated;
             try {
-                inflated = endpoint.deflation().inflater().inflate(content, shared().maxMessageSize);
+                inflated = inflate(content);
             } catch (MessageInflater.TooLargeException x) {
                 close(ctx, WebSocketCloseStatus.MESSAGE_TOO_BIG, x.getMessage());
                 return;
             } catch (DataFormatException x) {
-                close(ctx, WebSocketCloseStatus.INVALID_PAYLOAD_DATA, "Invalid permessage-deflate data");
+                close(ctx, WebSocketCloseStatus.INVALID_PAYLOAD_DATA, "Invalid permessage-deflate data: " + x.getMessage());
                 return;
             }
             textRead(ctx, Unpooled.wrappedBuffer(inflated), false);
