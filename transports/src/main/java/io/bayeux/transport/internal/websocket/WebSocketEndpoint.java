@@ -45,11 +45,18 @@ import java.util.function.Consumer;
  * frames is written, not when the garbage collector gets to it. A frame of several messages is
  * built for its connection: its messages of {@value #SHARED_MIN} bytes or more are referenced
  * from their turn's shared buffers, the rest copied into one pooled buffer.
+ *
+ * <p>On a connection that negotiated permessage-deflate, a broadcast's compressed bytes are
+ * computed once for all subscribers (kept with its JSON bytes by the core's message) and its
+ * compressed frame shared the same way; replies and frames of several messages are compressed
+ * for the connection with its event loop's deflater. What is under the threshold, or does not
+ * shrink, goes as for any other connection.
  */
 final class WebSocketEndpoint implements Endpoint {
     /**
-     * Through the pipeline (when an extension encodes frames), payloads from this size on are
-     * shared by reference: Netty's frame encoder writes them after the header, uncopied.
+     * Payloads from this size on are shared by reference: in a frame of several messages, and
+     * through the pipeline (before the frame encoder is in place), where Netty's frame encoder
+     * writes them after the header, uncopied.
      */
     static final int SHARED_MIN = 1025;
     private static final String USER_AGENT = "User-Agent";
