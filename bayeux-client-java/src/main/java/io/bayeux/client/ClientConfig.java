@@ -121,8 +121,8 @@ public final class ClientConfig {
 
     /**
      * Whether the WebSocket transport offers permessage-deflate (RFC 7692); default true. A server
-     * that accepts it sends large messages compressed, and messages of 128 bytes and more are
-     * sent to it compressed; what a message inflates to is bounded by {@link #maxMessageSize()}.
+     * that accepts it sends large messages compressed; what a message inflates to is bounded by
+     * {@link #maxMessageSize()}. The client sends its own messages uncompressed.
      */
     public boolean websocketCompression() {
         return websocketCompression;

@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The WebSocket transport's permessage-deflate, against this project's server and CometD's. */
 class WebSocketCompressionIT {
-    /** A message large enough to be compressed both ways, that compresses well. */
+    /** A message large enough for the server to compress, that compresses well. */
     private static final String TEXT = "a chat line that says the same thing again, ".repeat(50);
 
     private static final List<Object> TWICE = List.of(Map.of("text", TEXT), Map.of("text", TEXT));

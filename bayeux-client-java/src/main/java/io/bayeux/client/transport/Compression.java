@@ -1,6 +1,5 @@
 package io.bayeux.client.transport;
 
-import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import io.netty.handler.codec.http.websocketx.extensions.WebSocketClientExtensionHandler;
 import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionFilter;
 import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionFilterProvider;
@@ -9,14 +8,15 @@ import io.netty.handler.codec.http.websocketx.extensions.compression.PerMessageD
 /**
  * The WebSocket transport's permessage-deflate offer (RFC 7692), made by Netty's extension
  * handler: {@code permessage-deflate} without parameters, accepting whatever no-context-takeover
- * the server answers with (this project's server always asks for both, so neither side keeps
- * zlib state between messages; CometD's keeps context by default, which Netty's decoder
- * follows). Frames under {@value #MIN_BYTES} bytes go uncompressed; what a message inflates to
- * is bounded by the largest message allowed. Stateless.
+ * the server answers with (this project's server always asks for both; CometD's keeps context by
+ * default, which Netty's decoder follows). What the server sends compressed is inflated, bounded
+ * by the largest message allowed. What the client sends goes uncompressed (RFC 7692 lets a
+ * sender compress none of its messages): without context takeover Netty's encoder makes a zlib
+ * deflater per message, and at a couple of thousand clients per process that churn slowed the
+ * clients' connect cycles until their sessions expired; a client's messages are mostly small
+ * meta messages anyway. Stateless.
  */
 final class Compression {
-    /** Frames smaller than this are sent uncompressed: deflate's overhead would eat the gain. */
-    static final int MIN_BYTES = 128;
     private static final int LEVEL = 6;
     private static final int WINDOW_BITS = 15;
 
@@ -28,7 +28,7 @@ final class Compression {
         WebSocketExtensionFilterProvider filters = new WebSocketExtensionFilterProvider() {
             @Override
             public WebSocketExtensionFilter encoderFilter() {
-                return SMALL_FRAMES;
+                return WebSocketExtensionFilter.ALWAYS_SKIP;
             }
 
             @Override
@@ -41,6 +41,4 @@ final class Compression {
         return new WebSocketClientExtensionHandler(new PerMessageDeflateClientExtensionHandshaker(
                 LEVEL, false, WINDOW_BITS, true, false, filters, maxMessageSize));
     }
-
-    private static final WebSocketExtensionFilter SMALL_FRAMES = frame -> frame.content().readableBytes() < MIN_BYTES;
 }
