@@ -138,6 +138,27 @@ class WebSocketCompressionIT {
     }
 
     @Test
+    void aClientThatKeepsContextDespiteBeingToldNotToIsStillUnderstood() throws Exception {
+        server = NettyBayeuxServer.builder().port(0).build().start();
+        try (RawWebSocket socket = open("permessage-deflate")) {
+            Client client = new Client(socket);
+            // As Jetty 12's client does: one deflater for the connection, never reset.
+            Deflater kept = new Deflater(Deflater.DEFAULT_COMPRESSION, true);
+            try {
+                client.sendWith(kept, "[{\"id\":\"h\",\"channel\":\"/meta/handshake\",\"version\":\"1.0\",\"supportedConnectionTypes\":[\"websocket\"]}]");
+                String clientId = (String) client.reply("h").get("clientId");
+                for (int i = 0; i < 4; i++) {
+                    client.sendWith(kept, "[{\"id\":\"s" + i + "\",\"channel\":\"/meta/subscribe\",\"clientId\":\"" + clientId
+                            + "\",\"subscription\":\"/chat/" + i + "\"}]");
+                    assertEquals(true, client.reply("s" + i).get("successful"), "subscribe " + i);
+                }
+            } finally {
+                kept.end();
+            }
+        }
+    }
+
+    @Test
     void aZipBombIsRefusedWith1009() throws Exception {
         server = NettyBayeuxServer.builder().port(0).maxMessageSize(64 * 1024).build().start();
         try (RawWebSocket socket = open("permessage-deflate")) {
@@ -158,6 +179,20 @@ class WebSocketCompressionIT {
 
         Client(RawWebSocket socket) {
             this.socket = socket;
+        }
+
+        /** Sends {@code json} compressed by {@code deflater}, which keeps its context from one message to the next. */
+        void sendWith(Deflater deflater, String json) throws IOException {
+            deflater.setInput(json.getBytes(StandardCharsets.UTF_8));
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            byte[] chunk = new byte[8192];
+            int n;
+            do {
+                n = deflater.deflate(chunk, 0, chunk.length, Deflater.SYNC_FLUSH);
+                out.write(chunk, 0, n);
+            } while (n == chunk.length);
+            byte[] bytes = out.toByteArray();
+            socket.send(RawWebSocket.TEXT, java.util.Arrays.copyOf(bytes, bytes.length - 4), true, true);
         }
 
         void send(String json, boolean compress) throws IOException {
