@@ -40,6 +40,7 @@ public final class ClientConfig {
     private final int maxPending;
     private final JsonCodec jsonCodec;
     private final Map<String, String> headers;
+    private final boolean websocketCompression;
 
     private ClientConfig(Builder builder) {
         this.eventLoopGroup = builder.eventLoopGroup;
@@ -53,6 +54,7 @@ public final class ClientConfig {
         this.maxPending = builder.maxPending;
         this.jsonCodec = builder.jsonCodec != null ? builder.jsonCodec : new JacksonJsonCodec();
         this.headers = Map.copyOf(builder.headers);
+        this.websocketCompression = builder.websocketCompression;
     }
 
     public static Builder builder() {
@@ -117,6 +119,15 @@ public final class ClientConfig {
         return headers;
     }
 
+    /**
+     * Whether the WebSocket transport offers permessage-deflate (RFC 7692); default true. A server
+     * that accepts it sends large messages compressed; what a message inflates to is bounded by
+     * {@link #maxMessageSize()}. The client sends its own messages uncompressed.
+     */
+    public boolean websocketCompression() {
+        return websocketCompression;
+    }
+
     public static final class Builder {
         private EventLoopGroup eventLoopGroup;
         private SslContext sslContext;
@@ -129,8 +140,15 @@ public final class ClientConfig {
         private int maxPending = DEFAULT_MAX_PENDING;
         private JsonCodec jsonCodec;
         private final Map<String, String> headers = new LinkedHashMap<>();
+        private boolean websocketCompression = true;
 
         private Builder() {
+        }
+
+        /** Whether the WebSocket transport offers permessage-deflate; true by default. */
+        public Builder websocketCompression(boolean websocketCompression) {
+            this.websocketCompression = websocketCompression;
+            return this;
         }
 
         public Builder eventLoopGroup(EventLoopGroup eventLoopGroup) {

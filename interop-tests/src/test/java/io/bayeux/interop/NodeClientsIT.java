@@ -8,7 +8,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The CometD JavaScript client and Faye's Node client, unmodified, against the demo server:
+ * The CometD JavaScript client (in Node, and in Debian's Chromium over WebSocket) and Faye's Node
+ * client, unmodified, against the demo server, with permessage-deflate where they offer it:
  * runs {@code node --test} in {@code src/test/node} (its {@code *.test.mjs} files) with the
  * server's endpoint in {@code BAYEUX_URL} and expects exit code 0. Both clients keep cookies,
  * as long-polling against a server that binds sessions to the browser cookie requires.

@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /**
  * Runs the Node scripts of {@code src/test/node} (installing their locked dependencies with
- * {@code npm ci} first when {@code node_modules} is missing), streaming their output into the
+ * {@code npm ci} first when {@code node_modules} is missing or older than the lock file), streaming their output into the
  * test log. Needs {@code node} (20+) and {@code npm} on the PATH, and the npm registry the first
  * time; {@code -Dinterop.node.skip=true} skips the tests that use it.
  */
@@ -41,7 +41,7 @@ final class NodeScripts {
         assumeFalse(Boolean.getBoolean("interop.node.skip"), "interop.node.skip is set");
         Path folder = Path.of(System.getProperty("basedir", "."), "src", "test", "node").toAbsolutePath().normalize();
         assertTrue(Files.isRegularFile(folder.resolve("package-lock.json")), "No package-lock.json in " + folder);
-        if (!Files.isDirectory(folder.resolve("node_modules"))) {
+        if (!installed(folder)) {
             Result install = run(List.of("npm", "ci", "--no-audit", "--no-fund"), folder, Map.of(), NPM_CI_TIMEOUT);
             assertEquals(0, install.exitCode(), () -> "npm ci failed in " + folder + ":\n" + install.tail());
         }
@@ -53,6 +53,13 @@ final class NodeScripts {
     }
 
     private record Result(int exitCode, String tail) {
+    }
+
+    /** Whether {@code node_modules} is there and installed from the current lock file (npm records what it installed in it). */
+    private static boolean installed(Path folder) throws IOException {
+        Path record = folder.resolve("node_modules").resolve(".package-lock.json");
+        return Files.isRegularFile(record)
+                && Files.getLastModifiedTime(record).compareTo(Files.getLastModifiedTime(folder.resolve("package-lock.json"))) >= 0;
     }
 
     /** Runs a command, echoing its output line by line; kills it (and its children) past the timeout. */

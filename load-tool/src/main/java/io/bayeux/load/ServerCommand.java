@@ -42,9 +42,13 @@ final class ServerCommand implements Callable<Integer> {
             description = "How long a room's message is kept, e.g. 30s, 5m (default: ${DEFAULT-VALUE}); with --history-size")
     String historyTtl = "5m";
 
+    @Option(names = "--no-websocket-compression", negatable = false,
+            description = "Declines permessage-deflate (on by default, as in CometD 8): to measure bytes on the wire and CPU per delivery without it")
+    boolean noWebsocketCompression;
+
     @Override
     public Integer call() throws Exception {
-        NettyBayeuxServer server = BenchmarkServer.builder(settings(), null).build().start();
+        NettyBayeuxServer server = BenchmarkServer.builder(settings(), null).websocketCompression(!noWebsocketCompression).build().start();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.stop();

@@ -171,6 +171,16 @@ public final class NettyBayeuxServer implements AutoCloseable {
     }
 
     /**
+     * The WebSocket messages compressed with permessage-deflate so far: a broadcast counts once,
+     * however many of its subscribers negotiated the extension; for monitoring and tests. 0
+     * before {@link #start()}.
+     */
+    public long websocketCompressions() {
+        BayeuxServerInitializer current = initializer;
+        return current == null ? 0 : current.websocketCompressions();
+    }
+
+    /**
      * The timers handed to the event loops so far for the ends of long-polling gather times, one
      * per slot of ends due together (see {@link GroupedTimers}); for monitoring and tests.
      */
@@ -261,7 +271,7 @@ public final class NettyBayeuxServer implements AutoCloseable {
         private boolean virtualThreads;
         private boolean jsonp;
         private boolean handshakePerConnection;
-        private boolean websocketCompression;
+        private WebSocketCompression websocketCompression = WebSocketCompression.DEFAULT;
         private int gzipLevel = ServerSettings.DEFAULT_GZIP_LEVEL;
         private int gzipMinBytes = ServerSettings.DEFAULT_GZIP_MIN_BYTES;
         private boolean websocket = true;
@@ -461,9 +471,19 @@ public final class NettyBayeuxServer implements AutoCloseable {
             return this;
         }
 
-        /** Offers permessage-deflate to WebSocket clients; off by default. */
+        /**
+         * Whether WebSocket clients that offer permessage-deflate get it; on by default, with the
+         * other settings of {@link WebSocketCompression#DEFAULT} (or those given to
+         * {@link #websocketCompression(WebSocketCompression)}).
+         */
         public Builder websocketCompression(boolean websocketCompression) {
-            this.websocketCompression = websocketCompression;
+            this.websocketCompression = this.websocketCompression.withEnabled(websocketCompression);
+            return this;
+        }
+
+        /** How WebSocket messages are compressed; {@link WebSocketCompression#DEFAULT} by default. */
+        public Builder websocketCompression(WebSocketCompression websocketCompression) {
+            this.websocketCompression = Objects.requireNonNull(websocketCompression, "websocketCompression");
             return this;
         }
 

@@ -30,7 +30,8 @@ import java.util.Set;
  * @param jsonp                  whether the callback-polling (JSONP) transport is served; default false
  * @param websocket              whether the WebSocket transport is served; default true
  * @param handshakePerConnection whether each WebSocket connection must start with its own handshake; default false
- * @param websocketCompression   whether permessage-deflate is offered to WebSocket clients; default false
+ * @param websocketCompression   how WebSocket messages are compressed with permessage-deflate; default
+ *                               {@link WebSocketCompression#DEFAULT} (on)
  * @param gzipLevel              the gzip level of large HTTP responses, 0 for none; default {@value #DEFAULT_GZIP_LEVEL}
  * @param gzipMinBytes           the least body length gzipped; default {@value #DEFAULT_GZIP_MIN_BYTES}
  * @param browserCookieName      the cookie that tells browsers apart; default {@code BAYEUX_BROWSER}
@@ -47,7 +48,7 @@ import java.util.Set;
 public record ServerSettings(String host, int port, String path, Set<String> allowedOrigins, int maxMessageSize,
                              Duration requestTimeout, Duration idleTimeout, Duration stallTime, TlsConfig tls,
                              List<String> staticRoots, boolean jsonp, boolean websocket, boolean handshakePerConnection,
-                             boolean websocketCompression, int gzipLevel, int gzipMinBytes, String browserCookieName,
+                             WebSocketCompression websocketCompression, int gzipLevel, int gzipMinBytes, String browserCookieName,
                              SameSite browserCookieSameSite, int ioThreads, int executorThreads, BayeuxServerConfig bayeux) {
     /** The default endpoint path. */
     public static final String DEFAULT_PATH = "/cometd";
@@ -86,6 +87,7 @@ public record ServerSettings(String host, int port, String path, Set<String> all
         Objects.requireNonNull(browserCookieName, "browserCookieName");
         Objects.requireNonNull(browserCookieSameSite, "browserCookieSameSite");
         Objects.requireNonNull(bayeux, "bayeux");
+        Objects.requireNonNull(websocketCompression, "websocketCompression");
     }
 
     /** {@code value}, if it is a positive duration; else an {@link IllegalArgumentException} that names it. */

@@ -125,8 +125,13 @@ final class RawWebSocket implements AutoCloseable {
 
     /** Writes one masked frame, the last of its message ({@code fin}) or not. */
     void send(int opcode, byte[] payload, boolean fin) throws IOException {
+        send(opcode, payload, fin, false);
+    }
+
+    /** Writes one masked frame, the last of its message ({@code fin}) or not, with RSV1 set if {@code rsv1} (permessage-deflate). */
+    void send(int opcode, byte[] payload, boolean fin, boolean rsv1) throws IOException {
         ByteArrayOutputStream frame = new ByteArrayOutputStream(payload.length + 14);
-        frame.write((fin ? 0x80 : 0) | opcode);
+        frame.write((fin ? 0x80 : 0) | (rsv1 ? 0x40 : 0) | opcode);
         if (payload.length < 126) {
             frame.write(0x80 | payload.length);
         } else if (payload.length < 65536) {
@@ -156,8 +161,8 @@ final class RawWebSocket implements AutoCloseable {
         send(TEXT, text.getBytes(StandardCharsets.UTF_8));
     }
 
-    /** One frame from the server; {@code fin} if it is the last of its message. */
-    record Frame(int opcode, boolean fin, byte[] payload) {
+    /** One frame from the server; {@code fin} if it is the last of its message, {@code rsv1} if its RSV1 bit is set. */
+    record Frame(int opcode, boolean fin, boolean rsv1, byte[] payload) {
         String text() {
             return new String(payload, StandardCharsets.UTF_8);
         }
@@ -191,7 +196,7 @@ final class RawWebSocket implements AutoCloseable {
             }
         }
         byte[] payload = in.readNBytes((int) length);
-        return new Frame(first & 0x0F, (first & 0x80) != 0, payload);
+        return new Frame(first & 0x0F, (first & 0x80) != 0, (first & 0x40) != 0, payload);
     }
 
     /**

@@ -34,7 +34,7 @@ class ServerSettingsTest {
         assertTrue(settings.websocket());
         assertTrue(settings.servesWebSocket());
         assertFalse(settings.handshakePerConnection());
-        assertFalse(settings.websocketCompression());
+        assertEquals(WebSocketCompression.DEFAULT, settings.websocketCompression());
         assertEquals(ServerSettings.DEFAULT_GZIP_LEVEL, settings.gzipLevel());
         assertEquals(ServerSettings.DEFAULT_GZIP_MIN_BYTES, settings.gzipMinBytes());
         assertEquals("BAYEUX_BROWSER", settings.browserCookieName());

@@ -74,6 +74,8 @@ public final class WebSocketTransport implements ClientTransport {
     private Channel opening;
     /** Guarded by this: batches waiting for the connection. */
     private List<List<Message.Mutable>> pending = new ArrayList<>();
+    /** What the server's answer to the last upgrade said of extensions, or null; written on its event loop. */
+    private volatile String extensions;
 
     public WebSocketTransport(ClientConfig config) {
         this.config = config;
@@ -150,6 +152,7 @@ public final class WebSocketTransport implements ClientTransport {
                 // The JSON decoder refuses malformed UTF-8 (the connection then closes as for any
                 // undecodable frame): a second pass over every byte received is not needed.
                 .withUTF8Validator(false)
+                .allowExtensions(config.websocketCompression())
                 .build();
         var bootstrap = NettyClients.bootstrap(group, config.connectTimeout()).handler(new ChannelInitializer<SocketChannel>() {
             @Override
@@ -161,6 +164,9 @@ public final class WebSocketTransport implements ClientTransport {
                 ch.pipeline().addLast(new HttpClientCodec());
                 ch.pipeline().addLast(new HttpObjectAggregator(64 * 1024));
                 ch.pipeline().addLast(new CookieCapture());
+                if (config.websocketCompression()) {
+                    ch.pipeline().addLast(Compression.offer(config.maxMessageSize()));
+                }
                 ch.pipeline().addLast(new WebSocketClientProtocolHandler(protocol));
                 ch.pipeline().addLast(new WebSocketFrameAggregator(config.maxMessageSize()));
                 ch.pipeline().addLast(new FrameHandler());
@@ -221,6 +227,15 @@ public final class WebSocketTransport implements ClientTransport {
         }
     }
 
+    /**
+     * The extensions the server accepted in its answer to the last upgrade (its
+     * {@code Sec-WebSocket-Extensions}, e.g. {@code permessage-deflate; server_no_context_takeover}),
+     * or null when it accepted none or no upgrade was answered yet; any thread.
+     */
+    public String extensions() {
+        return extensions;
+    }
+
     @Override
     public void abort() {
         Channel open;
@@ -262,6 +277,7 @@ public final class WebSocketTransport implements ClientTransport {
         public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
             if (msg instanceof FullHttpResponse response) {
                 cookies.store(response.headers());
+                extensions = response.headers().get(HttpHeaderNames.SEC_WEBSOCKET_EXTENSIONS);
             }
             super.channelRead(ctx, msg);
         }

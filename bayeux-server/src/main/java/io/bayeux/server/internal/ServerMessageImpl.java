@@ -7,13 +7,15 @@ import io.bayeux.common.json.JsonCodec;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * The server's message. Once {@linkplain #freeze() frozen} it refuses changes and caches
  * its JSON bytes, so a broadcast is serialized once whatever the number of recipients.
  *
  * <p>Not thread-safe while mutable; safe to share once frozen (the JSON cache is written
- * racily but idempotently: every thread computes the same bytes).
+ * racily but idempotently: every thread computes the same bytes; the compressed cache once,
+ * under this message's monitor).
  */
 public class ServerMessageImpl extends HashMapMessage implements ServerMessage.Mutable {
     private ServerMessage associated;
@@ -27,6 +29,8 @@ public class ServerMessageImpl extends HashMapMessage implements ServerMessage.M
      * {@code ServerObserver} is installed, before the message is frozen and shared.
      */
     private long arrivedNanos;
+    /** What a transport's compressor made of {@link #array} (see {@link #compressArray}), once frozen; written under this. */
+    private volatile byte[] compressed;
 
     public ServerMessageImpl() {
     }
@@ -102,6 +106,30 @@ public class ServerMessageImpl extends HashMapMessage implements ServerMessage.M
             result[result.length - 1] = ']';
             if (frozen) {
                 array = result;
+            }
+        }
+        return result;
+    }
+
+    /**
+     * {@code compressor} applied to {@code array}, this message's {@link #encodeArray}: for a
+     * frozen message computed once, whichever threads ask at the same time, and shared
+     * afterwards (a WebSocket broadcast is deflated once for all its subscribers); callers must
+     * not modify it. {@code compressor} may return its argument itself (not worth compressing).
+     */
+    public byte[] compressArray(byte[] array, UnaryOperator<byte[]> compressor) {
+        if (!frozen) {
+            return compressor.apply(array);
+        }
+        byte[] result = compressed;
+        if (result == null) {
+            // Once, not racily like the JSON bytes: the compression costs more than the lock.
+            synchronized (this) {
+                result = compressed;
+                if (result == null) {
+                    result = compressor.apply(array);
+                    compressed = result;
+                }
             }
         }
         return result;

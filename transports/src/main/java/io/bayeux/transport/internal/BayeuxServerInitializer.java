@@ -23,7 +23,6 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.cors.CorsConfig;
 import io.netty.handler.codec.http.cors.CorsConfigBuilder;
 import io.netty.handler.codec.http.cors.CorsHandler;
-import io.netty.handler.codec.http.websocketx.extensions.compression.WebSocketServerCompressionHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 
@@ -50,6 +49,8 @@ public final class BayeuxServerInitializer extends ChannelInitializer<SocketChan
     private final CorsConfig cors;
     /** What every HTTP connection shares (and, once upgraded, every WebSocket connection). */
     private final HttpShared http;
+    /** What every WebSocket connection shares, their event loops' zlib state among it. */
+    private final WebSocketShared websocket;
     /** The event loops' deflaters, or null when responses are not gzipped. */
     private final GzipCompressors gzip;
     private final BayeuxServerImpl bayeux;
@@ -63,7 +64,7 @@ public final class BayeuxServerInitializer extends ChannelInitializer<SocketChan
         this.ssl = ssl;
         this.bayeux = bayeux;
         BrowserCookie browserCookie = new BrowserCookie(settings.browserCookieName(), settings.browserCookieSameSite());
-        WebSocketShared websocket = new WebSocketShared(bayeux, settings, executor, browserCookie, outboxes);
+        this.websocket = new WebSocketShared(bayeux, settings, executor, browserCookie, outboxes);
         this.http = new HttpShared(bayeux, settings, executor, new StaticResources(settings.staticRoots()), browserCookie, outboxes, websocket, routes);
         this.gzip = settings.gzipLevel() == 0 ? null : new GzipCompressors(settings.gzipLevel());
         var origins = settings.allowedOrigins();
@@ -81,6 +82,11 @@ public final class BayeuxServerInitializer extends ChannelInitializer<SocketChan
     /** The direct bytes this server's shared broadcast frames hold now (see {@link SharedFrames}). */
     public long sharedFrameBytes() {
         return outboxes.sharedFrameBytes();
+    }
+
+    /** The WebSocket messages compressed so far: a broadcast counts once. */
+    public long websocketCompressions() {
+        return websocket.compressions();
     }
 
     public long gatherTimers() {
@@ -120,9 +126,6 @@ public final class BayeuxServerInitializer extends ChannelInitializer<SocketChan
         // Small responses (most Bayeux replies) gain nothing from gzip but its CPU: only gzipMinBytes and more.
         if (gzip != null) {
             pipeline.addLast(GzipResponses.NAME, new GzipResponses(settings.gzipMinBytes(), gzip));
-        }
-        if (settings.websocketCompression()) {
-            pipeline.addLast("wsDeflate", new WebSocketServerCompressionHandler(0));
         }
         pipeline.addLast("aggregator", new BodyAggregator(settings.maxMessageSize()));
         // A WebSocket upgrade removes these two, as it does the request timeout and read back-pressure (see WebSocketUpgrade).

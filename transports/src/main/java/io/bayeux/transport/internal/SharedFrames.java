@@ -28,11 +28,16 @@ import java.util.concurrent.RejectedExecutionException;
  * buffer of its own, not cached).
  */
 public final class SharedFrames {
+    /** The first byte of a final text frame, and of one with RSV1 set (permessage-deflate). */
+    private static final int FIN_TEXT = 0x81;
+    private static final int FIN_TEXT_DEFLATED = 0xC1;
+
     private final EventLoop loop;
     private final ByteBufAllocator alloc;
     /** This turn's payloads and whole text frames, by message identity; loop-confined. */
     private final Map<Object, ByteBuf> payloads = new IdentityHashMap<>();
     private final Map<Object, ByteBuf> frames = new IdentityHashMap<>();
+    private final Map<Object, ByteBuf> deflatedFrames = new IdentityHashMap<>();
     private final Runnable endOfTurn = this::endTurn;
 
     SharedFrames(EventLoop loop, ByteBufAllocator alloc) {
@@ -57,14 +62,22 @@ public final class SharedFrames {
         return shared(frames, key, payload, true);
     }
 
+    /**
+     * Like {@link #textFrame}, for a text frame compressed by permessage-deflate (RSV1 set) whose
+     * payload is {@code deflated}, the compressed form of {@code key}.
+     */
+    public ByteBuf deflatedFrame(Object key, byte[] deflated) {
+        return shared(deflatedFrames, key, deflated, true);
+    }
+
     private ByteBuf shared(Map<Object, ByteBuf> cache, Object key, byte[] bytes, boolean frame) {
         if (!loop.inEventLoop()) {
-            return make(bytes, frame);
+            return make(cache, bytes, frame);
         }
         ByteBuf shared = cache.get(key);
         if (shared == null) {
-            shared = make(bytes, frame);
-            if (payloads.isEmpty() && frames.isEmpty()) {
+            shared = make(cache, bytes, frame);
+            if (kept() == 0) {
                 try {
                     loop.execute(endOfTurn);
                 } catch (RejectedExecutionException x) {
@@ -77,8 +90,11 @@ public final class SharedFrames {
         return shared.retainedDuplicate();
     }
 
-    private ByteBuf make(byte[] bytes, boolean frame) {
-        return frame ? textFrame(alloc, bytes) : alloc.directBuffer(bytes.length, bytes.length).writeBytes(bytes);
+    private ByteBuf make(Map<Object, ByteBuf> cache, byte[] bytes, boolean frame) {
+        if (!frame) {
+            return alloc.directBuffer(bytes.length, bytes.length).writeBytes(bytes);
+        }
+        return cache == deflatedFrames ? deflatedTextFrame(alloc, bytes) : textFrame(alloc, bytes);
     }
 
     /** A WebSocket text frame (final, unmasked, as a server sends it) carrying {@code payload}, in a new direct buffer. */
@@ -86,14 +102,23 @@ public final class SharedFrames {
         return textFrameHeader(alloc, payload.length, true).writeBytes(payload);
     }
 
+    /** Like {@link #textFrame(ByteBufAllocator, byte[])} with RSV1 set: {@code deflated} is a permessage-deflate payload. */
+    public static ByteBuf deflatedTextFrame(ByteBufAllocator alloc, byte[] deflated) {
+        return frameHeader(alloc, FIN_TEXT_DEFLATED, deflated.length, true).writeBytes(deflated);
+    }
+
     /**
      * A new direct buffer holding the header of a text frame with a payload of {@code length}
      * bytes, and room for that payload if {@code room}.
      */
     public static ByteBuf textFrameHeader(ByteBufAllocator alloc, int length, boolean room) {
+        return frameHeader(alloc, FIN_TEXT, length, room);
+    }
+
+    private static ByteBuf frameHeader(ByteBufAllocator alloc, int first, int length, boolean room) {
         int size = (length < 126 ? 2 : length < 65536 ? 4 : 10) + (room ? length : 0);
         ByteBuf out = alloc.directBuffer(size, size);
-        out.writeByte(0x81);
+        out.writeByte(first);
         if (length < 126) {
             out.writeByte(length);
         } else if (length < 65536) {
@@ -106,13 +131,14 @@ public final class SharedFrames {
 
     /** The number of buffers kept for the current turn; on the loop. */
     int kept() {
-        return payloads.size() + frames.size();
+        return payloads.size() + frames.size() + deflatedFrames.size();
     }
 
     /** On the loop, once the turn is over: drops this cache's reference to each buffer of the turn. */
     private void endTurn() {
         release(payloads);
         release(frames);
+        release(deflatedFrames);
     }
 
     private static void release(Map<Object, ByteBuf> cache) {

@@ -11,7 +11,6 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.websocketx.extensions.WebSocketServerExtensionHandler;
 import io.netty.handler.ssl.SslHandler;
 
 import java.util.concurrent.Executor;
@@ -28,10 +27,7 @@ final class HttpConnection {
     final ChannelHandlerContext ctx;
     /** Whether this connection is TLS, so that the browser cookie gets {@code Secure}. */
     final boolean secure;
-    /**
-     * Whether replies may go as {@link EncodedResponse}s: the pipeline's encoder writes them, and
-     * no WebSocket extension handler waits to see every response.
-     */
+    /** Whether replies may go as {@link EncodedResponse}s: the pipeline's encoder writes them. */
     final boolean encodes;
     /** The pipeline's gzip handler, or null: a reply it would compress goes as a full response. */
     final GzipResponses gzip;
@@ -46,7 +42,7 @@ final class HttpConnection {
         this.ctx = ctx;
         ChannelPipeline pipeline = ctx.pipeline();
         this.secure = pipeline.get(SslHandler.class) != null;
-        this.encodes = pipeline.get(HttpCodec.ResponseEncoder.class) != null && pipeline.get(WebSocketServerExtensionHandler.class) == null;
+        this.encodes = pipeline.get(HttpCodec.ResponseEncoder.class) != null;
         this.gzip = pipeline.get(GzipResponses.class);
     }
 

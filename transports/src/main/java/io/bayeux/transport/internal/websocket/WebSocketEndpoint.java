@@ -23,7 +23,6 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.DefaultChannelPromise;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameEncoder;
-import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionEncoder;
 
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -47,11 +46,18 @@ import java.util.function.Consumer;
  * frames is written, not when the garbage collector gets to it. A frame of several messages is
  * built for its connection: its messages of {@value #SHARED_MIN} bytes or more are referenced
  * from their turn's shared buffers, the rest copied into one pooled buffer.
+ *
+ * <p>On a connection that negotiated permessage-deflate, a broadcast's compressed bytes are
+ * computed once for all subscribers (kept with its JSON bytes by the core's message) and its
+ * compressed frame shared the same way; replies and frames of several messages are compressed
+ * for the connection with its event loop's deflater. What is under the threshold, or does not
+ * shrink, goes as for any other connection.
  */
 final class WebSocketEndpoint implements Endpoint {
     /**
-     * Through the pipeline (when an extension encodes frames), payloads from this size on are
-     * shared by reference: Netty's frame encoder writes them after the header, uncopied.
+     * Payloads from this size on are shared by reference: in a frame of several messages, and
+     * through the pipeline (before the frame encoder is in place), where Netty's frame encoder
+     * writes them after the header, uncopied.
      */
     static final int SHARED_MIN = 1025;
     private static final String USER_AGENT = "User-Agent";
@@ -67,6 +73,8 @@ final class WebSocketEndpoint implements Endpoint {
     private final BayeuxContext bayeuxContext;
     /** Where replies written from the executor go: the loop's next round. */
     private final LoopOutbox outbox;
+    /** The loop's deflater and inflater when the connection negotiated permessage-deflate, else null. */
+    private final WebSocketShared.Deflation deflation;
     /** Counts writability changes, so that a check scheduled before the last change does nothing; loop-confined. */
     private long writabilityEpisode;
     /**
@@ -82,13 +90,19 @@ final class WebSocketEndpoint implements Endpoint {
     private volatile boolean stalled;
 
     WebSocketEndpoint(Channel channel, WebSocketShared shared, String browserId, boolean cookieLess,
-                      BayeuxContext bayeuxContext, LoopOutbox outbox) {
+                      BayeuxContext bayeuxContext, LoopOutbox outbox, WebSocketShared.Deflation deflation) {
         this.channel = channel;
         this.shared = shared;
         this.browserId = browserId;
         this.cookieLess = cookieLess;
         this.bayeuxContext = bayeuxContext;
         this.outbox = outbox;
+        this.deflation = deflation;
+    }
+
+    /** The loop's deflater and inflater if this connection negotiated permessage-deflate, else null. */
+    WebSocketShared.Deflation deflation() {
+        return deflation;
     }
 
     @Override
@@ -186,7 +200,7 @@ final class WebSocketEndpoint implements Endpoint {
         active = true;
         ByteBuf content;
         try {
-            content = out == null ? content(messages) : frame(out.alloc(), messages);
+            content = out == null ? content(messages) : deflation != null ? deflatedFrame(out.alloc(), messages) : frame(out.alloc(), messages);
         } catch (JsonCodec.JsonException x) {
             fail(messages, failure, failed, x);
             return;
@@ -270,14 +284,14 @@ final class WebSocketEndpoint implements Endpoint {
 
     /**
      * The context frames are written from: the frame encoder's, once the handshake put it in
-     * place; null (frames go down the whole pipeline, as {@link TextWebSocketFrame}s) while it
-     * is not there, or when an extension (permessage-deflate) encodes frames above it.
+     * place; null (frames go down the whole pipeline, as uncompressed {@link TextWebSocketFrame}s)
+     * while it is not there.
      */
     private ChannelHandlerContext frameOut() {
         ChannelHandlerContext out = frameOut;
         if (out == null || out.isRemoved()) {
             ChannelPipeline pipeline = channel.pipeline();
-            out = pipeline.get(WebSocketExtensionEncoder.class) == null ? pipeline.context(WebSocketFrameEncoder.class) : null;
+            out = pipeline.context(WebSocketFrameEncoder.class);
             frameOut = out;
         }
         return out;
@@ -293,6 +307,25 @@ final class WebSocketEndpoint implements Endpoint {
             return SharedFrames.textFrame(alloc, shared.bayeux.encodeArray(message));
         }
         return batch(alloc, messages, true);
+    }
+
+    /**
+     * A whole text frame carrying {@code messages}, compressed when they are {@code minBytes} or
+     * more and compress: a broadcast's compressed bytes are computed once for all its
+     * subscribers (cached with its JSON bytes) and its frame built once per loop turn; what is
+     * too small or does not compress goes as {@link #frame} makes it.
+     */
+    private ByteBuf deflatedFrame(ByteBufAllocator alloc, List<ServerMessage> messages) throws JsonCodec.JsonException {
+        int minBytes = shared.compression.minBytes();
+        MessageDeflater deflater = deflation.deflater();
+        if (messages.size() == 1 && messages.get(0) instanceof ServerMessageImpl impl && impl.isFrozen()) {
+            byte[] array = shared.bayeux.encodeArray(impl);
+            byte[] deflated = array.length < minBytes ? array : impl.compressArray(array, deflater::deflate);
+            return deflated == array ? frame(alloc, messages) : outbox.frames().deflatedFrame(impl, deflated);
+        }
+        byte[] array = shared.bayeux.encode(messages);
+        byte[] deflated = array.length < minBytes ? array : deflater.deflate(array);
+        return deflated == array ? SharedFrames.textFrame(alloc, array) : SharedFrames.deflatedTextFrame(alloc, deflated);
     }
 
     /** Replies to what the client sent: written and flushed from any thread, in order with the pushes of the loop. */

@@ -10,6 +10,7 @@ import io.bayeux.transport.internal.ReadGate;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -36,6 +37,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
+import java.util.zip.DataFormatException;
 
 /**
  * Bayeux over one WebSocket connection: every text message (one frame, or a fragmented one
@@ -53,6 +55,8 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
     static final String NAME = "bayeuxWebSocket";
     private static final Logger LOG = LoggerFactory.getLogger(WebSocketFrameHandler.class);
     private static final VarHandle IN_FLIGHT;
+    /** A frame's RSV1 bit, as {@link WebSocketFrame#rsv()} tells it: set on a message compressed by permessage-deflate. */
+    private static final int RSV1 = 0x4;
 
     static {
         try {
@@ -73,6 +77,15 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
     private volatile int inFlight;
     /** The fragments of a text message not yet complete, or null; loop-confined. */
     private CompositeByteBuf fragments;
+    /** Whether {@link #fragments} are compressed (its first frame had RSV1); loop-confined. */
+    private boolean fragmentsDeflated;
+    /**
+     * What the client's next compressed message may refer to, while it has not shown that it
+     * honours {@code client_no_context_takeover} (or for good, when it does not); loop-confined.
+     */
+    private PeerWindow peerWindow;
+    /** Whether the client showed that it compresses each message alone: no {@link #peerWindow} again; loop-confined. */
+    private boolean peerWithoutContext;
     /**
      * Batches that publish, held while the server is behind with deliveries (and every batch
      * after them, to keep their order); only touched by this connection's tasks on the executor (see runInOrder).
@@ -159,12 +172,22 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
     }
 
     private void frameRead(ChannelHandlerContext ctx, WebSocketFrame frame) {
+        // The decoder lets RSV bits through when the server may negotiate permessage-deflate:
+        // RSV1 is allowed only on the first frame of a data message of a connection that did.
+        int rsv = frame.rsv();
+        boolean deflated = rsv == RSV1 && endpoint.deflation() != null
+                && (frame instanceof TextWebSocketFrame || frame instanceof BinaryWebSocketFrame);
+        if (rsv != 0 && !deflated) {
+            close(ctx, WebSocketCloseStatus.PROTOCOL_ERROR, "RSV bits " + rsv + " set without an extension that allows them");
+            return;
+        }
         if (frame instanceof TextWebSocketFrame) {
             if (frame.isFinalFragment()) {
-                textRead(ctx, frame.content());
+                textRead(ctx, frame.content(), deflated);
             } else {
                 dropFragments();
                 fragments = ctx.alloc().compositeBuffer();
+                fragmentsDeflated = deflated;
                 addFragment(ctx, frame);
             }
         } else if (frame instanceof ContinuationWebSocketFrame) {
@@ -174,7 +197,7 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
                 CompositeByteBuf whole = fragments;
                 fragments = null;
                 try {
-                    textRead(ctx, whole);
+                    textRead(ctx, whole, fragmentsDeflated);
                 } finally {
                     whole.release();
                 }
@@ -186,6 +209,23 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
         } else if (frame instanceof CloseWebSocketFrame) {
             ctx.writeAndFlush(frame.retain()).addListener(ChannelFutureListener.CLOSE);
         }
+    }
+
+    /** A compressed message inflated, with what the client's earlier ones inflated to while it may refer to them. */
+    private byte[] inflate(ByteBuf content) throws MessageInflater.TooLargeException, DataFormatException {
+        MessageInflater inflater = endpoint.deflation().inflater();
+        if (peerWithoutContext) {
+            return inflater.inflate(content, shared().maxMessageSize);
+        }
+        if (peerWindow == null) {
+            peerWindow = new PeerWindow();
+        }
+        byte[] inflated = peerWindow.inflate(inflater, content, shared().maxMessageSize);
+        if (!peerWindow.needed()) {
+            peerWindow = null;
+            peerWithoutContext = true;
+        }
+        return inflated;
     }
 
     /** @return whether the fragment was added; a message past the maximum size closes the connection instead */
@@ -206,13 +246,32 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
         }
     }
 
-    /** A whole text message: checked to be UTF-8, then handed to the executor, in order. */
-    private void textRead(ChannelHandlerContext ctx, ByteBuf content) {
+    /**
+     * A whole text message, inflated first if {@code deflated} (refused with 1009 past the
+     * maximum size, however small its compressed form): checked to be UTF-8, then handed to the
+     * executor, in order.
+     */
+    private void textRead(ChannelHandlerContext ctx, ByteBuf content, boolean deflated) {
+        if (deflated) {
+            byte[] inflated;
+            try {
+                inflated = inflate(content);
+            } catch (MessageInflater.TooLargeException x) {
+                close(ctx, WebSocketCloseStatus.MESSAGE_TOO_BIG, x.getMessage());
+                return;
+            } catch (DataFormatException x) {
+                close(ctx, WebSocketCloseStatus.INVALID_PAYLOAD_DATA, "Invalid permessage-deflate data: " + x.getMessage());
+                return;
+            }
+            textRead(ctx, Unpooled.wrappedBuffer(inflated), false);
+            return;
+        }
         if (!ByteBufUtil.isText(content, StandardCharsets.UTF_8)) {
             close(ctx, WebSocketCloseStatus.INVALID_PAYLOAD_DATA, "Invalid UTF-8 in a text message");
             return;
         }
-        byte[] bytes = ByteBufUtil.getBytes(content);
+        byte[] bytes = content.hasArray() && content.arrayOffset() == 0 && content.readerIndex() == 0
+                && content.readableBytes() == content.array().length ? content.array() : ByteBufUtil.getBytes(content);
         if ((int) IN_FLIGHT.getAndAdd(this, 1) + 1 == MAX_FRAMES_IN_FLIGHT) {
             // The executor is behind with this connection: TCP holds the rest at the client.
             // Applied only if still that busy: the resume of a burst that drained meanwhile may come first.

@@ -2,17 +2,22 @@ package io.bayeux.transport.internal.websocket;
 
 import io.bayeux.server.internal.BayeuxServerImpl;
 import io.bayeux.transport.ServerSettings;
+import io.bayeux.transport.WebSocketCompression;
 import io.bayeux.transport.internal.LoopOutbox;
 import io.bayeux.transport.internal.http.BrowserCookie;
+import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
- * What every WebSocket connection of one server shares, made once per server and immutable:
+ * What every WebSocket connection of one server shares, made once per server (its settings immutable):
  * an idle connection keeps a reference to it instead of its own copy of each setting (and of
- * the frame decoder's configuration). Its collaborators are thread-safe.
+ * the frame decoder's configuration), and the event loops' zlib state. Its collaborators are thread-safe.
  */
 public final class WebSocketShared {
     final BayeuxServerImpl bayeux;
@@ -31,6 +36,16 @@ public final class WebSocketShared {
     final BrowserCookie browserCookie;
     /** The event loops' outboxes: replies written from the executor, one round per loop. */
     final LoopOutbox.Registry outboxes;
+    /** How messages are compressed for the connections that negotiated permessage-deflate. */
+    final WebSocketCompression compression;
+    /** The messages compressed so far, a broadcast once for all its subscribers. */
+    final LongAdder compressions = new LongAdder();
+    /** Each event loop's deflater and inflater, made when a connection of the loop negotiates permessage-deflate. */
+    private final Map<EventLoop, Deflation> deflations = new ConcurrentHashMap<>();
+
+    /** The zlib state of one event loop, used by its connections one message at a time; loop-confined. */
+    record Deflation(MessageDeflater deflater, MessageInflater inflater) {
+    }
 
     public WebSocketShared(BayeuxServerImpl bayeux, ServerSettings settings, Executor executor, BrowserCookie browserCookie,
                            LoopOutbox.Registry outboxes) {
@@ -41,7 +56,7 @@ public final class WebSocketShared {
         this.stallNanos = settings.stallTime().toNanos();
         this.decoderConfig = WebSocketDecoderConfig.newBuilder()
                 .maxFramePayloadLength(settings.maxMessageSize())
-                .allowExtensions(settings.websocketCompression())
+                .allowExtensions(settings.websocketCompression().enabled())
                 .withUTF8Validator(true)
                 .closeOnProtocolViolation(true)
                 .build();
@@ -49,5 +64,16 @@ public final class WebSocketShared {
         this.allowedOrigins = settings.allowedOrigins();
         this.browserCookie = browserCookie;
         this.outboxes = outboxes;
+        this.compression = settings.websocketCompression();
+    }
+
+    /** The deflater and inflater of {@code loop}'s connections; any thread. */
+    Deflation deflationOf(EventLoop loop) {
+        return deflations.computeIfAbsent(loop, each -> new Deflation(new MessageDeflater(compression, compressions), new MessageInflater()));
+    }
+
+    /** The messages compressed so far by this server's connections: a broadcast counts once. */
+    public long compressions() {
+        return compressions.sum();
     }
 }

@@ -23,6 +23,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.zip.Deflater;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -35,12 +39,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * connection with the close code that says why. Everything runs on the test's thread.
  */
 class WebSocketFrameHandlerTest {
+    /** RSV1, as {@code WebSocketFrame.rsv()} holds it. */
+    private static final int RSV1 = 0x4;
     private static final String HANDSHAKE = "[{\"channel\":\"/meta/handshake\",\"version\":\"1.0\",\"supportedConnectionTypes\":[\"websocket\"]}]";
     private BayeuxServerImpl bayeux;
     private EmbeddedChannel channel;
 
     @BeforeEach
     void connect() {
+        connect(false);
+    }
+
+    /** Opens the channel, with permessage-deflate negotiated if {@code deflate}. */
+    private void connect(boolean deflate) {
+        if (channel != null) {
+            stop();
+        }
         ServerSettings settings = NettyBayeuxServer.builder().settings();
         bayeux = new BayeuxServerImpl(settings.bayeux(), Runnable::run).start();
         LoopOutbox.Registry outboxes = new LoopOutbox.Registry();
@@ -49,7 +63,8 @@ class WebSocketFrameHandlerTest {
         channel = new EmbeddedChannel();
         RequestContext context = RequestContext.ofUpgrade(channel, new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/cometd"),
                 settings.path(), ConnectionTypes.WEBSOCKET);
-        WebSocketEndpoint endpoint = new WebSocketEndpoint(channel, shared, "browser-1", false, context, outboxes.of(channel));
+        WebSocketEndpoint endpoint = new WebSocketEndpoint(channel, shared, "browser-1", false, context, outboxes.of(channel),
+                deflate ? shared.deflationOf(channel.eventLoop()) : null);
         channel.pipeline().addLast(WebSocketFrameHandler.NAME, new WebSocketFrameHandler(endpoint));
     }
 
@@ -103,6 +118,79 @@ class WebSocketFrameHandlerTest {
         } finally {
             reply.release();
         }
+    }
+
+    private static byte[] deflate(byte[] message) {
+        Deflater deflater = new Deflater(Deflater.DEFAULT_COMPRESSION, true);
+        deflater.setInput(message);
+        deflater.finish();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] chunk = new byte[8192];
+        while (!deflater.finished()) {
+            out.write(chunk, 0, deflater.deflate(chunk));
+        }
+        deflater.end();
+        return out.toByteArray();
+    }
+
+    private void assertHandshakeReply() {
+        TextWebSocketFrame reply = next(TextWebSocketFrame.class);
+        try {
+            assertTrue(reply.text().contains("\"successful\":true"), reply.text());
+        } finally {
+            reply.release();
+        }
+    }
+
+    @Test
+    void aDeflatedTextFrameIsInflatedAndHandled() {
+        connect(true);
+        channel.writeInbound(new TextWebSocketFrame(true, RSV1, Unpooled.wrappedBuffer(deflate(HANDSHAKE.getBytes(StandardCharsets.UTF_8)))));
+        assertHandshakeReply();
+    }
+
+    @Test
+    void aDeflatedFragmentedMessageIsInflatedWhole() {
+        connect(true);
+        byte[] deflated = deflate(HANDSHAKE.getBytes(StandardCharsets.UTF_8));
+        int half = deflated.length / 2;
+        channel.writeInbound(new TextWebSocketFrame(false, RSV1, Unpooled.wrappedBuffer(deflated, 0, half)));
+        channel.writeInbound(new ContinuationWebSocketFrame(true, 0, Unpooled.wrappedBuffer(deflated, half, deflated.length - half)));
+        assertHandshakeReply();
+    }
+
+    @Test
+    void rsv1WithoutPermessageDeflateClosesTheConnectionWith1002() {
+        channel.writeInbound(new TextWebSocketFrame(true, RSV1, Unpooled.wrappedBuffer(deflate(HANDSHAKE.getBytes(StandardCharsets.UTF_8)))));
+        assertClosedWith(WebSocketCloseStatus.PROTOCOL_ERROR);
+    }
+
+    @Test
+    void rsv1OnAContinuationOrAControlFrameClosesTheConnectionWith1002() {
+        connect(true);
+        channel.writeInbound(new TextWebSocketFrame(false, 0, "[{"));
+        channel.writeInbound(new ContinuationWebSocketFrame(true, RSV1, "}]"));
+        assertClosedWith(WebSocketCloseStatus.PROTOCOL_ERROR);
+        connect(true);
+        channel.writeInbound(new PingWebSocketFrame(true, RSV1, Unpooled.wrappedBuffer(new byte[]{7})));
+        assertClosedWith(WebSocketCloseStatus.PROTOCOL_ERROR);
+    }
+
+    @Test
+    void aDeflatedMessageThatInflatesPastTheMaximumClosesTheConnectionWith1009() {
+        connect(true);
+        byte[] bomb = deflate(new byte[ServerSettings.DEFAULT_MAX_MESSAGE_SIZE * 16]);
+        assertTrue(bomb.length < 64 * 1024, "a bomb of " + bomb.length + " bytes");
+        channel.writeInbound(new TextWebSocketFrame(true, RSV1, Unpooled.wrappedBuffer(bomb)));
+        assertClosedWith(WebSocketCloseStatus.MESSAGE_TOO_BIG);
+        assertTrue(bayeux.getSessions().isEmpty());
+    }
+
+    @Test
+    void aDeflatedFrameThatIsNoDeflateDataClosesTheConnectionWith1007() {
+        connect(true);
+        channel.writeInbound(new TextWebSocketFrame(true, RSV1, Unpooled.wrappedBuffer(new byte[]{(byte) 0xFF, (byte) 0xFF, 1, 2})));
+        assertClosedWith(WebSocketCloseStatus.INVALID_PAYLOAD_DATA);
     }
 
     @Test

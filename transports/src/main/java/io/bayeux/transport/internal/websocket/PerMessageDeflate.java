@@ -1,0 +1,104 @@
+package io.bayeux.transport.internal.websocket;
+
+import io.bayeux.transport.WebSocketCompression;
+import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionData;
+import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionUtil;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The server's side of the {@code permessage-deflate} negotiation (RFC 7692, section 7.1):
+ * the first acceptable offer of a client's {@code Sec-WebSocket-Extensions} is answered with
+ * {@code server_no_context_takeover} and {@code client_no_context_takeover}, whether offered or
+ * not (section 7.1.1 lets the server add both), so that neither side keeps zlib state between
+ * messages. Stateless.
+ */
+final class PerMessageDeflate {
+    static final String NAME = "permessage-deflate";
+    private static final String SERVER_NO_CONTEXT = "server_no_context_takeover";
+    private static final String CLIENT_NO_CONTEXT = "client_no_context_takeover";
+    private static final String SERVER_MAX_WINDOW = "server_max_window_bits";
+    private static final String CLIENT_MAX_WINDOW = "client_max_window_bits";
+
+    private PerMessageDeflate() {
+    }
+
+    /**
+     * The {@code Sec-WebSocket-Extensions} value that accepts the first acceptable
+     * {@code permessage-deflate} offer of {@code offers} (the request's header values), or null
+     * when none is (none made, malformed, or asking what this server does not do: a
+     * {@code server_max_window_bits} below its window, an unknown parameter).
+     */
+    static String accept(List<String> offers, WebSocketCompression compression) {
+        if (!compression.enabled()) {
+            return null;
+        }
+        for (String header : offers) {
+            List<WebSocketExtensionData> extensions;
+            try {
+                extensions = WebSocketExtensionUtil.extractExtensions(header);
+            } catch (RuntimeException x) {
+                // A header Netty cannot parse is no offer.
+                continue;
+            }
+            for (WebSocketExtensionData offer : extensions) {
+                if (NAME.equalsIgnoreCase(offer.name())) {
+                    String answer = answer(offer.parameters(), compression.windowBits());
+                    if (answer != null) {
+                        return answer;
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The answer to one offer with {@code parameters}, or null to decline it. */
+    private static String answer(Map<String, String> parameters, int windowBits) {
+        StringBuilder answer = new StringBuilder(NAME).append("; ").append(SERVER_NO_CONTEXT).append("; ").append(CLIENT_NO_CONTEXT);
+        for (Map.Entry<String, String> parameter : parameters.entrySet()) {
+            String value = parameter.getValue();
+            switch (parameter.getKey().toLowerCase(java.util.Locale.ROOT)) {
+                case SERVER_NO_CONTEXT, CLIENT_NO_CONTEXT -> {
+                    if (value != null) {
+                        return null;
+                    }
+                }
+                case SERVER_MAX_WINDOW -> {
+                    // The server may compress with a smaller window than asked, never a larger one:
+                    // a broadcast is compressed once, with this server's window, for everyone.
+                    int asked = bits(value);
+                    if (asked < windowBits) {
+                        return null;
+                    }
+                    answer.append("; ").append(SERVER_MAX_WINDOW).append('=').append(windowBits);
+                }
+                case CLIENT_MAX_WINDOW -> {
+                    int asked = value == null ? 15 : bits(value);
+                    if (asked < 0) {
+                        return null;
+                    }
+                    answer.append("; ").append(CLIENT_MAX_WINDOW).append('=').append(Math.min(asked, windowBits));
+                }
+                default -> {
+                    return null;
+                }
+            }
+        }
+        return answer.toString();
+    }
+
+    /** A window size parameter's value, 8 to 15 (RFC 7692, 7.1.2), or -1 when it is not one. */
+    private static int bits(String value) {
+        if (value == null) {
+            return -1;
+        }
+        String digits = value.startsWith("\"") && value.endsWith("\"") && value.length() > 2 ? value.substring(1, value.length() - 1) : value;
+        if (digits.length() > 2 || digits.isEmpty() || !digits.chars().allMatch(Character::isDigit)) {
+            return -1;
+        }
+        int bits = Integer.parseInt(digits);
+        return bits >= 8 && bits <= 15 ? bits : -1;
+    }
+}
