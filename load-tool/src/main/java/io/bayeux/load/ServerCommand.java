@@ -46,16 +46,30 @@ final class ServerCommand implements Callable<Integer> {
             description = "Declines permessage-deflate (on by default, as in CometD 8): to measure bytes on the wire and CPU per delivery without it")
     boolean noWebsocketCompression;
 
+    @Option(names = "--metrics", negatable = false,
+            description = "Binds a Prometheus registry (bayeux-metrics), serves it at /metrics and scrapes it every second itself: to measure what metrics cost")
+    boolean metrics;
+
     @Override
     public Integer call() throws Exception {
-        NettyBayeuxServer server = BenchmarkServer.builder(settings(), null).websocketCompression(!noWebsocketCompression).build().start();
+        NettyBayeuxServer.Builder builder = BenchmarkServer.builder(settings(), null).websocketCompression(!noWebsocketCompression);
+        ScrapedMetrics scraped = metrics ? ScrapedMetrics.addTo(builder) : null;
+        NettyBayeuxServer server = builder.build();
+        if (scraped != null) {
+            scraped.bind(server);
+        }
+        server.start();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (scraped != null) {
+                scraped.close();
+            }
             server.stop();
             stopped.countDown();
         }, "bayeux-load-server-shutdown"));
         System.out.println("Bayeux load server listening on " + server.uri() + " (pid " + ProcessHandle.current().pid() + ")"
-                + (historySize > 0 ? ", rooms keep " + historySize + " messages for " + historyTtl : "") + "; Ctrl-C stops it.");
+                + (historySize > 0 ? ", rooms keep " + historySize + " messages for " + historyTtl : "")
+                + (metrics ? ", metrics at /metrics, scraped every second" : "") + "; Ctrl-C stops it.");
         stopped.await();
         return 0;
     }
