@@ -104,7 +104,7 @@ export class TokenExtension {
       this.#onError(message.error);
       return message;
     }
-    if ((message.advice && message.advice.reconnect) !== 'none') {
+    if ((message.advice && message.advice.reconnect) !== 'none' || !this.#client) {
       this.#refreshNow(); // the client handshakes again by itself, as advised: with the new token, once there
       return message;
     }
