@@ -3,6 +3,7 @@ package io.bayeux.spring;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.auth.jwt.JwtAuthentication;
 import io.bayeux.auth.jwt.JwtConfig;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -21,7 +22,8 @@ import java.net.URISyntaxException;
  * set, unless the application has a {@code JwtConfig} bean of its own, which wins; and, with either,
  * {@link JwtAuthentication} installed on the server through {@link JwtAuthentication#install} (the
  * security policy, the refresh flow on {@code /service/token} and the detailed refusals) before the
- * server starts, and closed with the context.
+ * server starts, and closed with the context; on a cluster that keeps presence, each authenticated
+ * user associated there ({@link TokenUsersPresence}).
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(name = "io.bayeux.auth.jwt.JwtAuthentication")
@@ -33,6 +35,13 @@ class TokenAuthenticationConfiguration {
     @ConditionalOnMissingBean
     JwtAuthentication bayeuxJwtAuthentication(BayeuxServer bayeux, JwtConfig config) {
         return JwtAuthentication.install(bayeux, config);
+    }
+
+    /** On a cluster with presence (Oort's Seti, Redis' RedisSeti), each authenticated user is associated there. */
+    @Bean
+    @ConditionalOnBean(JwtAuthentication.class)
+    TokenUsersPresence bayeuxTokenUsersPresence(JwtAuthentication authentication, ObjectProvider<ClusterPresence> clusters) {
+        return new TokenUsersPresence(authentication, clusters);
     }
 
     /** Processed before the enclosing class's beans, so that the condition above sees its {@code JwtConfig}. */
