@@ -59,12 +59,17 @@ class ExpiredSessionRecoveryIT {
 
     /** Connects alice, subscribed to /chat/room, with {@code refresher} counted; no token is asked for before the test sweeps. */
     private void connect(String transport, Supplier<String> refresher) throws InterruptedException {
+        connect(transport, refresher, false);
+    }
+
+    /** {@code atHand}: the refresher's future is complete when returned, so the extension handshakes on the client's own thread. */
+    private void connect(String transport, Supplier<String> refresher, boolean atHand) throws InterruptedException {
         JwtConfig config = JwtConfig.builder().hmacSecret(Tokens.SECRET).clock(clock).sweepInterval(Duration.ZERO).build();
         server = NettyBayeuxServer.builder().port(0).service(bayeux -> authentication = JwtAuthentication.install(bayeux, config)).build().start();
         client = Clients.client(server.uri(), transport, ClientConfig.builder().build());
         client.addExtension(new TokenExtension(token(clock.instant()), () -> {
             refresherCalls.incrementAndGet();
-            return CompletableFuture.supplyAsync(refresher);
+            return atHand ? CompletableFuture.completedFuture(refresher.get()) : CompletableFuture.supplyAsync(refresher);
         }));
         client.getChannel(Channel.META_HANDSHAKE).addListener((ClientSessionChannel.MessageListener) (channel, message) -> handshakes.add(message));
         client.handshake();
@@ -107,6 +112,18 @@ class ExpiredSessionRecoveryIT {
         Await.until(WAIT, () -> server.bayeux().getChannel("/chat/room").getSubscribers().contains(session),
                 () -> "not subscribed again to /chat/room");
         assertEquals(1, authentication.trackedSessions(), "the new session is on the new token's deadline");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"long-polling", "websocket"})
+    void aTokenAtHandBringsTheSessionBackToo(String transport) throws Exception {
+        connect(transport, () -> token(clock.instant()), true);
+        cutOff();
+
+        assertEquals(EXPIRED_REFUSAL, next(handshakes).get(Message.ERROR_FIELD));
+        assertTrue(next(handshakes).isSuccessful());
+        assertTrue(client.waitFor(WAIT, BayeuxClient.State.CONNECTED), client::toString);
+        assertEquals(1, refresherCalls.get());
     }
 
     @ParameterizedTest
