@@ -10,6 +10,6 @@ export { TimesyncExtension } from './extensions/timesync.js';
 export { TimestampExtension } from './extensions/timestamp.js';
 export { ReloadExtension } from './extensions/reload.js';
 export { RecoveryExtension } from './extensions/recovery.js';
-export { TokenExtension, TOKEN_CHANNEL } from './extensions/token.js';
+export { TokenExtension, TOKEN_CHANNEL, REFRESHABLE } from './extensions/token.js';
 export { promises } from './promises.js';
 export { CookieJar } from './cookies.js';

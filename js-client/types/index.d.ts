@@ -331,16 +331,22 @@ export class RecoveryExtension implements Extension {
 /** The service channel of the token refresh flow. */
 export const TOKEN_CHANNEL: '/service/token';
 
+/** The reasons of a handshake refusal that make the TokenExtension refresh its token and handshake again. */
+export const REFRESHABLE: readonly ['token_expired', 'token_missing'];
+
 export interface TokenOptions {
   /** The token of the first handshake, sent as `ext.token`. */
   token: string;
-  /** Called when the server asks for a new token; resolves to it. */
+  /** Called when the server asks for a new token, or refuses a handshake for an expired or missing one; resolves to it. */
   refresh: () => Promise<string> | string;
-  /** Told when refresh fails or gives nothing (an Error), or when the server refuses the new token (its error string). */
+  /** Told when refresh fails or gives nothing (an Error), when the server refuses the new token, or a handshake with it (its error string). */
   onError?: (reason: unknown) => void;
 }
 
-/** Token authentication: the token in the handshake's ext, refreshed on the server's request without reconnecting. */
+/**
+ * Token authentication: the token in the handshake's ext, refreshed on the server's request without
+ * reconnecting; a handshake refused for an expired or missing token is tried once more with a new one.
+ */
 export class TokenExtension implements Extension {
   constructor(options: TokenOptions);
   /** The token the next handshake sends. */
@@ -348,7 +354,7 @@ export class TokenExtension implements Extension {
   setToken(token: string): void;
   registered(name: string, client: BayeuxClient): void;
   unregistered(): void;
-  incoming(message: Message): Message;
+  incoming(message: Message): Message | null;
   outgoing(message: Message): Message;
 }
 

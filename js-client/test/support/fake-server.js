@@ -10,6 +10,8 @@ export class FakeServer {
   sent = [];
   /** `(message) => reply fields` merged into each successful /meta/subscribe reply. */
   subscribeReply = () => ({});
+  /** `(message) => refusal fields or null`: a handshake it gives fields to is refused with them. */
+  refuseHandshake = () => null;
   #host = null;
   #sessions = 0;
   #clientId = null;
@@ -72,11 +74,17 @@ export class FakeServer {
     const { id, channel } = message;
     const known = message.clientId === this.#clientId && this.#clientId !== null;
     switch (channel) {
-      case '/meta/handshake':
+      case '/meta/handshake': {
+        const refusal = this.refuseHandshake(message);
+        if (refusal) {
+          this.#reply([{ id, channel, successful: false, ...refusal }]);
+          return;
+        }
         this.#clientId = `fake-${++this.#sessions}`;
         this.#reply([{ id, channel, successful: true, clientId: this.#clientId, version: '1.0', supportedConnectionTypes: ['fake'],
           advice: { reconnect: 'retry', interval: 0, timeout: 30000 } }]);
         return;
+      }
       case '/meta/connect':
         if (!known) {
           this.#reply([{ id, channel, successful: false, error: '402::session_unknown', advice: { reconnect: 'handshake', interval: 0 } }]);

@@ -8,6 +8,7 @@ import {
   DEFAULTS,
   LongPollingTransport,
   RecoveryExtension,
+  REFRESHABLE,
   TOKEN_CHANNEL,
   TokenExtension,
   ReloadExtension,
@@ -172,6 +173,7 @@ const token = new TokenExtension(tokenOptions);
 token.setToken('eyJ...other');
 const currentToken: string = token.token;
 const tokenChannel: '/service/token' = TOKEN_CHANNEL;
+const refreshable: readonly string[] = REFRESHABLE;
 const sameToken: TokenExtension = new TokenFromPath({ token: 't', refresh: () => 't2' });
 const custom: Extension = {
   registered(name: string, c: BayeuxClient) {},

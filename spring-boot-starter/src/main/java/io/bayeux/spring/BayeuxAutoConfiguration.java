@@ -22,7 +22,9 @@ import org.springframework.util.ClassUtils;
  * {@link BayeuxServerLifecycle} once every singleton exists and stopped when the context closes;
  * its {@link BayeuxServer} as a bean; the project's {@code @Service} beans registered as annotated
  * services ({@link BayeuxServiceBeans}); the application's beans of the API's types handed to the
- * server ({@link BayeuxApiBeans}); and, with {@code bayeux.cluster}, the Oort or Redis cluster.
+ * server ({@link BayeuxApiBeans}); with {@code bayeux.cluster}, the Oort or Redis cluster; and, with
+ * {@code bayeux-auth-jwt} and {@code bayeux.token.*}, token authentication
+ * ({@link TokenAuthenticationConfiguration}).
  *
  * <p>An application that defines its own {@code NettyBayeuxServer} bean (built, not started) keeps
  * it, and the lifecycle starts and stops it; {@code bayeux.enabled=false} turns all of this off.
@@ -33,7 +35,7 @@ import org.springframework.util.ClassUtils;
 @ConditionalOnClass(NettyBayeuxServer.class)
 @ConditionalOnProperty(prefix = "bayeux", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(BayeuxProperties.class)
-@Import({OortClusterConfiguration.class, RedisClusterConfiguration.class})
+@Import({OortClusterConfiguration.class, RedisClusterConfiguration.class, TokenAuthenticationConfiguration.class})
 public class BayeuxAutoConfiguration {
 
     /** Built, not started: the lifecycle starts it. Closed with the context even if it never started, to free its threads. */
@@ -42,6 +44,7 @@ public class BayeuxAutoConfiguration {
     public NettyBayeuxServer nettyBayeuxServer(BayeuxProperties properties, ObjectProvider<BayeuxServerCustomizer> customizers,
                                                ResourceLoader resourceLoader) {
         checkClusterModule(properties.getCluster(), resourceLoader.getClassLoader());
+        checkTokenModule(properties.getToken(), resourceLoader.getClassLoader());
         NettyBayeuxServer.Builder builder = BayeuxServerFactory.builder(properties);
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();
@@ -77,6 +80,15 @@ public class BayeuxAutoConfiguration {
     @Bean
     static BayeuxServiceBeans.Deregistration bayeuxServiceDeregistration(BayeuxServiceBeans services) {
         return new BayeuxServiceBeans.Deregistration(services);
+    }
+
+    /** Token properties without the module fail the start: a server meant to authenticate must not run open. */
+    private static void checkTokenModule(BayeuxProperties.Token token, ClassLoader classLoader) {
+        String property = token.getSecret() != null ? "bayeux.token.secret" : token.getJwksUrl() != null ? "bayeux.token.jwks-url" : null;
+        if (property != null && !ClassUtils.isPresent("io.bayeux.auth.jwt.JwtAuthentication", classLoader)) {
+            throw new InvalidConfigurationPropertyValueException(property, property.endsWith("secret") ? "(hidden)" : token.getJwksUrl(),
+                    "the module io.bayeux:bayeux-auth-jwt is not on the class path: add it to the application's dependencies");
+        }
     }
 
     /** A cluster named in the properties whose module is missing fails the start, instead of running a server alone. */

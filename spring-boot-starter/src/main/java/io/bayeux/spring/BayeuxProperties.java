@@ -87,6 +87,8 @@ public class BayeuxProperties {
     private final Oort oort = new Oort();
     @NestedConfigurationProperty
     private final Redis redis = new Redis();
+    @NestedConfigurationProperty
+    private final Token token = new Token();
 
     /** The clusters a server may join. */
     public enum ClusterKind {
@@ -193,6 +195,46 @@ public class BayeuxProperties {
         public void setSettleDelay(Duration settleDelay) { this.settleDelay = settleDelay; }
     }
 
+    /**
+     * Token authentication (module bayeux-auth-jwt, on the class path): on when secret or jwks-url is
+     * set; see JwtConfig, whose defaults these are.
+     */
+    public static class Token {
+        /** The HS256 shared secret, at least 32 bytes (UTF-8); turns token authentication on. */
+        private String secret;
+        /** The URL of a JWK set (RS256, ES256, EdDSA keys), fetched, cached and fetched again for an unknown kid; turns token authentication on. */
+        private String jwksUrl;
+        /** The iss every token must have; unset: not checked. */
+        private String issuer;
+        /** The audience every token's aud must contain; unset: not checked. */
+        private String audience;
+        /** The clock skew allowed on exp and nbf. */
+        private Duration clockSkew = Duration.ofSeconds(60);
+        /** How long before its token expires a session is asked to refresh it. */
+        private Duration refreshLead = Duration.ofSeconds(60);
+        /** How long a session may stay on a token that is no longer accepted (exp plus the clock skew) before it is disconnected. */
+        private Duration refreshGrace = Duration.ofSeconds(30);
+        /** Channel patterns (* and ** wildcards) every authenticated session may subscribe to and publish on, whatever its claims. */
+        private List<String> publicChannels = new ArrayList<>();
+
+        public String getSecret() { return secret; }
+        public void setSecret(String secret) { this.secret = secret; }
+        public String getJwksUrl() { return jwksUrl; }
+        public void setJwksUrl(String jwksUrl) { this.jwksUrl = jwksUrl; }
+        public String getIssuer() { return issuer; }
+        public void setIssuer(String issuer) { this.issuer = issuer; }
+        public String getAudience() { return audience; }
+        public void setAudience(String audience) { this.audience = audience; }
+        public Duration getClockSkew() { return clockSkew; }
+        public void setClockSkew(Duration clockSkew) { this.clockSkew = clockSkew; }
+        public Duration getRefreshLead() { return refreshLead; }
+        public void setRefreshLead(Duration refreshLead) { this.refreshLead = refreshLead; }
+        public Duration getRefreshGrace() { return refreshGrace; }
+        public void setRefreshGrace(Duration refreshGrace) { this.refreshGrace = refreshGrace; }
+        public List<String> getPublicChannels() { return publicChannels; }
+        public void setPublicChannels(List<String> publicChannels) { this.publicChannels = publicChannels; }
+    }
+
     public boolean isEnabled() { return enabled; }
     public void setEnabled(boolean enabled) { this.enabled = enabled; }
     public String getHost() { return host; }
@@ -258,4 +300,5 @@ public class BayeuxProperties {
     public Tls getTls() { return tls; }
     public Oort getOort() { return oort; }
     public Redis getRedis() { return redis; }
+    public Token getToken() { return token; }
 }

@@ -13,7 +13,7 @@ import org.springframework.context.SmartLifecycle;
  * the server stops, so the other nodes see this one leave. Spring calls start and stop from one
  * thread at a time.
  */
-public final class OortMember implements SmartLifecycle {
+public final class OortMember implements SmartLifecycle, ClusterPresence {
     private final NettyBayeuxServer server;
     private final OortConfig config;
     /** Set by {@link #start()}; volatile for readers on other threads. */

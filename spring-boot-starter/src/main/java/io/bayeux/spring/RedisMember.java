@@ -13,7 +13,7 @@ import org.springframework.context.SmartLifecycle;
  * {@code RedisNode} does. A Redis that cannot be reached at start fails the application's start.
  * Spring calls start and stop from one thread at a time.
  */
-public final class RedisMember implements SmartLifecycle {
+public final class RedisMember implements SmartLifecycle, ClusterPresence {
     private final RedisCluster cluster;
     private final RedisSeti seti;
     /** Written by Spring's lifecycle thread; read from any. */

@@ -1,5 +1,6 @@
 package io.bayeux.spring;
 
+import io.bayeux.auth.jwt.JwtConfig;
 import io.bayeux.cluster.redis.RedisConfig;
 import io.bayeux.oort.OortConfig;
 import io.bayeux.server.BayeuxServerConfig;
@@ -13,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** The properties' defaults (which the IDE metadata shows) are the builders' own. */
 class BayeuxPropertiesTest {
+    private static final String SECRET = "a properties test secret of 32 bytes or more";
 
     @Test
     void defaultPropertiesBuildTheServerBuilderDefaults() {
@@ -42,6 +44,21 @@ class BayeuxPropertiesTest {
         assertEquals(expected.maxBackoff(), actual.maxBackoff());
         assertEquals(expected.clientWebSocket(), actual.clientWebSocket());
         assertEquals(List.of(), actual.peers());
+    }
+
+    @Test
+    void defaultTokenPropertiesAreTheJwtConfigDefaults() {
+        JwtConfig expected = JwtConfig.builder().hmacSecret(SECRET).build();
+        BayeuxProperties.Token token = new BayeuxProperties().getToken();
+        token.setSecret(SECRET);
+        JwtConfig actual = TokenAuthenticationConfiguration.config(token);
+        assertEquals(expected.clockSkew(), actual.clockSkew());
+        assertEquals(expected.refreshLead(), actual.refreshLead());
+        assertEquals(expected.refreshGrace(), actual.refreshGrace());
+        assertEquals(expected.publicChannels(), actual.publicChannels());
+        assertEquals(expected.issuer(), actual.issuer());
+        assertEquals(expected.audience(), actual.audience());
+        assertEquals(expected.jwksUrl(), actual.jwksUrl());
     }
 
     @Test
