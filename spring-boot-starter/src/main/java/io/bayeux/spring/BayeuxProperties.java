@@ -37,8 +37,8 @@ public class BayeuxProperties {
     private boolean websocket = true;
     /** Whether the callback-polling (JSONP) transport is served, for old clients without CORS. */
     private boolean jsonp = false;
-    /** Whether permessage-deflate is offered to WebSocket clients. */
-    private boolean websocketCompression = false;
+    /** Whether permessage-deflate is negotiated with WebSocket clients that offer it. */
+    private boolean websocketCompression = true;
     /** Whether each WebSocket connection must start with its own handshake. */
     private boolean handshakePerConnection = false;
     /** The largest message (request body or WebSocket frame) accepted, in bytes; at least 1024. */
