@@ -114,6 +114,52 @@ class WebSocketCompressionIT {
     }
 
     @Test
+    void aFrameOfSeveralBroadcastsCompressesEachOnceForEverySubscriber() throws Exception {
+        server = NettyBayeuxServer.builder().port(0).ioThreads(2).build().start();
+        List<Client> clients = new ArrayList<>();
+        try {
+            for (int i = 0; i < 4; i++) {
+                clients.add(new Client(open("permessage-deflate")).subscribe("/chat"));
+            }
+            List<io.bayeux.api.server.ServerSession> sessions = new ArrayList<>();
+            for (Client client : clients) {
+                sessions.add(server.bayeux().getSession(client.clientId));
+            }
+            List<String> texts = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                texts.add("message " + i + " of a chat that repeats itself, ".repeat(6));
+            }
+            texts.add("short");
+            long before = server.websocketCompressions();
+            // Held by each subscriber's batch, the six go out in one frame per subscriber.
+            sessions.forEach(io.bayeux.api.server.ServerSession::startBatch);
+            for (String text : texts) {
+                server.bayeux().getChannel("/chat").publish(null, text);
+            }
+            sessions.forEach(io.bayeux.api.server.ServerSession::endBatch);
+
+            for (Client client : clients) {
+                RawWebSocket.Frame frame = client.nextDelivery("/chat");
+                assertTrue(frame.rsv1(), "a frame of several messages is compressed");
+                List<Map<String, Object>> messages = parse(inflate(frame.payload()));
+                List<Object> data = new ArrayList<>();
+                for (Map<String, Object> message : messages) {
+                    data.add(message.get("data"));
+                }
+                assertEquals(texts, data, "the six messages, in order, in one frame");
+                int plain = JSON.write(messages).length;
+                assertTrue(frame.payload().length * 2 < plain, "compressed to " + frame.payload().length + " of " + plain);
+            }
+            assertEquals(texts.size() - 1, server.websocketCompressions() - before,
+                    "each message compressed once, whatever the subscribers and frames it goes in; the short one not at all");
+        } finally {
+            for (Client client : clients) {
+                client.socket.close();
+            }
+        }
+    }
+
+    @Test
     void aMessageBelowTheThresholdGoesUncompressed() throws Exception {
         server = NettyBayeuxServer.builder().port(0).build().start();
         try (RawWebSocket socket = open("permessage-deflate")) {

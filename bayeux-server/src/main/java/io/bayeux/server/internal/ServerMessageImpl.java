@@ -31,6 +31,8 @@ public class ServerMessageImpl extends HashMapMessage implements ServerMessage.M
     private long arrivedNanos;
     /** What a transport's compressor made of {@link #array} (see {@link #compressArray}), once frozen; written under this. */
     private volatile byte[] compressed;
+    /** What a transport's compressor made of this message as an element of a larger array (see {@link #compressElement}); the same. */
+    private volatile byte[] compressedElement;
 
     public ServerMessageImpl() {
     }
@@ -118,17 +120,34 @@ public class ServerMessageImpl extends HashMapMessage implements ServerMessage.M
      * not modify it. {@code compressor} may return its argument itself (not worth compressing).
      */
     public byte[] compressArray(byte[] array, UnaryOperator<byte[]> compressor) {
+        return compressOnce(false, array, compressor);
+    }
+
+    /**
+     * Like {@link #compressArray}, for a compressed form of this message as one element among
+     * others (a transport's frame of several messages), kept apart from the whole array's:
+     * {@code compressor} is given {@code array} and compresses what lies between its brackets.
+     */
+    public byte[] compressElement(byte[] array, UnaryOperator<byte[]> compressor) {
+        return compressOnce(true, array, compressor);
+    }
+
+    private byte[] compressOnce(boolean element, byte[] array, UnaryOperator<byte[]> compressor) {
         if (!frozen) {
             return compressor.apply(array);
         }
-        byte[] result = compressed;
+        byte[] result = element ? compressedElement : compressed;
         if (result == null) {
             // Once, not racily like the JSON bytes: the compression costs more than the lock.
             synchronized (this) {
-                result = compressed;
+                result = element ? compressedElement : compressed;
                 if (result == null) {
                     result = compressor.apply(array);
-                    compressed = result;
+                    if (element) {
+                        compressedElement = result;
+                    } else {
+                        compressed = result;
+                    }
                 }
             }
         }

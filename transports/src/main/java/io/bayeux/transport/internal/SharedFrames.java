@@ -107,6 +107,11 @@ public final class SharedFrames {
         return frameHeader(alloc, FIN_TEXT_DEFLATED, deflated.length, true).writeBytes(deflated);
     }
 
+    /** A new direct buffer holding the header of a text frame with RSV1 set (permessage-deflate) and room for its {@code length} bytes of payload. */
+    public static ByteBuf deflatedTextFrameHeader(ByteBufAllocator alloc, int length) {
+        return frameHeader(alloc, FIN_TEXT_DEFLATED, length, true);
+    }
+
     /**
      * A new direct buffer holding the header of a text frame with a payload of {@code length}
      * bytes, and room for that payload if {@code room}.

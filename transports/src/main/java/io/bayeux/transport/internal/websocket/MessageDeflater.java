@@ -38,22 +38,43 @@ final class MessageDeflater {
      * itself when compressing does not make it smaller.
      */
     byte[] deflate(byte[] message) {
-        compressions.increment();
-        int length = settings.usesJdkZlib() ? jdkDeflate(message) : jzlibDeflate(message);
+        int length = deflate(message, 0, message.length);
         if (length >= TAIL.length && Arrays.equals(scratch, length - TAIL.length, length, TAIL, 0, TAIL.length)) {
             length -= TAIL.length;
         }
         return length < message.length ? Arrays.copyOf(scratch, length) : message;
     }
 
-    private int jdkDeflate(byte[] message) {
+    /**
+     * What lies between the brackets of {@code array} (a message as a JSON array of one) as a
+     * piece of a larger deflate stream ({@link DeflatedBatch}): deflated alone, ending with its
+     * sync flush whole, so it ends on a byte boundary and refers to nothing before it. Returns
+     * {@code array} itself when that element is under the threshold or would not shrink: it goes
+     * in stored blocks, uncompressed.
+     */
+    byte[] deflateElement(byte[] array) {
+        int element = array.length - 2;
+        if (element < settings.minBytes()) {
+            return array;
+        }
+        int length = deflate(array, 1, element);
+        return length < DeflatedBatch.storedLength(element) ? Arrays.copyOf(scratch, length) : array;
+    }
+
+    /** Deflates {@code length} bytes of {@code input} from {@code offset} into {@link #scratch}, ending with a sync flush; its length. */
+    private int deflate(byte[] input, int offset, int length) {
+        compressions.increment();
+        return settings.usesJdkZlib() ? jdkDeflate(input, offset, length) : jzlibDeflate(input, offset, length);
+    }
+
+    private int jdkDeflate(byte[] input, int offset, int inputLength) {
         Deflater deflater = jdk;
         if (deflater == null) {
             deflater = new Deflater(settings.level(), true);
             jdk = deflater;
         }
         try {
-            deflater.setInput(message);
+            deflater.setInput(input, offset, inputLength);
             int length = 0;
             while (true) {
                 length += deflater.deflate(scratch, length, scratch.length - length, Deflater.SYNC_FLUSH);
@@ -68,7 +89,7 @@ final class MessageDeflater {
         }
     }
 
-    private int jzlibDeflate(byte[] message) {
+    private int jzlibDeflate(byte[] input, int offset, int inputLength) {
         com.jcraft.jzlib.Deflater deflater;
         try {
             deflater = new com.jcraft.jzlib.Deflater(settings.level(), settings.windowBits(), settings.memLevel(), JZlib.W_NONE);
@@ -76,7 +97,7 @@ final class MessageDeflater {
             throw new IllegalStateException("JZlib refused " + settings, x);
         }
         try {
-            deflater.setInput(message, 0, message.length, false);
+            deflater.setInput(input, offset, inputLength, false);
             int length = 0;
             while (true) {
                 deflater.setOutput(scratch, length, scratch.length - length);

@@ -49,9 +49,10 @@ import java.util.function.Consumer;
  *
  * <p>On a connection that negotiated permessage-deflate, a broadcast's compressed bytes are
  * computed once for all subscribers (kept with its JSON bytes by the core's message) and its
- * compressed frame shared the same way; replies and frames of several messages are compressed
- * for the connection with its event loop's deflater. What is under the threshold, or does not
- * shrink, goes as for any other connection.
+ * compressed frame shared the same way; a frame of several messages is put together from each
+ * message deflated once, the same way ({@link DeflatedBatch}); replies are compressed for the
+ * connection with its event loop's deflater. What is under the threshold, or does not shrink,
+ * goes as for any other connection.
  */
 final class WebSocketEndpoint implements Endpoint {
     /**
@@ -312,8 +313,9 @@ final class WebSocketEndpoint implements Endpoint {
     /**
      * A whole text frame carrying {@code messages}, compressed when they are {@code minBytes} or
      * more and compress: a broadcast's compressed bytes are computed once for all its
-     * subscribers (cached with its JSON bytes) and its frame built once per loop turn; what is
-     * too small or does not compress goes as {@link #frame} makes it.
+     * subscribers (cached with its JSON bytes) and its frame built once per loop turn; a frame
+     * of several is assembled from each message deflated once; what is too small or does not
+     * compress goes as {@link #frame} makes it.
      */
     private ByteBuf deflatedFrame(ByteBufAllocator alloc, List<ServerMessage> messages) throws JsonCodec.JsonException {
         int minBytes = shared.compression.minBytes();
@@ -323,9 +325,28 @@ final class WebSocketEndpoint implements Endpoint {
             byte[] deflated = array.length < minBytes ? array : impl.compressArray(array, deflater::deflate);
             return deflated == array ? frame(alloc, messages) : outbox.frames().deflatedFrame(impl, deflated);
         }
-        byte[] array = shared.bayeux.encode(messages);
-        byte[] deflated = array.length < minBytes ? array : deflater.deflate(array);
-        return deflated == array ? SharedFrames.textFrame(alloc, array) : SharedFrames.deflatedTextFrame(alloc, deflated);
+        if (messages.size() == 1) {
+            byte[] array = shared.bayeux.encodeArray(messages.get(0));
+            byte[] deflated = array.length < minBytes ? array : deflater.deflate(array);
+            return deflated == array ? SharedFrames.textFrame(alloc, array) : SharedFrames.deflatedTextFrame(alloc, deflated);
+        }
+        byte[][] arrays = new byte[messages.size()][];
+        int plain = 1 + arrays.length;
+        for (int i = 0; i < arrays.length; i++) {
+            arrays[i] = shared.bayeux.encodeArray(messages.get(i));
+            plain += arrays[i].length - 2;
+        }
+        if (plain < minBytes) {
+            return batch(alloc, messages, arrays, true);
+        }
+        byte[][] pieces = new byte[arrays.length][];
+        for (int i = 0; i < arrays.length; i++) {
+            pieces[i] = messages.get(i) instanceof ServerMessageImpl impl
+                    ? impl.compressElement(arrays[i], deflater::deflateElement)
+                    : deflater.deflateElement(arrays[i]);
+        }
+        int length = DeflatedBatch.payloadLength(arrays, pieces);
+        return length < plain ? DeflatedBatch.frame(alloc, arrays, pieces, length) : batch(alloc, messages, arrays, true);
     }
 
     /** Replies to what the client sent: written and flushed from any thread, in order with the pushes of the loop. */
@@ -356,10 +377,17 @@ final class WebSocketEndpoint implements Endpoint {
      */
     private ByteBuf batch(ByteBufAllocator alloc, List<ServerMessage> messages, boolean framed) throws JsonCodec.JsonException {
         byte[][] parts = new byte[messages.size()][];
+        for (int i = 0; i < parts.length; i++) {
+            parts[i] = shared.bayeux.encodeArray(messages.get(i));
+        }
+        return batch(alloc, messages, parts, framed);
+    }
+
+    /** Like {@link #batch(ByteBufAllocator, List, boolean)}, the messages encoded as {@code parts} (each a JSON array of one). */
+    private ByteBuf batch(ByteBufAllocator alloc, List<ServerMessage> messages, byte[][] parts, boolean framed) {
         int length = 1 + messages.size();
         boolean anyShared = false;
         for (int i = 0; i < parts.length; i++) {
-            parts[i] = shared.bayeux.encodeArray(messages.get(i));
             length += parts[i].length - 2;
             anyShared |= isShared(messages.get(i), parts[i]);
         }
