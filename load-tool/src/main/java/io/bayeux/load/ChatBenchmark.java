@@ -36,7 +36,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Each message's data: {@code r} room, {@code q} the room's sequence number, {@code p}
  * publisher, {@code s} the publisher's sequence number, {@code t} send time (µs on this JVM's
  * monotonic clock: publishers and receivers are in the same JVM), {@code w} true for warm-up
- * messages, {@code c} the chat text ({@code --message-size} characters).
+ * messages, {@code c} the chat text ({@code --message-size} characters of words, {@link ChatText}).
  *
  * <p>With {@code --cut-every} a random client's connection is cut that often; with
  * {@code --cut-for} it stays cut that long (see {@link CuttableTransport}) and publishes nothing
@@ -232,7 +232,6 @@ public final class ChatBenchmark {
         long total = warmup + scenario.measuredBatches();
         long interval = scenario.batchInterval().toNanos();
         Random random = new Random(scenario.seed() + 1);
-        String chat = "x".repeat(scenario.messageSize());
         phase = warmup > 0 ? "warmup" : "measure";
         long start = System.nanoTime();
         long firstPublish = start;
@@ -254,13 +253,13 @@ public final class ChatBenchmark {
                 toolCpu = ProcessFigures.ownCpuNanos();
                 serverCpu = serverPid == null ? null : ProcessFigures.cpuSample(serverPid);
             }
-            publishBatch(random, chat, i < warmup);
+            publishBatch(random, i < warmup);
             lastPublish = System.nanoTime();
         }
         return new Measure(firstPublish, measureStart, lastPublish, toolCpu, serverCpu);
     }
 
-    private void publishBatch(Random random, String chat, boolean warm) {
+    private void publishBatch(Random random, boolean warm) {
         int publisher = clients.pickPublisher(random);
         BayeuxClient client = clients.get(publisher);
         int[] rooms = ledger.roomsOf(publisher);
@@ -279,7 +278,7 @@ public final class ChatBenchmark {
                 if (warm) {
                     data.put("w", true);
                 }
-                data.put("c", chat);
+                data.put("c", ChatText.of(scenario.messageSize(), random));
                 client.getChannel(ChatClients.roomChannel(room)).publish(data, reply -> {
                     if (!reply.isSuccessful()) {
                         ledger.publishFailed(stamp);

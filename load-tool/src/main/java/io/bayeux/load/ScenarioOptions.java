@@ -48,7 +48,7 @@ public final class ScenarioOptions {
     @Option(names = "--warmup-batches", description = "Batches before measuring; counted, not timed (default: ${DEFAULT-VALUE})")
     int warmupBatches = 100;
 
-    @Option(names = "--message-size", paramLabel = "CHARS", description = "Characters of chat text per message (default: ${DEFAULT-VALUE})")
+    @Option(names = "--message-size", paramLabel = "CHARS", description = "Characters of chat text per message, words picked at random (default: ${DEFAULT-VALUE})")
     int messageSize = 50;
 
     @Option(names = "--no-self-delivery", negatable = false, description = "The server does not send publishers their own messages (both servers do by default)")
