@@ -97,7 +97,7 @@ public final class ChatBenchmark {
         this.label = label;
         this.serverPid = serverPid;
         this.ioThreads = ioThreads;
-        this.figures = new RunFigures(serverPid, ioThreads);
+        this.figures = new RunFigures(serverPid, ioThreads, scenario.urls());
         this.out = out;
         this.progress = progress;
     }
@@ -143,11 +143,12 @@ public final class ChatBenchmark {
                 long holdStart = System.nanoTime();
                 long toolCpu = ProcessFigures.ownCpuNanos();
                 ProcessFigures.CpuSample serverCpu = serverPid == null ? null : ProcessFigures.cpuSample(serverPid);
+                SocketFigures.Sample wire = figures.wireSample();
                 Thread.sleep(scenario.hold().toMillis());
                 double seconds = (System.nanoTime() - holdStart) / 1e9;
                 toolFigures = figures.tool(toolCpu, seconds, 0);
                 rates = new RunResult.Rates(0, 0, 0, ledger.deliveriesPerMessage(), seconds, 0);
-                serverFigures = figures.server(serverCpu, 0, rssBefore, heapBefore, statsBefore, statsClient);
+                serverFigures = figures.server(serverCpu, wire, 0, rssBefore, heapBefore, statsBefore, statsClient);
             } else {
                 ScheduledFuture<?> cutter = null;
                 if (scenario.cutEvery() != null) {
@@ -168,7 +169,7 @@ public final class ChatBenchmark {
                 toolFigures = figures.tool(measure.toolCpu, seconds, deliveries);
                 rates = new RunResult.Rates(scenario.offeredRate(), measuredPublished.get() / seconds, deliveries / seconds,
                         ledger.deliveriesPerMessage(), seconds, deliveries);
-                serverFigures = figures.server(measure.serverCpu, deliveries, rssBefore, null, statsBefore, statsClient);
+                serverFigures = figures.server(measure.serverCpu, measure.wire, deliveries, rssBefore, null, statsBefore, statsClient);
                 if (!stalled.isEmpty()) {
                     Counts sofar = ledger.counts();
                     boolean everything = "complete".equals(drainOutcome) && sofar.lost() == 0 && sofar.failedPublishes() == 0;
@@ -223,8 +224,9 @@ public final class ChatBenchmark {
         }
     }
 
-    /** Where the measured phase started, and what the CPU clocks said then. */
-    private record Measure(long firstPublish, long start, long lastPublish, long toolCpu, ProcessFigures.CpuSample serverCpu) {
+    /** Where the measured phase started, and what the CPU clocks and the server's connections said then. */
+    private record Measure(long firstPublish, long start, long lastPublish, long toolCpu, ProcessFigures.CpuSample serverCpu,
+                           SocketFigures.Sample wire) {
     }
 
     private Measure publishAll() {
@@ -238,6 +240,7 @@ public final class ChatBenchmark {
         long measureStart = start;
         long toolCpu = ProcessFigures.ownCpuNanos();
         ProcessFigures.CpuSample serverCpu = serverPid == null ? null : ProcessFigures.cpuSample(serverPid);
+        SocketFigures.Sample wire = figures.wireSample();
         long lastPublish = start;
         for (long i = 0; i < total; i++) {
             LockSupport.parkNanos(start + i * interval - System.nanoTime());
@@ -252,11 +255,12 @@ public final class ChatBenchmark {
                 measureStart = System.nanoTime();
                 toolCpu = ProcessFigures.ownCpuNanos();
                 serverCpu = serverPid == null ? null : ProcessFigures.cpuSample(serverPid);
+                wire = figures.wireSample();
             }
             publishBatch(random, i < warmup);
             lastPublish = System.nanoTime();
         }
-        return new Measure(firstPublish, measureStart, lastPublish, toolCpu, serverCpu);
+        return new Measure(firstPublish, measureStart, lastPublish, toolCpu, serverCpu, wire);
     }
 
     private void publishBatch(Random random, boolean warm) {

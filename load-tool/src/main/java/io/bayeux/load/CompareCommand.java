@@ -132,6 +132,9 @@ final class CompareCommand implements Callable<Integer> {
         metrics.add(metric(runs, "server RSS (MiB)", false, r -> r.server().rssBytes() == null ? Double.NaN : r.server().rssBytes() / 1048576.0));
         metrics.add(metric(runs, "server heap after GC (MiB)", false,
                 r -> r.server().heapAfterGcBytes() == null ? Double.NaN : r.server().heapAfterGcBytes() / 1048576.0));
+        metrics.add(metric(runs, "server bytes sent / delivery", false, r -> r.server().wire() == null ? Double.NaN : orNaN(r.server().wire().bytesPerDelivery())));
+        metrics.add(metric(runs, "server TCP segments / delivery", false,
+                r -> r.server().wire() == null ? Double.NaN : orNaN(r.server().wire().segmentsPerDelivery())));
         metrics.add(metric(runs, "tool CPU (% of a core)", false, r -> r.tool().cpuPercentOfOneCore()));
         metrics.add(metric(runs, "lost", false, r -> r.counts().lost()));
         metrics.add(metric(runs, "duplicated", false, r -> r.counts().duplicated()));

@@ -3,7 +3,9 @@ package io.bayeux.load;
 import io.bayeux.api.Message;
 import io.bayeux.client.BayeuxClient;
 
+import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -12,7 +14,8 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * What a run measures besides its deliveries: the load tool's own CPU, and the server's CPU,
- * memory and stats (from its process when it runs on this machine, and from its stats service).
+ * memory and stats (from its process when it runs on this machine, and from its stats service),
+ * and what it sent on the wire (from the kernel, {@link SocketFigures}).
  * Immutable.
  */
 final class RunFigures {
@@ -21,14 +24,23 @@ final class RunFigures {
 
     private final Long serverPid;
     private final int ioThreads;
+    /** The servers' endpoints, whose connections {@link SocketFigures} reads. */
+    private final List<URI> urls;
 
     /**
      * @param serverPid the server's process id when it runs on this machine, or null
      * @param ioThreads the event loops shared by every client
+     * @param urls      the servers' endpoints
      */
-    RunFigures(Long serverPid, int ioThreads) {
+    RunFigures(Long serverPid, int ioThreads, List<URI> urls) {
         this.serverPid = serverPid;
         this.ioThreads = ioThreads;
+        this.urls = List.copyOf(urls);
+    }
+
+    /** What the servers' connections sent so far, to measure from; null when it cannot be read. */
+    SocketFigures.Sample wireSample() {
+        return SocketFigures.sample(urls);
     }
 
     /** The tool's CPU since {@code cpuStart} (its {@link ProcessFigures#ownCpuNanos()}) over {@code seconds}. */
@@ -41,11 +53,13 @@ final class RunFigures {
      * The server's figures now, against those taken before: CPU since {@code cpuStart}, memory,
      * and its stats (asked only when {@code statsBefore} shows it has a stats service).
      */
-    RunResult.Server server(ProcessFigures.CpuSample cpuStart, long deliveries, Long rssBefore, Long heapBefore,
-                            Map<String, Object> statsBefore, BayeuxClient statsClient) {
+    RunResult.Server server(ProcessFigures.CpuSample cpuStart, SocketFigures.Sample wireStart, long deliveries, Long rssBefore,
+                            Long heapBefore, Map<String, Object> statsBefore, BayeuxClient statsClient) {
         Map<String, Object> stats = statsBefore == null ? null : serverStats(statsClient);
+        SocketFigures.Sample wireEnd = wireStart == null ? null : SocketFigures.sample(urls);
+        RunResult.Wire wire = wireEnd == null ? null : wireEnd.since(wireStart, deliveries);
         if (serverPid == null) {
-            return new RunResult.Server(null, null, null, null, null, null, null, null, null, stats, statsBefore);
+            return new RunResult.Server(null, null, null, null, null, null, null, null, null, stats, statsBefore, wire);
         }
         ProcessFigures.CpuSample cpuEnd = ProcessFigures.cpuSample(serverPid);
         Double cpu = cpuStart == null || cpuEnd == null ? null : (cpuEnd.processNanos() - cpuStart.processNanos()) / 1e9;
@@ -56,7 +70,7 @@ final class RunFigures {
         Long rss = ProcessFigures.rssBytes(serverPid);
         Long heap = ProcessFigures.heapAfterGcBytes(serverPid);
         return new RunResult.Server(serverPid, cpu, perDelivery, jit, perDeliveryWithoutJit, rss, rssBefore, heap, heapBefore,
-                stats, statsBefore);
+                stats, statsBefore, wire);
     }
 
     /** What the server's stats service answers, or null when it has none (CometD's server). */

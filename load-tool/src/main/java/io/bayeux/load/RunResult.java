@@ -124,10 +124,24 @@ public record RunResult(String label, Map<String, Object> scenario, String start
      * @param heapBeforeBytes     the same before the clients connected (idle runs only)
      * @param stats               what the server's {@code /service/load/stats} answered at the end, or null
      * @param statsBefore         the same before the measured phase, or null
+     * @param wire                what the server sent on its connections over the measured phase, or null
      */
     public record Server(Long pid, Double cpuSeconds, Double cpuMicrosPerDelivery, Double jitCpuSeconds,
                          Double cpuMicrosPerDeliveryWithoutJit, Long rssBytes, Long rssBeforeBytes,
                          Long heapAfterGcBytes, Long heapBeforeBytes, Map<String, Object> stats,
-                         Map<String, Object> statsBefore) {
+                         Map<String, Object> statsBefore, Wire wire) {
+    }
+
+    /**
+     * What a server on this machine sent on its TCP connections over the measured phase, as the
+     * kernel counts it ({@link SocketFigures}): payload bytes (frames, HTTP, TLS: all of it) and
+     * segments, which tell how its writes were coalesced.
+     *
+     * @param bytesSent              bytes sent
+     * @param segmentsSent           TCP segments sent
+     * @param bytesPerDelivery       bytes sent divided by the deliveries, or null
+     * @param segmentsPerDelivery    segments sent divided by the deliveries, or null
+     */
+    public record Wire(long bytesSent, long segmentsSent, Double bytesPerDelivery, Double segmentsPerDelivery) {
     }
 }

@@ -67,6 +67,11 @@ final class Summary {
                         ? ", RSS " + Format.bytes((sv.rssBytes() - sv.rssBeforeBytes()) / Math.max(1, r.connect().clients())) : ""));
             }
         }
+        RunResult.Wire wire = sv.wire();
+        if (wire != null && wire.bytesPerDelivery() != null) {
+            row(out, "server wire", String.format(Locale.ROOT, "%s sent in %,d TCP segments: %.0f bytes, %.2f segments per delivery",
+                    Format.bytes(wire.bytesSent()), wire.segmentsSent(), wire.bytesPerDelivery(), wire.segmentsPerDelivery()));
+        }
         RunResult.Stalled st0 = r.stalled();
         if (st0 != null) {
             row(out, "stalled", String.format(Locale.ROOT, "%d client(s) never read; the readers got every message in %s",

@@ -53,6 +53,12 @@ class ChatBenchmarkIT {
                 result.server().toString());
         assertTrue(result.server().cpuMicrosPerDeliveryWithoutJit() <= result.server().cpuMicrosPerDelivery(), result.server().toString());
         assertNotNull(result.server().rssBytes());
+        // The kernel's count of what the server sent: every delivery carries at least its 50
+        // characters of chat text, and deflate takes no more than two thirds of words away.
+        RunResult.Wire wire = result.server().wire();
+        assertNotNull(wire, "ss read the server's connections");
+        assertTrue(wire.bytesPerDelivery() > 15, wire.toString());
+        assertTrue(wire.segmentsSent() > 0 && wire.segmentsPerDelivery() > 0, wire.toString());
         assertTrue(result.tool().cpuSeconds() > 0);
     }
 }
