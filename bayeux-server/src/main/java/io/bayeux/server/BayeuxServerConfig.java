@@ -189,15 +189,17 @@ public final class BayeuxServerConfig {
     }
 
     /**
-     * The shortest time between two {@code /meta/connect} replies that carry a session's
-     * messages (long-polling, or any session whose messages ride only in connect replies);
+     * The shortest time between two {@code /meta/connect} replies that carry the messages of a
+     * busy session (long-polling, or any session whose messages ride only in connect replies);
      * {@link Duration#ZERO} answers a held connect as soon as a message is queued. When a
-     * message comes for a session whose previous connect reply went out less than this long
+     * message comes for a busy session whose previous connect reply went out less than this long
      * ago, its held connect is answered once this long has passed since that reply, with every
-     * message queued meanwhile. A session that receives now and then waits for nothing (its
-     * connect was held longer than this); one that receives many messages gets them in fewer,
-     * fuller replies, at most one per this time: each message waits at most this much more,
-     * and the server and the client handle fewer requests per message.
+     * message queued meanwhile. Busy: at the session's recent rate (what its last connect
+     * replies carried over the time between them) this time would bring more than one message;
+     * below that, waiting would save no reply, and the message goes at once. A session that
+     * receives now and then waits for nothing; one that receives many messages gets them in
+     * fewer, fuller replies, at most one per this time: each message waits at most this much
+     * more, and the server and the client handle fewer requests per message.
      */
     public Duration connectGather() {
         return connectGather;

@@ -10,13 +10,22 @@ import java.util.concurrent.Future;
 /**
  * A session's held {@code /meta/connect}, for endpoints that cannot push: the batch that
  * waits for messages or its timeout, and the gather wait that keeps the replies that carry
- * the queue at least {@link BayeuxServerConfig#connectGather()} apart.
+ * the queue at least {@link BayeuxServerConfig#connectGather()} apart while the session
+ * receives often enough for the wait to gather more than one message.
+ *
+ * <p>How often is measured on the replies, not on each message: each connect reply notes what
+ * the replies took from the queue since the one before and the time between them; the rate is
+ * the ratio of the two, each averaged over the recent replies (an average of the ratios would
+ * be thrown by two replies that happen to come close together).
  *
  * <p>Every mutable field is guarded by the session's {@link SessionLock}, which the methods
  * take themselves unless they say "under the lock". {@link HeartBeatListener}s and the held
  * batch's resumption run after it is released.
  */
 final class ConnectHold {
+    /** How much the last connect reply weighs in the session's recent rate. */
+    private static final double RECENT_WEIGHT = 0.2;
+
     private final ServerSessionImpl session;
     private final SessionLock lock;
     /** Guarded by lock. */
@@ -25,6 +34,11 @@ final class ConnectHold {
     private long connectEndedAt = Long.MIN_VALUE / 2;
     /** Whether the last reply that carried the queue left messages in it (maxBatchBytes): they go without gathering. Guarded by lock. */
     private boolean replyLeftMessages;
+    /** The messages replies took from the queue since the last connect reply; guarded by lock. */
+    private long taken;
+    /** The messages taken between two connect replies and the time between them (ms), averaged over the recent replies; guarded by lock. */
+    private double recentMessages;
+    private double recentMillis;
     /**
      * Guarded by lock: a connect reply went to a long-polling client that connects again at once,
      * and its next connect has not come yet. The queue waits for that connect, as for a held one,
@@ -143,8 +157,9 @@ final class ConnectHold {
                 || connectDue && session.server().scheduler().now() - connectEndedAt < session.maxInterval();
     }
 
-    /** Under the lock: whether the last reply that carried the queue left messages in it. */
-    void replyLeftMessages(boolean left) {
+    /** Under the lock: a reply took {@code messages} from the queue, and left some in it or not. */
+    void replyTook(int messages, boolean left) {
+        taken += messages;
         replyLeftMessages = left;
     }
 
@@ -156,12 +171,27 @@ final class ConnectHold {
     /**
      * Under the lock: how long a held connect that should carry queued messages waits still, so
      * that replies are at least {@link BayeuxServerConfig#connectGather()} apart; 0 or less: none.
-     * What the last reply could not carry (it was full) goes at once.
+     * No wait when the session's recent rate would bring less than one more message in a whole
+     * gather time (waiting would cost latency and save no reply), nor for what the last reply
+     * could not carry (it was full).
      */
     long gatherWait() {
         BayeuxServerImpl server = session.server();
         long gather = server.connectGatherMillis();
-        return gather == 0 || replyLeftMessages ? 0 : connectEndedAt + gather - server.scheduler().now();
+        if (gather == 0 || replyLeftMessages || recentMessages * gather <= recentMillis) {
+            return 0;
+        }
+        return connectEndedAt + gather - server.scheduler().now();
+    }
+
+    /** Under the lock: a connect reply went out at {@code now}; the recent rate takes in what the replies took since the last one. */
+    private void measure(long now) {
+        // A long quiet time weighs as ten gather times: a session that gets busy gathers again after about ten replies.
+        long cap = 10 * session.server().connectGatherMillis();
+        double millis = Math.clamp(now - connectEndedAt, 0, cap);
+        recentMessages += RECENT_WEIGHT * (taken - recentMessages);
+        recentMillis += RECENT_WEIGHT * (millis - recentMillis);
+        taken = 0;
     }
 
     /**
@@ -174,7 +204,9 @@ final class ConnectHold {
     void ended(boolean connectsAgain) {
         lock.lock();
         try {
-            connectEndedAt = session.server().scheduler().now();
+            long now = session.server().scheduler().now();
+            measure(now);
+            connectEndedAt = now;
             connectDue = connectsAgain && !session.isRemoved() && session.interval() == 0;
             if (heldConnect == null) {
                 session.expiry().arm();

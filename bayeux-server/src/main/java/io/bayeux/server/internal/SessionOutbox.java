@@ -407,7 +407,7 @@ final class SessionOutbox implements Endpoint.PushFailure {
     /** Under the lock: what a reply or push carries of the queue, noting whether it left some. */
     List<ServerMessage> takeReplyBatch(List<ServerMessage.Mutable> replies) {
         List<ServerMessage> batch = takeBatch(replies);
-        session.connectHold().replyLeftMessages(!queue.isEmpty());
+        session.connectHold().replyTook(batch.size(), !queue.isEmpty());
         return batch;
     }
 

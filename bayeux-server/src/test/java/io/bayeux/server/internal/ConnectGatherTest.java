@@ -28,6 +28,13 @@ class ConnectGatherTest {
         return client;
     }
 
+    /** A long-polling subscriber of /news that receives often: its replies gather. */
+    private TestClient busySubscriber() {
+        TestClient client = subscriber(false, GATHER);
+        client.receiveOften(scheduler, "/news");
+        return client;
+    }
+
     @AfterEach
     void stopServer() {
         if (server != null) {
@@ -37,8 +44,8 @@ class ConnectGatherTest {
 
     @Test
     void aMessageSoonAfterAReplyWaitsUntilTheGatherTimeHasPassedAndGoesWithWhatCameMeanwhile() {
-        TestClient client = subscriber(false, GATHER);
-        // The connected() connect was answered at this time.
+        TestClient client = busySubscriber();
+        // The last connect was answered at this time.
         CompletableFuture<List<Map<String, Object>>> held = client.connect();
         server.getChannel("/news").publish(null, "one");
         assertFalse(held.isDone(), "a reply went out less than the gather time ago");
@@ -65,8 +72,43 @@ class ConnectGatherTest {
     }
 
     @Test
-    void aConnectFindingMessagesQueuedIsHeldForTheRestOfTheGatherTime() {
+    void aMessageSoonAfterAReplyToASessionThatReceivesRarelyGoesAtOnce() {
         TestClient client = subscriber(false, GATHER);
+        // One message a second: a gather time would bring no second one, only latency.
+        for (int i = 0; i < 5; i++) {
+            CompletableFuture<List<Map<String, Object>>> held = client.connect();
+            scheduler.advance(1000);
+            server.getChannel("/news").publish(null, "rare");
+            assertTrue(held.isDone());
+        }
+        CompletableFuture<List<Map<String, Object>>> held = client.connect();
+        server.getChannel("/news").publish(null, "soon");
+        assertTrue(held.isDone(), "answered at once, though the last reply went out just now");
+        assertEquals("soon", TestClient.deliveries(held.join(), "/news").get(0).get("data"));
+    }
+
+    @Test
+    void aSessionThatWasBusyAndTurnsQuietStopsGathering() {
+        TestClient client = busySubscriber();
+        CompletableFuture<List<Map<String, Object>>> gathering = client.connect();
+        server.getChannel("/news").publish(null, "busy");
+        assertFalse(gathering.isDone(), "busy: the message waits for the gather time");
+        scheduler.advance(GATHER);
+        assertTrue(gathering.isDone());
+        for (int i = 0; i < 15; i++) {
+            CompletableFuture<List<Map<String, Object>>> held = client.connect();
+            scheduler.advance(1000);
+            server.getChannel("/news").publish(null, "quiet");
+            assertTrue(held.isDone());
+        }
+        CompletableFuture<List<Map<String, Object>>> held = client.connect();
+        server.getChannel("/news").publish(null, "soon");
+        assertTrue(held.isDone(), "quiet now: answered at once");
+    }
+
+    @Test
+    void aConnectFindingMessagesQueuedIsHeldForTheRestOfTheGatherTime() {
+        TestClient client = busySubscriber();
         CompletableFuture<List<Map<String, Object>>> first = client.connect();
         scheduler.advance(500);
         server.getChannel("/news").publish(null, "one");
@@ -86,7 +128,7 @@ class ConnectGatherTest {
 
     @Test
     void aConnectArrivingWhileThePreviousReplyIsStillBeingWrittenWaitsAsWell() {
-        TestClient client = subscriber(false, GATHER);
+        TestClient client = busySubscriber();
         CompletableFuture<List<Map<String, Object>>> first = client.connect();
         scheduler.advance(500);
         // The client reads the reply and connects again before the writing thread goes on:

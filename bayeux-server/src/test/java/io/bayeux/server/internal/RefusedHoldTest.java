@@ -61,6 +61,7 @@ class RefusedHoldTest {
         TestClient third = new TestClient(server, BROWSER).connected();
         TestClient fourth = new TestClient(server, BROWSER).connected();
         refused.subscribe("/news");
+        refused.receiveOften(scheduler.time, "/news");
         assertFalse(holding.connect().isDone());
         // Queued while the tab holds no connect; its last reply is the gather time ago.
         server.getChannel("/news").publish(null, "news");
@@ -90,6 +91,7 @@ class RefusedHoldTest {
         TestClient client = new TestClient(server, true).connected();
         client.subscribe("/news");
         server.getSession(client.clientId()).setMetaConnectDeliveryOnly(true);
+        client.receiveOften(scheduler.time, "/news");
         server.getChannel("/news").publish(null, "news");
         scheduler.time.advance(GATHER);
 

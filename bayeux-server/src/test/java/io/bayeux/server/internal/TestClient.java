@@ -172,6 +172,27 @@ public final class TestClient {
         return send(connectMessage());
     }
 
+    /**
+     * Makes this session, subscribed to {@code channel}, one that receives often enough for its
+     * connect replies to gather ({@link ConnectHold#gatherWait}): fifteen connect replies, each
+     * with four messages of {@code channel}, at most the gather time apart; the last goes out at
+     * {@code scheduler}'s time when this returns.
+     */
+    public void receiveOften(ManualScheduler scheduler, String channel) {
+        for (int i = 0; i < 15; i++) {
+            CompletableFuture<List<Map<String, Object>>> held = connect();
+            for (int m = 0; m < 4; m++) {
+                server.getChannel(channel).publish(null, "often");
+            }
+            for (int step = 0; !held.isDone() && step < 100; step++) {
+                scheduler.advance(10);
+            }
+            if (!held.isDone()) {
+                throw new AssertionError("a connect reply with messages waited more than a second");
+            }
+        }
+    }
+
     public Map<String, Object> subscribe(Object subscription) {
         return reply(call(Map.of("channel", "/meta/subscribe", "subscription", subscription)), "/meta/subscribe");
     }
