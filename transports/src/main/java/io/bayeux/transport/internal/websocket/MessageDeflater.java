@@ -6,6 +6,7 @@ import com.jcraft.jzlib.JZlib;
 
 import java.util.Arrays;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.UnaryOperator;
 import java.util.zip.Deflater;
 
 /**
@@ -27,6 +28,9 @@ final class MessageDeflater {
     private Deflater jdk;
     /** Where a message is compressed to before its exact copy is made; grows to the largest output. */
     private byte[] scratch = new byte[1024];
+    /** {@link #deflate} and {@link #deflateElement} as functions, made once: not a new object per frame. */
+    final UnaryOperator<byte[]> whole = this::deflate;
+    final UnaryOperator<byte[]> element = this::deflateElement;
 
     MessageDeflater(WebSocketCompression settings, LongAdder compressions) {
         this.settings = settings;

@@ -322,7 +322,7 @@ final class WebSocketEndpoint implements Endpoint {
         MessageDeflater deflater = deflation.deflater();
         if (messages.size() == 1 && messages.get(0) instanceof ServerMessageImpl impl && impl.isFrozen()) {
             byte[] array = shared.bayeux.encodeArray(impl);
-            byte[] deflated = array.length < minBytes ? array : impl.compressArray(array, deflater::deflate);
+            byte[] deflated = array.length < minBytes ? array : impl.compressArray(array, deflater.whole);
             return deflated == array ? frame(alloc, messages) : outbox.frames().deflatedFrame(impl, deflated);
         }
         if (messages.size() == 1) {
@@ -342,7 +342,7 @@ final class WebSocketEndpoint implements Endpoint {
         byte[][] pieces = new byte[arrays.length][];
         for (int i = 0; i < arrays.length; i++) {
             pieces[i] = messages.get(i) instanceof ServerMessageImpl impl
-                    ? impl.compressElement(arrays[i], deflater::deflateElement)
+                    ? impl.compressElement(arrays[i], deflater.element)
                     : deflater.deflateElement(arrays[i]);
         }
         int length = DeflatedBatch.payloadLength(arrays, pieces);
