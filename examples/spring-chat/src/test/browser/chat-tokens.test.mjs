@@ -49,7 +49,7 @@ describe('the Spring chat page with token authentication', () => {
   it('gets a token for its user, then chats with another page', async () => {
     const alice = await joined('alice');
     const bob = await joined('bob');
-    assert.deepEqual(alice.tokens, [200], 'the refused handshake made the page fetch one token');
+    assert.equal(alice.tokens[0], 200, 'the refused handshake made the page fetch a token');
     assert.ok(await alice.evaluate(() => window.chat.client.getExtension('token') !== undefined), 'the token extension is in place');
     await alice.waitForFunction(() => document.getElementById('members').textContent === 'In lobby: alice, bob', null, POLL);
 
@@ -57,6 +57,20 @@ describe('the Spring chat page with token authentication', () => {
     await alice.click('#say button');
     await bob.waitForFunction(() => [...document.querySelectorAll('#log li')].some((li) => li.textContent === 'alice: hello from a token'), null, POLL);
     assert.deepEqual([...alice.problems, ...bob.problems], []);
+  });
+
+  it('fetches a new token when the server asks, and goes on in the same session', async () => {
+    const dave = await joined('dave', 'porch');
+    const session = await dave.evaluate(() => window.chat.client.getClientId());
+    const fetched = dave.tokens.length;
+    // SpringChatBrowserIT's tokens last 65 s, and the server asks for a new one 62 s before a token expires.
+    const refreshed = await dave.waitForResponse((r) => r.url().startsWith(`${ORIGIN}/token?`), { timeout: 15000 });
+    assert.equal(refreshed.status(), 200);
+    assert.ok(dave.tokens.length > fetched);
+    assert.equal(await dave.evaluate(() => window.chat.client.getClientId()), session, 'no new handshake');
+    const reply = await dave.evaluate(() => new Promise((resolve) => window.chat.client.publish('/chat/porch', { user: 'dave', text: 'still here' }, resolve)));
+    assert.equal(reply.successful, true, JSON.stringify(reply));
+    assert.deepEqual(dave.problems, []);
   });
 
   it('is refused what its token does not allow: publishing beyond /chat/**', async () => {
