@@ -21,7 +21,8 @@ import org.springframework.context.annotation.Configuration;
  * <ul>
  *   <li>with {@code io.bayeux:bayeux-metrics} and a Micrometer {@link MeterRegistry} bean (Actuator's
  *       {@code spring-boot-micrometer-metrics} makes one), the server's meters bound to it by
- *       {@link BayeuxMetrics#bind}, before the server starts, and unbound when the context closes;</li>
+ *       {@link BayeuxMetrics#bind}, before the server starts, and unbound when the context closes; and
+ *       those of its cluster ({@link OortMeters}, {@link RedisMeters});</li>
  *   <li>with {@code spring-boot-health}, the {@code bayeux} health component
  *       ({@link BayeuxHealthIndicator}), which asks every {@link ReadinessCheck} bean: the
  *       cluster's ({@code oort}, {@code redis}) and the application's own;
@@ -45,6 +46,26 @@ public class BayeuxActuatorAutoConfiguration {
         @ConditionalOnMissingBean
         BayeuxMetrics bayeuxMetrics(NettyBayeuxServer server, MeterRegistry registry) {
             return BayeuxMetrics.bind(server, registry);
+        }
+
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnClass(name = "io.bayeux.oort.Oort")
+        @ConditionalOnBean(OortMember.class)
+        static class OortMetersConfiguration {
+            @Bean
+            OortMeters bayeuxOortMeters(OortMember member, MeterRegistry registry) {
+                return new OortMeters(member, registry);
+            }
+        }
+
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnClass(name = "io.bayeux.cluster.redis.RedisCluster")
+        @ConditionalOnBean(RedisMember.class)
+        static class RedisMetersConfiguration {
+            @Bean(destroyMethod = "close")
+            RedisMeters bayeuxRedisMeters(RedisMember member, MeterRegistry registry) {
+                return new RedisMeters(member, registry);
+            }
         }
     }
 

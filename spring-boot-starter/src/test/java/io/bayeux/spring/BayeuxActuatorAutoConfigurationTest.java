@@ -44,6 +44,17 @@ class BayeuxActuatorAutoConfigurationTest {
     }
 
     @Test
+    void anOortNodesMetersAreBoundWhileItRuns() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        runner.withBean(SimpleMeterRegistry.class, () -> registry).withPropertyValues("bayeux.cluster=oort", "bayeux.oort.secret=S").run(context -> {
+            assertEquals(0.0, registry.get("bayeux.oort.links.up").gauge().value());
+            assertEquals(0.0, registry.get("bayeux.presence.users").gauge().value());
+        });
+        assertNull(registry.find("bayeux.oort.links.up").gauge(), "removed when the node stopped");
+        assertNull(registry.find("bayeux.connections").gauge(), "removed when the context closed");
+    }
+
+    @Test
     void noMeterRegistryNoMeters() {
         runner.run(context -> assertTrue(context.getBeansOfType(BayeuxMetrics.class).isEmpty()));
     }
