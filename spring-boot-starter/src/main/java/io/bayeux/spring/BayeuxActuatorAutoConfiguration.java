@@ -22,7 +22,7 @@ import org.springframework.context.annotation.Configuration;
  *   <li>with {@code io.bayeux:bayeux-metrics} and a Micrometer {@link MeterRegistry} bean (Actuator's
  *       {@code spring-boot-micrometer-metrics} makes one), the server's meters bound to it by
  *       {@link BayeuxMetrics#bind}, before the server starts, and unbound when the context closes; and
- *       those of its cluster ({@link OortMeters}, {@link RedisMeters});</li>
+ *       those of its cluster ({@code OortMeters}, {@code RedisMeters});</li>
  *   <li>with {@code spring-boot-health}, the {@code bayeux} health component
  *       ({@link BayeuxHealthIndicator}), which asks every {@link ReadinessCheck} bean: the
  *       cluster's ({@code oort}, {@code redis}) and the application's own;
