@@ -3,6 +3,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { URL, load } from '../node/support.mjs';
 
 const CHROMIUM = process.env.BAYEUX_CHROMIUM || '/usr/bin/chromium';
@@ -11,6 +14,7 @@ if (!existsSync(CHROMIUM)) {
 }
 const ORIGIN = new globalThis.URL(URL).origin;
 const POLL = { polling: 20 };
+const SCREENSHOT = fileURLToPath(new globalThis.URL('../../../target/screenshots/spring-chat-tokens.png', import.meta.url));
 
 describe('the Spring chat page with token authentication', () => {
   let browser;
@@ -57,6 +61,8 @@ describe('the Spring chat page with token authentication', () => {
     await alice.click('#say button');
     await bob.waitForFunction(() => [...document.querySelectorAll('#log li')].some((li) => li.textContent === 'alice: hello from a token'), null, POLL);
     assert.deepEqual([...alice.problems, ...bob.problems], []);
+    await mkdir(path.dirname(SCREENSHOT), { recursive: true });
+    await bob.screenshot({ path: SCREENSHOT });
   });
 
   it('fetches a new token when the server asks, and goes on in the same session', async () => {
