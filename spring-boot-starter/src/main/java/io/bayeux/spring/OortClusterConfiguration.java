@@ -1,6 +1,7 @@
 package io.bayeux.spring;
 
 import io.bayeux.oort.OortConfig;
+import io.bayeux.server.spi.ReadinessCheck;
 import io.bayeux.transport.NettyBayeuxServer;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -16,6 +17,12 @@ class OortClusterConfiguration {
     @Bean
     OortMember bayeuxOortMember(NettyBayeuxServer server, BayeuxProperties properties) {
         return new OortMember(server, config(properties.getOort()));
+    }
+
+    /** Asked by the {@code bayeux} health component when the application has Actuator. */
+    @Bean
+    ReadinessCheck bayeuxOortReadiness(OortMember member) {
+        return member.readiness();
     }
 
     /** The Oort config, each refused value failing the start with the property's name. */

@@ -3,6 +3,7 @@ package io.bayeux.spring;
 import io.bayeux.oort.Oort;
 import io.bayeux.oort.OortConfig;
 import io.bayeux.oort.seti.Seti;
+import io.bayeux.server.spi.ReadinessCheck;
 import io.bayeux.transport.NettyBayeuxServer;
 import org.springframework.context.SmartLifecycle;
 
@@ -89,6 +90,31 @@ public final class OortMember implements SmartLifecycle, ClusterPresence {
     /** The running Seti, or null when stopped. */
     public Seti seti() {
         return seti;
+    }
+
+    /**
+     * The node's readiness, named {@code oort}: ready while its Oort runs and, when
+     * {@code bayeux.oort.peers} names nodes, once it is linked with at least one other node (a
+     * node without peers may be the first of its cloud).
+     */
+    public ReadinessCheck readiness() {
+        int minimumLinks = config.peers().isEmpty() ? 0 : 1;
+        return new ReadinessCheck() {
+            @Override
+            public String name() {
+                return "oort";
+            }
+
+            @Override
+            public Result check() {
+                Oort running = oort;
+                if (running == null || !running.isRunning()) {
+                    return Result.notReady("Oort is not running");
+                }
+                int links = running.getKnownComets().size();
+                return links >= minimumLinks ? Result.READY : Result.notReady(links + " links up, " + minimumLinks + " needed");
+            }
+        };
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.bayeux.spring;
 
 import io.bayeux.cluster.redis.RedisConfig;
+import io.bayeux.server.spi.ReadinessCheck;
 import io.bayeux.transport.NettyBayeuxServer;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -16,6 +17,12 @@ class RedisClusterConfiguration {
     @Bean
     RedisMember bayeuxRedisMember(NettyBayeuxServer server, BayeuxProperties properties) {
         return new RedisMember(server, config(properties.getRedis()));
+    }
+
+    /** Asked by the {@code bayeux} health component when the application has Actuator. */
+    @Bean
+    ReadinessCheck bayeuxRedisReadiness(RedisMember member) {
+        return member.readiness();
     }
 
     /** The Redis config; the builder checks every setting at once, and names the bad one. */

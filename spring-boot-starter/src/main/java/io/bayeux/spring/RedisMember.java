@@ -3,6 +3,7 @@ package io.bayeux.spring;
 import io.bayeux.cluster.redis.RedisCluster;
 import io.bayeux.cluster.redis.RedisConfig;
 import io.bayeux.cluster.redis.RedisSeti;
+import io.bayeux.server.spi.ReadinessCheck;
 import io.bayeux.transport.NettyBayeuxServer;
 import org.springframework.context.SmartLifecycle;
 
@@ -73,6 +74,25 @@ public final class RedisMember implements SmartLifecycle, ClusterPresence {
     /** The node's presence, or null when {@code bayeux.redis.presence} is false. */
     public RedisSeti seti() {
         return seti;
+    }
+
+    /** The node's readiness, named {@code redis}: ready while its cluster runs and reaches Redis. */
+    public ReadinessCheck readiness() {
+        return new ReadinessCheck() {
+            @Override
+            public String name() {
+                return "redis";
+            }
+
+            @Override
+            public Result check() {
+                if (!running) {
+                    return Result.notReady("the Redis cluster is not started");
+                }
+                // The URI stays out of the report: it may carry a password.
+                return cluster.isConnected() ? Result.READY : Result.notReady("Redis unreachable");
+            }
+        };
     }
 
     @Override

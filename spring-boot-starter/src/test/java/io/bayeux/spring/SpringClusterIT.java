@@ -7,6 +7,7 @@ import io.bayeux.client.transport.WebSocketTransport;
 import io.bayeux.cluster.redis.RedisProcess;
 import io.bayeux.testing.Await;
 import io.bayeux.transport.NettyBayeuxServer;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -65,6 +66,7 @@ class SpringClusterIT {
                 && memberB.oort().getKnownComets().equals(Set.of(uri(a))), () -> "the nodes to know each other");
 
         assertMessagePassesBetween(a, b);
+        assertEquals(1.0, a.getBean(MeterRegistry.class).get("bayeux.oort.links.up").gauge().value());
 
         b.close();
         assertFalse(memberB.isRunning());
@@ -78,6 +80,8 @@ class SpringClusterIT {
             ConfigurableApplicationContext a = node(properties);
             ConfigurableApplicationContext b = node(properties);
             assertTrue(a.getBean(RedisMember.class).cluster().isConnected());
+            // The tests have Actuator: the cluster's meters are in its registry.
+            assertEquals(1.0, a.getBean(MeterRegistry.class).get("bayeux.redis.connected").gauge().value());
             assertMessagePassesBetween(a, b);
             // The nodes go before their Redis does.
             b.close();

@@ -72,7 +72,7 @@ public final class WebSocketTransport implements ClientTransport {
     private Channel channel;
     /** Guarded by this: a connection being opened. */
     private Channel opening;
-    /** Guarded by this: batches waiting for the connection. */
+    /** Guarded by this: batches waiting for the connection being opened ({@link #opening}, never null while this is not empty). */
     private List<List<Message.Mutable>> pending = new ArrayList<>();
     /** What the server's answer to the last upgrade said of extensions, or null; written on its event loop. */
     private volatile String extensions;
@@ -200,7 +200,10 @@ public final class WebSocketTransport implements ClientTransport {
 
     /**
      * The connection {@code failed} closed or could not open: reports the messages written on it
-     * that got no reply, and, when it was the current one, those that waited for it.
+     * that got no reply, and, when it was the one being opened, those that waited for it. The
+     * batches waiting belong to the connection being opened, which need not be {@code failed}: a
+     * connection closed by {@link #abort()} may report its end after a send on the client's thread
+     * (a handshake from the callback of a refused one) began a new connection, which goes on.
      */
     private void failPending(Channel failed, Throwable cause) {
         List<Message.Mutable> messages = new ArrayList<>();
@@ -215,9 +218,11 @@ public final class WebSocketTransport implements ClientTransport {
         boolean current;
         synchronized (this) {
             current = opening == failed || channel == failed;
-            if (current) {
-                opening = null;
+            if (channel == failed) {
                 channel = null;
+            }
+            if (opening == failed) {
+                opening = null;
                 pending.forEach(messages::addAll);
                 pending = new ArrayList<>();
             }
