@@ -1,14 +1,22 @@
 package io.bayeux.oort;
 
 import io.bayeux.api.server.ServerSession;
+import io.bayeux.oort.object.OortMap;
+import io.bayeux.oort.object.OortObject;
+import io.bayeux.oort.object.OortStringMap;
+import io.bayeux.oort.object.Info;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import static io.bayeux.oort.OortTesting.SECRET;
 import static io.bayeux.oort.OortTesting.await;
+import static io.bayeux.oort.OortTesting.awaitMesh;
 import static io.bayeux.oort.OortTesting.settle;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -71,5 +79,53 @@ class LinkReHandshakeIT {
         await("the join on the new session", () -> node.oort().getKnownComets().equals(Set.of(fake.url())));
         settle(node);
         assertEquals(List.of(joined, left, joined), events);
+    }
+
+    @Test
+    void aNodeRestartedWithANewIdLeavesAndItsPartsAreReSynced() throws Exception {
+        Duration failure = Duration.ofSeconds(3);
+        OortTesting.Node a = wire.closeAfter(OortTesting.node(0, true, SECRET, failure));
+        OortTesting.Node b = wire.closeAfter(OortTesting.node(0, true, SECRET, failure));
+        List<String> events = new CopyOnWriteArrayList<>();
+        a.oort().addCometListener(recorder(events));
+        OortStringMap<Object> mapA = started(new OortStringMap<>(a.oort(), "rooms"));
+        List<String> entriesOnA = new CopyOnWriteArrayList<>();
+        mapA.addEntryListener(new OortMap.EntryListener<>() {
+            @Override
+            public void onPut(Info<Map<String, Object>> info, OortMap.Entry<String, Object> entry) {
+                entriesOnA.add("put " + entry.key());
+            }
+
+            @Override
+            public void onRemoved(Info<Map<String, Object>> info, OortMap.Entry<String, Object> entry) {
+                entriesOnA.add("removed " + entry.key());
+            }
+        });
+        OortStringMap<Object> mapB = started(new OortStringMap<>(b.oort(), "rooms"));
+        a.oort().observeComet(b.url());
+        awaitMesh(a, b);
+        mapB.putAndShare("kitchen", "b");
+        await("B's entry on A", () -> "b".equals(mapA.find("kitchen")));
+        String oldId = b.oort().getId();
+
+        // B stops and starts again at its URL: a new id, a new object without the old entry.
+        int port = b.server().port();
+        mapB.stop();
+        b.close();
+        OortTesting.Node restarted = wire.closeAfter(OortTesting.node(port, true, SECRET, failure));
+        String newId = restarted.oort().getId();
+        OortStringMap<Object> mapRestarted = started(new OortStringMap<>(restarted.oort(), "rooms"));
+        mapRestarted.putAndShare("hall", "b again");
+        await("the restarted node's part on A", () -> "b again".equals(mapA.find("hall")) && mapA.find("kitchen") == null);
+        awaitMesh(a, restarted);
+        settle(a);
+        assertEquals(List.of("joined " + oldId, "left " + oldId, "joined " + newId), events);
+        assertEquals(List.of("put kitchen", "removed kitchen", "put hall"), entriesOnA);
+    }
+
+    private <O extends OortObject<?>> O started(O object) {
+        object.start();
+        wire.closeAfter(object::stop);
+        return object;
     }
 }
