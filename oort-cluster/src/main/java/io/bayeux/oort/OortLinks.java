@@ -20,9 +20,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The links of an {@link Oort} with the other nodes, and how each moves: dialed, handshaken
- * both ways, joined (both join batches exchanged), down (a direction broke: the node leaves,
- * and its session here goes, so that it notices too), re-linked. Confined to the Oort's own
- * thread; only {@link #received} runs on a link's I/O thread.
+ * both ways, joined (both join batches exchanged, and this node's announcement acknowledged on
+ * its comet's current session), down (a direction broke: the node leaves, and its session here
+ * goes, so that it notices too), re-linked. The other node is known by its {@code oortId}: a
+ * new one is a restart (left, then joined); the same one on a new comet session is the same
+ * node, a departure only when it dropped a session it had acknowledged. Confined to the Oort's
+ * own thread; only {@link #received} runs on a link's I/O thread.
  */
 final class OortLinks {
     private static final Logger LOG = LoggerFactory.getLogger(OortLinks.class);
@@ -380,7 +383,10 @@ final class OortLinks {
             link.acknowledgedKey = key;
             check(link);
         } else {
-            LOG.debug("Oort {}: announcement to {} refused on session {}", oort.getURL(), link.key, key);
+            // Lost or refused: sent again by a later check (the next tick, or connect), on this
+            // session if it still holds, else on the next one, which a forgotten session leads to.
+            LOG.debug("Oort {}: announcement to {} failed on {}", oort.getURL(), link.key, key);
+            link.batchKey = null;
         }
     }
 
