@@ -43,7 +43,7 @@ final class FakeCometDNode implements AutoCloseable {
     private WebSocket webSocket;
     private volatile String clientId;
     private volatile boolean connectLoop;
-    /** The session its server gives the next handshake and answers for; changed by {@link #forget}. */
+    /** The session its server gives the next handshake; a new one after each {@link #forget}. */
     private volatile String sessionId = "fake-session";
     /** Sessions its server forgot: their connects are held until {@link #release}, then, as the rest, answered 402. */
     private final java.util.Set<String> forgotten = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -111,12 +111,12 @@ final class FakeCometDNode implements AutoCloseable {
                             }
                         }
                         reply.put("successful", true);
-                        reply.put("clientId", sessionId);
+                        reply.put("clientId", message.getOrDefault("clientId", sessionId));
                         reply.put("advice", Map.of("reconnect", "retry", "interval", 0, "timeout", 1000));
                     }
                     case "/meta/subscribe", "/meta/unsubscribe" -> {
                         reply.put("successful", true);
-                        reply.put("clientId", sessionId);
+                        reply.put("clientId", message.getOrDefault("clientId", sessionId));
                         reply.put("subscription", message.get("subscription"));
                     }
                     default -> reply.put("successful", true);

@@ -65,10 +65,12 @@ class LinkReHandshakeIT {
 
         // It forgot our comet's session too (our comet's connect is held there), and its own link comes back first.
         fake.forget();
+        // What the fake node received so far is passed over: the replies awaited next are to its new link.
+        fake.received.clear();
         String second = wire.linkFake();
         wire.announceFake(second, List.of());
+        // Our node took the announcement (it answered it), and sent its own join batch on the forgotten session.
         assertEquals(Boolean.TRUE, fake.nextOn("/service/oort").get("successful"));
-        // Our node sends its join batch on the forgotten session, and is refused.
         wire.nextRequestWith("/service/oort");
         settle(node);
         assertEquals(List.of(joined, left), events, "no join on a session the other node forgot");
