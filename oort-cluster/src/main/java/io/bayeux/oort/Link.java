@@ -18,6 +18,11 @@ final class Link {
     String alias;
     /** The comet session and incoming session the join batch was sent for, or null. */
     String batchKey;
+    /**
+     * The {@link #batchKey} whose announcement the other node acknowledged (a successful reply to
+     * it on {@code /service/oort}), or null: proof that this comet's session is alive there.
+     */
+    String acknowledgedKey;
     boolean remoteAnnounced;
     boolean joined;
     boolean closed;

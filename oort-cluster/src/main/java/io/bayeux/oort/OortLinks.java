@@ -20,9 +20,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The links of an {@link Oort} with the other nodes, and how each moves: dialed, handshaken
- * both ways, joined (both join batches exchanged), down (a direction broke: the node leaves,
- * and its session here goes, so that it notices too), re-linked. Confined to the Oort's own
- * thread; only {@link #received} runs on a link's I/O thread.
+ * both ways, joined (both join batches exchanged, and this node's announcement acknowledged on
+ * its comet's current session), down (a direction broke: the node leaves, and its session here
+ * goes, so that it notices too), re-linked. The other node is known by its {@code oortId}: a
+ * new one is a restart (left, then joined); the same one on a new comet session is the same
+ * node, a departure only when it dropped a session it had acknowledged. Confined to the Oort's
+ * own thread; only {@link #received} runs on a link's I/O thread.
  */
 final class OortLinks {
     private static final Logger LOG = LoggerFactory.getLogger(OortLinks.class);
@@ -354,9 +357,12 @@ final class OortLinks {
         String key = client.getId() + "|" + incoming.getId();
         if (!key.equals(link.batchKey)) {
             link.batchKey = key;
-            sendJoinBatch(client);
+            sendJoinBatch(link, key);
         }
-        if (link.remoteAnnounced && !link.joined) {
+        // Joined only once the other node acknowledged this session's announcement: a comet that
+        // still looks connected on a session the other node already forgot (its expiry raced this
+        // side's timeout) must not join, or it would leave again as soon as it re-handshakes.
+        if (link.remoteAnnounced && key.equals(link.acknowledgedKey) && !link.joined) {
             link.joined = true;
             updateKnown();
             LOG.info("Oort {}: {} joined ({})", oort.getURL(), link.key, link.remoteId);
@@ -368,7 +374,24 @@ final class OortLinks {
         return Math.min(oort.maxBackoff().toMillis(), 500L * (attempts + 1));
     }
 
-    private void sendJoinBatch(BayeuxClient client) {
+    /** On the actor: the other node answered the announcement of the join batch sent for {@code key}. */
+    private void announcementReplied(Link link, String key, boolean successful) {
+        if (link.closed || !key.equals(link.batchKey)) {
+            return;
+        }
+        if (successful) {
+            link.acknowledgedKey = key;
+            check(link);
+        } else {
+            // Lost or refused: sent again by a later check (the next tick, or connect), on this
+            // session if it still holds, else on the next one, which a forgotten session leads to.
+            LOG.debug("Oort {}: announcement to {} failed on {}", oort.getURL(), link.key, key);
+            link.batchKey = null;
+        }
+    }
+
+    private void sendJoinBatch(Link link, String key) {
+        BayeuxClient client = link.comet.getClient();
         // As CometD: the URLs of the nodes this one has handshaken with (the receiver among them), never its own.
         Set<String> handshaken = new TreeSet<>();
         for (Link other : links.values()) {
@@ -386,7 +409,8 @@ final class OortLinks {
                 subscribeOnce(client, channel);
             }
             client.getChannel(Oort.OORT_CLOUD_CHANNEL).publish(cloud);
-            client.getChannel(Oort.OORT_SERVICE_CHANNEL).publish(announce);
+            client.getChannel(Oort.OORT_SERVICE_CHANNEL).publish(announce,
+                    reply -> oort.post(() -> announcementReplied(link, key, reply.isSuccessful())));
         });
     }
 
@@ -400,6 +424,7 @@ final class OortLinks {
     /** A direction of the link broke: the node leaves, and its session here goes so that it notices too. */
     private void linkDown(Link link, String reason) {
         link.batchKey = null;
+        link.acknowledgedKey = null;
         link.remoteAnnounced = false;
         if (!link.joined) {
             return;

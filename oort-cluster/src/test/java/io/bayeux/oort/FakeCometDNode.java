@@ -43,6 +43,12 @@ final class FakeCometDNode implements AutoCloseable {
     private WebSocket webSocket;
     private volatile String clientId;
     private volatile boolean connectLoop;
+    /** The session its server gives the next handshake; a new one after each {@link #forget}. */
+    private volatile String sessionId = "fake-session";
+    /** Sessions its server forgot: their connects are held until {@link #release}, then, as the rest, answered 402. */
+    private final java.util.Set<String> forgotten = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(1);
+    private int sessions = 1;
     private int nextId = 1;
     private final Object sendLock = new Object();
 
@@ -74,10 +80,21 @@ final class FakeCometDNode implements AutoCloseable {
                 Map<String, Object> reply = new LinkedHashMap<>();
                 reply.put("id", message.get("id"));
                 reply.put("channel", channel);
+                if (message.get("clientId") instanceof String id && forgotten.contains(id)) {
+                    if ("/meta/connect".equals(channel)) {
+                        // Bounded: the test releases it, or the run fails on its own wait first.
+                        released.await(OortTesting.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                    }
+                    reply.put("successful", false);
+                    reply.put("error", "402::session_unknown");
+                    reply.put("advice", Map.of("reconnect", "handshake", "interval", 0));
+                    replies.add(reply);
+                    continue;
+                }
                 switch (channel) {
                     case "/meta/handshake" -> {
                         reply.put("successful", true);
-                        reply.put("clientId", "fake-session");
+                        reply.put("clientId", sessionId);
                         reply.put("version", "1.0");
                         reply.put("supportedConnectionTypes", List.of("long-polling"));
                         reply.put("advice", Map.of("reconnect", "retry", "interval", 0, "timeout", 1000));
@@ -94,12 +111,12 @@ final class FakeCometDNode implements AutoCloseable {
                             }
                         }
                         reply.put("successful", true);
-                        reply.put("clientId", "fake-session");
+                        reply.put("clientId", message.getOrDefault("clientId", sessionId));
                         reply.put("advice", Map.of("reconnect", "retry", "interval", 0, "timeout", 1000));
                     }
                     case "/meta/subscribe", "/meta/unsubscribe" -> {
                         reply.put("successful", true);
-                        reply.put("clientId", "fake-session");
+                        reply.put("clientId", message.getOrDefault("clientId", sessionId));
                         reply.put("subscription", message.get("subscription"));
                     }
                     default -> reply.put("successful", true);
@@ -115,10 +132,29 @@ final class FakeCometDNode implements AutoCloseable {
         }
     }
 
+    /**
+     * Its server forgets the session it gave (as a node whose session expired does): that
+     * session's connects are held until {@link #release}, everything on it is answered
+     * {@code 402::session_unknown}, and the next handshake gets a new session.
+     */
+    synchronized void forget() {
+        forgotten.add(sessionId);
+        sessionId = "fake-session-" + ++sessions;
+    }
+
+    /** Answers the held connects of forgotten sessions (with 402), and from now on at once. */
+    void release() {
+        released.countDown();
+    }
+
     // --- the client side
 
-    /** Opens the WebSocket to {@code httpURL} (the node to join). */
+    /** Opens the WebSocket to {@code httpURL} (the node to join), aborting the one open before. */
     void open(String httpURL) throws Exception {
+        if (webSocket != null) {
+            // A new link: the old one goes, as a node's old connection does when it handshakes anew.
+            webSocket.abort();
+        }
         URI uri = URI.create(httpURL.replaceFirst("^http", "ws"));
         webSocket = HttpClient.newHttpClient().newWebSocketBuilder().buildAsync(uri, new WebSocket.Listener() {
             private final StringBuilder text = new StringBuilder();
@@ -191,6 +227,7 @@ final class FakeCometDNode implements AutoCloseable {
     @Override
     public void close() {
         connectLoop = false;
+        released.countDown();
         if (webSocket != null) {
             webSocket.abort();
         }

@@ -146,6 +146,46 @@ class ObjectsPartitionIT {
         assertTrue(holds(a.map(), b.url(), b.map().getLocal()));
     }
 
+    @Test
+    void thePartOfANodeWhoseLinkIsBackIsKeptUntilItJoins() throws Exception {
+        ProxiedNode a = node();
+        ProxiedNode b = node();
+        List<String> entriesOnA = new CopyOnWriteArrayList<>();
+        a.map().addEntryListener(new OortMap.EntryListener<>() {
+            @Override
+            public void onPut(Info<Map<String, Object>> info, OortMap.Entry<String, Object> entry) {
+                entriesOnA.add("put " + entry.key());
+            }
+
+            @Override
+            public void onRemoved(Info<Map<String, Object>> info, OortMap.Entry<String, Object> entry) {
+                entriesOnA.add("removed " + entry.key());
+            }
+        });
+        a.oort().observeComet(b.url());
+        await("the mesh", () -> a.oort().getKnownComets().equals(Set.of(b.url())) && b.oort().getKnownComets().equals(Set.of(a.url())));
+        b.map().putAndShare("kitchen", "b");
+        await("B's entry on A", () -> "b".equals(a.map().find("kitchen")));
+
+        a.proxy().cut();
+        b.proxy().cut();
+        await("A to drop B's part", () -> a.map().getInfo(b.url()) == null);
+        await("B to drop A's part", () -> b.map().getInfo(a.url()) == null);
+        // A's link to B comes back first (its comet subscribes again and is sent B's part); B's link to A is still cut.
+        b.proxy().heal();
+        await("B's part on A before B joined", () -> holds(a.map(), b.url(), b.map().getLocal()));
+        assertTrue(!a.oort().getKnownComets().contains(b.url()), () -> "joined already: " + a.oort().getKnownComets());
+        // The rest of the partition, longer than the failure timeout: B is alive, its part stays.
+        Thread.sleep(FAILURE.toMillis() * 2);
+        assertTrue(holds(a.map(), b.url(), b.map().getLocal()), () -> "B's part swept while its link is up: " + entriesOnA);
+
+        a.proxy().heal();
+        await("the mesh again", () -> a.oort().getKnownComets().equals(Set.of(b.url())) && b.oort().getKnownComets().equals(Set.of(a.url())));
+        b.map().putAndShare("after", "heal");
+        await("a delta after the heal", () -> "heal".equals(a.map().find("after")));
+        assertEquals(List.of("put kitchen", "removed kitchen", "put kitchen", "put after"), entriesOnA);
+    }
+
     /** A service that answers with its name and records what its forwards got. */
     private static final class Svc extends OortService<Object, String> {
         final List<String> outcomes = new CopyOnWriteArrayList<>();

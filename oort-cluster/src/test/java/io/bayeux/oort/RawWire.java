@@ -77,19 +77,7 @@ final class RawWire implements AfterEachCallback {
     String join(List<String> ours, List<String> theirs) throws Exception {
         OortTesting.Node node = node();
         FakeCometDNode fake = fake();
-        fake.open(node.url());
-        // As CometD 8's OortComet writes its handshake.
-        fake.sendRaw("[{\"id\":\"" + fake.newId() + "\",\"version\":\"1.0\",\"minimumVersion\":\"1.0\",\"channel\":\"/meta/handshake\","
-                + "\"supportedConnectionTypes\":[\"websocket\",\"long-polling\"],\"advice\":{\"timeout\":60000,\"interval\":0},"
-                + "\"ext\":{\"org.cometd.oort\":{\"oortURL\":\"" + fake.url() + "\",\"oortId\":\"" + fake.id + "\",\"oortSecret\":\""
-                + Oort.hash(SECRET) + "\",\"cometURL\":\"" + node.url() + "\"}}}]");
-        Map<String, Object> reply = fake.nextOn("/meta/handshake");
-        assertEquals(Boolean.TRUE, reply.get("successful"), reply::toString);
-        assertEquals(Map.of(Oort.EXT_OORT_FIELD, Map.of("oortURL", node.url(), "oortId", node.oort().getId())), reply.get("ext"));
-        String clientId = (String) reply.get("clientId");
-        fake.connect(clientId);
-        assertEquals(Boolean.TRUE, fake.nextOn("/meta/connect").get("successful"));
-
+        String clientId = linkFake();
         // Our node links back to the fake one, with the same ext and, as CometD's Oort links back,
         // oortAliasURL: the URL by which the fake node dialed ours.
         Map<String, Object> handshake = nextRequestWith("/meta/handshake").get(0);
@@ -121,7 +109,37 @@ final class RawWire implements AfterEachCallback {
         assertEquals(Map.of("oortId", node.oort().getId(), "oortURL", node.url()), batch.get(batch.size() - 1).get("data"));
         assertEquals("fake-session", batch.get(batch.size() - 1).get("clientId"));
 
-        // The fake node's own join batch, as CometD writes it.
+        announceFake(clientId, theirs);
+        await("the fake node to join", () -> node.oort().getKnownComets().equals(Set.of(fake.url())));
+        return clientId;
+    }
+
+    /**
+     * The fake node links to ours (a new WebSocket, CometD 8's handshake with its id, then its
+     * first connect); returns its session id on our node.
+     */
+    String linkFake() throws Exception {
+        OortTesting.Node node = node();
+        FakeCometDNode fake = fake();
+        fake.open(node.url());
+        // As CometD 8's OortComet writes its handshake.
+        fake.sendRaw("[{\"id\":\"" + fake.newId() + "\",\"version\":\"1.0\",\"minimumVersion\":\"1.0\",\"channel\":\"/meta/handshake\","
+                + "\"supportedConnectionTypes\":[\"websocket\",\"long-polling\"],\"advice\":{\"timeout\":60000,\"interval\":0},"
+                + "\"ext\":{\"org.cometd.oort\":{\"oortURL\":\"" + fake.url() + "\",\"oortId\":\"" + fake.id + "\",\"oortSecret\":\""
+                + Oort.hash(SECRET) + "\",\"cometURL\":\"" + node.url() + "\"}}}]");
+        Map<String, Object> reply = fake.nextOn("/meta/handshake");
+        assertEquals(Boolean.TRUE, reply.get("successful"), reply::toString);
+        assertEquals(Map.of(Oort.EXT_OORT_FIELD, Map.of("oortURL", node.url(), "oortId", node.oort().getId())), reply.get("ext"));
+        String clientId = (String) reply.get("clientId");
+        fake.connect(clientId);
+        assertEquals(Boolean.TRUE, fake.nextOn("/meta/connect").get("successful"));
+        return clientId;
+    }
+
+    /** The fake node's join batch on its session {@code clientId}, as CometD writes it, subscribing to {@code theirs}. */
+    void announceFake(String clientId, List<String> theirs) {
+        OortTesting.Node node = node();
+        FakeCometDNode fake = fake();
         StringBuilder json = new StringBuilder("[{\"id\":\"" + fake.newId() + "\",\"channel\":\"/meta/subscribe\",\"subscription\":\"/oort/cloud\",\"clientId\":\"" + clientId + "\"}");
         for (String channel : theirs) {
             json.append(",{\"id\":\"").append(fake.newId()).append("\",\"channel\":\"/meta/subscribe\",\"subscription\":\"").append(channel)
@@ -132,8 +150,6 @@ final class RawWire implements AfterEachCallback {
         json.append(",{\"id\":\"").append(fake.newId()).append("\",\"channel\":\"/service/oort\",\"data\":{\"oortId\":\"").append(fake.id)
                 .append("\",\"oortURL\":\"").append(fake.url()).append("\"},\"clientId\":\"").append(clientId).append("\"}]");
         fake.sendRaw(json.toString());
-        await("the fake node to join", () -> node.oort().getKnownComets().equals(Set.of(fake.url())));
-        return clientId;
     }
 
     /** The next request the fake node's server received that has a message on {@code channel}; those before it are passed over. */

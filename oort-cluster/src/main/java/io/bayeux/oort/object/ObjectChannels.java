@@ -109,6 +109,16 @@ final class ObjectChannels {
         }
     }
 
+    /** Whether this node's link to the node at {@code oortURL} is connected; false when there is none or the Oort stopped. */
+    boolean linked(String oortURL) {
+        try {
+            OortComet comet = oort.getComet(oortURL);
+            return comet != null && comet.isConnected();
+        } catch (RuntimeException x) {
+            return false;
+        }
+    }
+
     /** Broadcasts a change of this node's part to every node. */
     void broadcast(Map<String, Object> message) {
         LocalSession session = sender;

@@ -41,7 +41,9 @@ import java.util.function.Function;
  * delta for a part not held yet) makes this node pull the owner's whole part. A node that
  * leaves the cloud ({@link CometListener#cometLeft}) has its part removed here, and the
  * listeners are told; a part of a node that is not (or no longer) joined is removed after the
- * failure timeout, so that a message still in flight from a dead node cannot resurrect it.
+ * failure timeout, so that a message still in flight from a dead node cannot resurrect it,
+ * unless this node's link to that node is connected (it is alive, and joins once its own link
+ * to this node is back).
  *
  * <p>Values are treated as immutable: a change replaces the value (containers copy it).
  * Thread-safe; listeners run after the lock is released, in the order the changes were
@@ -438,7 +440,12 @@ public class OortObject<T> implements Iterable<Info<T>> {
         notifyListeners();
     }
 
-    /** Removes the parts of nodes that have not been joined for a failure timeout. */
+    /**
+     * Removes the parts of nodes that have not been joined for a failure timeout, unless this
+     * node's link to them is connected: such a node is alive and on its way to join (after a
+     * partition, one direction of the link may come back seconds before the other, and the part
+     * arrives as soon as this node's link subscribes again).
+     */
     private void sweep() {
         Set<String> known = oort.getKnownComets();
         long now = System.nanoTime();
@@ -447,6 +454,7 @@ public class OortObject<T> implements Iterable<Info<T>> {
         synchronized (this) {
             stale = parts.stale(known, now, limit);
         }
+        stale.removeIf(channels::linked);
         stale.forEach(url -> removePart(url, "not joined"));
     }
 
