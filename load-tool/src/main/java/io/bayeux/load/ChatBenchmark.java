@@ -86,6 +86,10 @@ public final class ChatBenchmark {
     private volatile ChatClients clients;
     /** {@code --stalled-clients}: joined, never read; closed at the end of the run. */
     private final StalledClients stalled = new StalledClients();
+    /** {@code --cpu-pid}: set before {@link #run()}. */
+    private WatchedProcesses watched = new WatchedProcesses(List.of());
+    /** What {@link #watched} used in the last run's measured window; written by the run's thread, read after it. */
+    private volatile List<WatchedProcesses.Figure> watchedFigures = List.of();
 
     /**
      * @param serverPid the server's process id when it runs on this machine (CPU, RSS, heap), or null
@@ -100,6 +104,16 @@ public final class ChatBenchmark {
         this.figures = new RunFigures(serverPid, ioThreads, scenario.urls());
         this.out = out;
         this.progress = progress;
+    }
+
+    /** Also reads the CPU of these processes (other nodes of the cluster, its Redis) over the measured window; before {@link #run()}. */
+    void watch(List<Long> pids) {
+        watched = new WatchedProcesses(pids);
+    }
+
+    /** The CPU of the {@link #watch watched} processes over the last run's measured window; empty if none. */
+    List<WatchedProcesses.Figure> watchedFigures() {
+        return watchedFigures;
     }
 
     /** Runs the scenario once; throws {@link BenchmarkException} when the clients cannot all connect. */
@@ -166,6 +180,7 @@ public final class ChatBenchmark {
                 long end = Math.max(lastArrival, measure.lastPublish);
                 double seconds = Math.max(1e-9, (end - measure.start) / 1e9);
                 long deliveries = measuredDeliveries.sum();
+                watchedFigures = watched.finish(deliveries, measuredPublished.get());
                 toolFigures = figures.tool(measure.toolCpu, seconds, deliveries);
                 rates = new RunResult.Rates(scenario.offeredRate(), measuredPublished.get() / seconds, deliveries / seconds,
                         ledger.deliveriesPerMessage(), seconds, deliveries);
@@ -241,6 +256,7 @@ public final class ChatBenchmark {
         long toolCpu = ProcessFigures.ownCpuNanos();
         ProcessFigures.CpuSample serverCpu = serverPid == null ? null : ProcessFigures.cpuSample(serverPid);
         SocketFigures.Sample wire = figures.wireSample();
+        watched.start();
         long lastPublish = start;
         for (long i = 0; i < total; i++) {
             LockSupport.parkNanos(start + i * interval - System.nanoTime());
@@ -256,6 +272,7 @@ public final class ChatBenchmark {
                 toolCpu = ProcessFigures.ownCpuNanos();
                 serverCpu = serverPid == null ? null : ProcessFigures.cpuSample(serverPid);
                 wire = figures.wireSample();
+                watched.start();
             }
             publishBatch(random, i < warmup);
             lastPublish = System.nanoTime();

@@ -32,6 +32,10 @@ public final class LoadTool implements Callable<Integer> {
     @Option(names = "--server-pid", paramLabel = "PID", description = "The server's process on this machine: its CPU, RSS and (a JVM's) heap after GC are reported")
     Long serverPid;
 
+    @Option(names = "--cpu-pid", paramLabel = "PID",
+            description = "Another process of the cluster on this machine (a node, its Redis); repeat it: the CPU each used over the measured window, per delivery and per published message")
+    List<Long> cpuPids;
+
     @Option(names = "--label", description = "The run's name in the outputs (default: ${DEFAULT-VALUE})")
     String label = "chat benchmark";
 
@@ -40,6 +44,7 @@ public final class LoadTool implements Callable<Integer> {
         Scenario s = scenario.toScenario(DEFAULT_URL);
         PrintStream out = System.out;
         ChatBenchmark benchmark = new ChatBenchmark(s, label, serverPid, output.ioThreads(), out, System.console() != null);
+        benchmark.watch(cpuPids == null ? List.of() : cpuPids);
         RunResult result;
         try {
             result = benchmark.run();
@@ -48,6 +53,7 @@ public final class LoadTool implements Callable<Integer> {
             return 3;
         }
         Summary.print(result, out);
+        benchmark.watchedFigures().forEach(figure -> out.println(figure.line()));
         output.write(result, List.of(result), null);
         Counts c = result.counts();
         // Refused publishes are a failure too, except where connections are cut on purpose.

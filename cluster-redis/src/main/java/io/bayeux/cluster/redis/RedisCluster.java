@@ -1,6 +1,5 @@
 package io.bayeux.cluster.redis;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.LocalSession;
 import io.bayeux.api.server.ServerChannel;
@@ -12,21 +11,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -53,8 +47,6 @@ public class RedisCluster implements AutoCloseable {
     private static final Logger LOGGER = LoggerFactory.getLogger(RedisCluster.class);
     /** The default prefix of every Redis channel and key: {@link RedisConfig#DEFAULT_PREFIX}. */
     public static final String DEFAULT_PREFIX = RedisConfig.DEFAULT_PREFIX;
-    /** How many messages from other nodes may wait for the local server. */
-    static final int DELIVERY_QUEUE = 100_000;
     /** How many times, on a Redis Cluster, a message is sent at most when its publish fails (its master died). */
     static final int CLUSTER_ATTEMPTS = 4;
 
@@ -65,8 +57,7 @@ public class RedisCluster implements AutoCloseable {
     private final Set<ServerChannel> listened = ConcurrentHashMap.newKeySet();
     private final List<EngineListener> engineListeners = new CopyOnWriteArrayList<>();
     private final OutageBuffer outbox;
-    private final Sequencer sequencer = new Sequencer();
-    private final AtomicLong received = new AtomicLong();
+    private final InboundMessages inbound;
     /** Guards the transitions of {@link #connected}. */
     private final Object healthLock = new Object();
     private volatile boolean connected;
@@ -76,7 +67,6 @@ public class RedisCluster implements AutoCloseable {
     private volatile SubscriptionReconciler reconciler;
     private volatile LocalSession session;
     private volatile ScheduledExecutorService control;
-    private volatile ExecutorService delivery;
     private volatile Hooks hooks;
     /** The histories of the shared channels, in Redis; null when the server is not this project's. */
     private volatile RedisHistory history;
@@ -92,6 +82,7 @@ public class RedisCluster implements AutoCloseable {
         this.config = Objects.requireNonNull(config, "config");
         this.observed = new ObservedChannels(config.prefix(), config.mode() == RedisConfig.Mode.CLUSTER);
         config.channels().forEach(observed::add);
+        this.inbound = new InboundMessages(nodeId, bayeux, () -> session, () -> history, this::receives);
         // On a cluster, a message whose master died is sent again once the replica took over (Lettuce does that for one server).
         this.outbox = new OutageBuffer(config.bufferSize(), () -> connected, this::publish, isSharded() ? CLUSTER_ATTEMPTS : 1, this::afterSettling);
     }
@@ -125,28 +116,21 @@ public class RedisCluster implements AutoCloseable {
         }
         started = true;
         control = Executors.newSingleThreadScheduledExecutor(task -> daemon(task, "redis-cluster-control"));
-        // Messages from other nodes wait here for the local server, in order; past the bound they are lost and counted.
-        delivery = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(DELIVERY_QUEUE),
-                task -> daemon(task, "redis-cluster-delivery"), (task, executor) -> {
-                    if (!executor.isShutdown()) {
-                        sequencer.countLost();
-                        LOGGER.warn("Redis cluster node {}: a message from another node dropped, {} waiting already", nodeId, DELIVERY_QUEUE);
-                    }
-                });
+        inbound.open();
         RedisConnection opened;
         try {
-            opened = new RedisConnection(config, this::arrived, this::changed, this::regained);
+            opened = new RedisConnection(config, inbound::arrived, this::changed, this::regained);
         } catch (RuntimeException x) {
             started = false;
             control.shutdownNow();
-            delivery.shutdownNow();
+            inbound.shutdownNow();
             throw x;
         }
         connection = opened;
         connected = opened.isOpen();
         session = bayeux.newLocalSession("redis-cluster");
         session.handshake();
-        reconciler = new SubscriptionReconciler(bayeux, observed, opened, control, this::ownSession, new Reception());
+        reconciler = new SubscriptionReconciler(bayeux, observed, opened, control, this::ownSession, inbound);
         if (bayeux instanceof BayeuxServerImpl impl) {
             history = new RedisHistory(this, impl);
             impl.histories().setEngine(history);
@@ -178,10 +162,10 @@ public class RedisCluster implements AutoCloseable {
         }
         listened.clear();
         control.shutdown();
-        delivery.shutdown();
+        inbound.shutdown();
         try {
             control.awaitTermination(2, TimeUnit.SECONDS);
-            delivery.awaitTermination(2, TimeUnit.SECONDS);
+            inbound.awaitTermination(2);
         } catch (InterruptedException x) {
             Thread.currentThread().interrupt();
         }
@@ -334,58 +318,6 @@ public class RedisCluster implements AutoCloseable {
         outbox.publish(channelId, observed.redisChannel(channelId), seq -> new Envelope(nodeId, channelId, data, seq));
     }
 
-    private void arrived(String json) {
-        Map<?, ?> object;
-        try {
-            object = Envelope.parse(json);
-        } catch (JsonProcessingException x) {
-            LOGGER.warn("Not a cluster message: {}", json);
-            return;
-        }
-        RedisHistory history = this.history;
-        if (object.containsKey("o") && history != null) {
-            // A message of a history, in the order of its offsets: every node delivers it, its origin too.
-            received.incrementAndGet();
-            delivery.execute(() -> history.arrived(object));
-            return;
-        }
-        Envelope envelope = Envelope.of(object);
-        if (envelope == null) {
-            // Not a channel message: e.g. a presence event still arriving on a Redis channel
-            // whose handler was just removed (RedisSeti stopping).
-            LOGGER.debug("Not a cluster message: {}", json);
-            return;
-        }
-        if (nodeId.equals(envelope.node()) || !sequencer.accept(envelope)) {
-            return;
-        }
-        received.incrementAndGet();
-        LocalSession local = session;
-        delivery.execute(() -> local.getChannel(envelope.channel()).publish(envelope.data()));
-    }
-
-    /** Told by the reconciler what this node receives from Redis: its histories catch up, its counts start again. */
-    private final class Reception implements SubscriptionReconciler.Reception {
-        @Override
-        public void received(String channelId) {
-            if (history != null && bayeux instanceof BayeuxServerImpl impl && !delivery.isShutdown()) {
-                delivery.execute(() -> impl.histories().received(channelId));
-            }
-        }
-
-        @Override
-        public void receptionChanged() {
-            if (history != null && bayeux instanceof BayeuxServerImpl impl && !delivery.isShutdown()) {
-                delivery.execute(impl.histories()::receptionChanged);
-            }
-        }
-
-        @Override
-        public void unsubscribed() {
-            sequencer.forget(RedisCluster.this::receives);
-        }
-    }
-
     // --- health
 
     /** Messages this node sent to Redis (confirmed by Redis). */
@@ -395,12 +327,12 @@ public class RedisCluster implements AutoCloseable {
 
     /** Messages from other nodes delivered here. */
     public long getReceived() {
-        return received.get();
+        return inbound.received();
     }
 
     /** Second copies of a message dropped here (a message matching two of this node's Redis subscriptions). */
     public long getDuplicates() {
-        return sequencer.duplicates();
+        return inbound.duplicates();
     }
 
     /**
@@ -410,7 +342,7 @@ public class RedisCluster implements AutoCloseable {
      * 100,000 were already waiting for the local server.
      */
     public long getLost() {
-        return sequencer.lost();
+        return inbound.lost();
     }
 
     /** Messages for the other nodes lost: the buffer was full while Redis was away, or Redis refused them. */
@@ -496,7 +428,7 @@ public class RedisCluster implements AutoCloseable {
         }
     }
 
-    private static Thread daemon(Runnable task, String name) {
+    static Thread daemon(Runnable task, String name) {
         Thread thread = new Thread(task, name);
         thread.setDaemon(true);
         return thread;
