@@ -67,6 +67,7 @@ public class RedisCluster implements AutoCloseable {
     private final OutageBuffer outbox;
     private final Sequencer sequencer = new Sequencer();
     private final AtomicLong received = new AtomicLong();
+    private final RedisStats stats;
     /** Guards the transitions of {@link #connected}. */
     private final Object healthLock = new Object();
     private volatile boolean connected;
@@ -94,6 +95,12 @@ public class RedisCluster implements AutoCloseable {
         config.channels().forEach(observed::add);
         // On a cluster, a message whose master died is sent again once the replica took over (Lettuce does that for one server).
         this.outbox = new OutageBuffer(config.bufferSize(), () -> connected, this::publish, isSharded() ? CLUSTER_ATTEMPTS : 1, this::afterSettling);
+        this.stats = new RedisStats(outbox);
+    }
+
+    /** What the way to Redis holds now and how late other nodes' messages arrive: for metrics. */
+    public RedisStats stats() {
+        return stats;
     }
 
     public BayeuxServer getBayeuxServer() {
@@ -360,6 +367,7 @@ public class RedisCluster implements AutoCloseable {
             return;
         }
         received.incrementAndGet();
+        stats.arrived(envelope.time());
         LocalSession local = session;
         delivery.execute(() -> local.getChannel(envelope.channel()).publish(envelope.data()));
     }
