@@ -7,6 +7,7 @@ import io.bayeux.api.client.ClientSession;
 import io.bayeux.oort.CometListener;
 import io.bayeux.oort.Oort;
 import io.bayeux.oort.OortComet;
+import io.bayeux.oort.OortReadiness;
 import io.bayeux.server.spi.ReadinessCheck;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -187,29 +188,10 @@ public final class OortMetrics implements AutoCloseable {
 
     /**
      * Ready when the node runs and is linked with at least {@code minimumLinks} other nodes
-     * (0: running is enough, as for the first node of a cluster).
+     * (0: running is enough, as for the first node of a cluster): the Oort's own {@link OortReadiness}.
      */
     public static ReadinessCheck readiness(Oort oort, int minimumLinks) {
-        Objects.requireNonNull(oort, "oort");
-        if (minimumLinks < 0) {
-            throw new IllegalArgumentException("minimumLinks must not be negative: " + minimumLinks);
-        }
-        return new ReadinessCheck() {
-            @Override
-            public String name() {
-                return "oort";
-            }
-
-            @Override
-            public Result check() {
-                if (!oort.isRunning()) {
-                    return Result.notReady("Oort is not running");
-                }
-                int links = oort.getKnownComets().size();
-                return links >= minimumLinks ? Result.READY
-                        : Result.notReady(links + " links up, " + minimumLinks + " needed");
-            }
-        };
+        return new OortReadiness(oort, minimumLinks);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.bayeux.metrics;
 
 import io.bayeux.cluster.redis.RedisCluster;
+import io.bayeux.cluster.redis.RedisReadiness;
 import io.bayeux.cluster.redis.RedisStats;
 import io.bayeux.server.spi.ReadinessCheck;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -59,24 +60,9 @@ public final class RedisMetrics implements AutoCloseable {
         return new RedisMetrics(Objects.requireNonNull(cluster, "cluster"), Objects.requireNonNull(registry, "registry"));
     }
 
-    /** Ready when the cluster is started and reaches Redis. */
+    /** Ready when the cluster is started and reaches Redis: the cluster's own {@link RedisReadiness}. */
     public static ReadinessCheck readiness(RedisCluster cluster) {
-        Objects.requireNonNull(cluster, "cluster");
-        return new ReadinessCheck() {
-            @Override
-            public String name() {
-                return "redis";
-            }
-
-            @Override
-            public Result check() {
-                if (!cluster.isStarted()) {
-                    return Result.notReady("the Redis cluster is not started");
-                }
-                // The URI stays out of the report: it may carry a password.
-                return cluster.isConnected() ? Result.READY : Result.notReady("Redis unreachable");
-            }
-        };
+        return new RedisReadiness(cluster);
     }
 
     @Override
