@@ -12,7 +12,8 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * What a run measures besides its deliveries: the load tool's own CPU, and the server's CPU,
- * memory and stats (from its process when it runs on this machine, and from its stats service).
+ * memory and stats (from its process when it runs on this machine, and from its stats service or,
+ * without one, its Prometheus scrape endpoint).
  * Immutable.
  */
 final class RunFigures {
@@ -59,9 +60,18 @@ final class RunFigures {
                 stats, statsBefore);
     }
 
-    /** What the server's stats service answers, or null when it has none (CometD's server). */
-    @SuppressWarnings("unchecked")
+    /**
+     * What the server's stats service answers; for a server without one, what its scrape
+     * endpoint tells ({@link MetricsScrape}); null when it has neither.
+     */
     static Map<String, Object> serverStats(BayeuxClient client) {
+        Map<String, Object> stats = statsService(client);
+        return stats != null ? stats : MetricsScrape.stats(client.getURL());
+    }
+
+    /** What the server's stats service answers, or null when it has none. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> statsService(BayeuxClient client) {
         CompletableFuture<Message> reply = new CompletableFuture<>();
         try {
             if (!client.waitFor(CONNECTED_WAIT, BayeuxClient.State.CONNECTED)) {
