@@ -27,7 +27,7 @@ final class DeliveryTally {
     /** Frames pushed under an observer so far, for the depth sampling; wraps harmlessly. */
     private int frames;
 
-    /** When {@code message} arrived from a client ({@link System#nanoTime()}), or 0 when not timed. */
+    /** When the first of {@code batch} (the one that waited longest) arrived from a client ({@link System#nanoTime()}), or 0 when not timed. */
     static long arrivedNanos(List<ServerMessage> batch) {
         // The queue is in arrival order: the first waited longest.
         return batch.get(0) instanceof ServerMessageImpl impl ? impl.arrivedNanos() : 0;
