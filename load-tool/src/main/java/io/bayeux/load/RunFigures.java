@@ -14,8 +14,9 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * What a run measures besides its deliveries: the load tool's own CPU, and the server's CPU,
- * memory and stats (from its process when it runs on this machine, and from its stats service),
- * and what it sent on the wire (from the kernel, {@link SocketFigures}).
+ * memory and stats (from its process when it runs on this machine, and from its stats service or,
+ * without one, its Prometheus scrape endpoint), and what it sent on the wire (from the kernel,
+ * {@link SocketFigures}).
  * Immutable.
  */
 final class RunFigures {
@@ -73,9 +74,18 @@ final class RunFigures {
                 stats, statsBefore, wire);
     }
 
-    /** What the server's stats service answers, or null when it has none (CometD's server). */
-    @SuppressWarnings("unchecked")
+    /**
+     * What the server's stats service answers; for a server without one, what its scrape
+     * endpoint tells ({@link MetricsScrape}); null when it has neither.
+     */
     static Map<String, Object> serverStats(BayeuxClient client) {
+        Map<String, Object> stats = statsService(client);
+        return stats != null ? stats : MetricsScrape.stats(client.getURL());
+    }
+
+    /** What the server's stats service answers, or null when it has none. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> statsService(BayeuxClient client) {
         CompletableFuture<Message> reply = new CompletableFuture<>();
         try {
             if (!client.waitFor(CONNECTED_WAIT, BayeuxClient.State.CONNECTED)) {

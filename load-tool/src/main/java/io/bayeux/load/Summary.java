@@ -90,8 +90,12 @@ final class Summary {
             Map<String, Object> before = sv.statsBefore();
             long gcCount = number(st.get("gcCount")) - (before == null ? 0 : number(before.get("gcCount")));
             long gcMillis = number(st.get("gcMillis")) - (before == null ? 0 : number(before.get("gcMillis")));
-            row(out, "server stats", String.format(Locale.ROOT, "%d sessions, %d queued, %d GCs (%d ms) during the run",
-                    number(st.get("sessions")), number(st.get("queued")), gcCount, gcMillis));
+            // A server read through its scrape endpoint tells its queues' depth at flush, not what they hold.
+            String queues = st.get("queued") == null && st.get("queueDepthMean") instanceof Number depth
+                    ? String.format(Locale.ROOT, "queue depth %.1f at flush (mean)", depth.doubleValue())
+                    : number(st.get("queued")) + " queued";
+            row(out, "server stats", String.format(Locale.ROOT, "%d sessions, %s, %d GCs (%d ms) during the run%s",
+                    number(st.get("sessions")), queues, gcCount, gcMillis, "metrics".equals(st.get("source")) ? " (from /metrics)" : ""));
         }
     }
 

@@ -4,13 +4,16 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
  * The counters of one meter name, one per value of one label, registered when a value is first
- * seen: a lookup in a concurrent map afterwards (no allocation, no lock). At most
+ * seen: a lookup in a concurrent map afterwards (no allocation, no lock). The values given at
+ * construction (the transports' names, which the server passes as constants) are registered at
+ * once and found by identity in a small array, before any map lookup. At most
  * {@value #MAX_VALUES} values: the later ones count under {@value #OTHER}, so a peer that sends
  * odd values cannot grow the registry.
  *
@@ -27,17 +30,30 @@ final class LabelledCounters {
     private final String label;
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final Function<String, Counter> register = this::register;
+    /** The values given at construction, and their counters at the same indexes. */
+    private final String[] known;
+    private final Counter[] knownCounters;
 
-    LabelledCounters(MeterRegistry registry, String name, String description, String baseUnit, String label) {
+    LabelledCounters(MeterRegistry registry, String name, String description, String baseUnit, String label, List<String> known) {
         this.registry = registry;
         this.name = name;
         this.description = description;
         this.baseUnit = baseUnit;
         this.label = label;
+        this.known = known.toArray(String[]::new);
+        this.knownCounters = new Counter[this.known.length];
+        for (int i = 0; i < this.known.length; i++) {
+            knownCounters[i] = counters.computeIfAbsent(this.known[i], register);
+        }
     }
 
     /** The counter of {@code value}, registered now when it is the first time. */
     Counter get(String value) {
+        for (int i = 0; i < known.length; i++) {
+            if (known[i] == value) {
+                return knownCounters[i];
+            }
+        }
         Counter counter = counters.get(value);
         if (counter != null) {
             return counter;

@@ -22,10 +22,14 @@ import java.util.concurrent.TimeUnit;
  * The {@link ServerObserver} that counts into Micrometer meters: the server's events become the
  * counters, timers and distributions of {@code docs/metrics.md}.
  *
- * <p>Thread-safe and contention free: Micrometer's counters are adders, its histograms count
- * buckets in adders too; labelled meters are looked up in concurrent maps (see
- * {@link LabelledCounters}). Nothing is allocated per message but on refusals (a handshake or
- * publish refused allocates its label).
+ * <p>Thread-safe. Per message it only adds to counters (Micrometer's are {@code LongAdder}s, which
+ * event loops do not contend on), found by identity for the transports (see
+ * {@link LabelledCounters}). A histogram record costs more (Micrometer's updates a time-windowed
+ * max and a shared bucket array, a few hundred nanoseconds: {@code ObserverBenchmark}), so the
+ * server reports those per flush, not per message: one delivery latency per response and per
+ * event loop round, one queue depth in {@link ServerObserver#QUEUE_DEPTH_SAMPLING} WebSocket
+ * frames. Nothing is allocated per message but on refusals (a handshake or publish refused
+ * allocates its label).
  */
 final class MeterObserver implements ServerObserver {
     /** The buckets of the latency histograms: from half a millisecond to ten seconds. */
@@ -57,31 +61,21 @@ final class MeterObserver implements ServerObserver {
     MeterObserver(MeterRegistry registry) {
         this.registry = registry;
         handshakes = new LabelledCounters(registry, "bayeux.handshakes",
-                "Handshakes answered, by outcome: success, or the message of the refusal's error", null, "outcome");
+                "Handshakes answered, by outcome: success, or the message of the refusal's error", null, "outcome",
+                List.of("success", "handshake_denied"));
         received = new LabelledCounters(registry, "bayeux.messages.received",
-                "Messages received from clients (meta messages included), by transport", null, "transport");
+                "Messages received from clients (meta messages included), by transport", null, "transport", ServerGauges.TRANSPORTS);
         published = new LabelledCounters(registry, "bayeux.messages.published",
-                "Publishes of clients accepted, by transport", null, "transport");
+                "Publishes of clients accepted, by transport", null, "transport", ServerGauges.TRANSPORTS);
         delivered = new LabelledCounters(registry, "bayeux.messages.delivered",
-                "Messages taken from session queues into frames or responses, by the session's transport", null, "transport");
+                "Messages flushed to the network from session queues, in frames or responses, by the session's transport",
+                null, "transport", ServerGauges.TRANSPORTS);
         refused = new LabelledCounters(registry, "bayeux.publishes.refused",
-                "Publishes of clients refused, by the message of the error", null, "reason");
-        // The usual values from the start, so that dashboards and rate() see them at 0 before the first event.
-        for (String transport : ServerGauges.TRANSPORTS) {
-            received.get(transport);
-            published.get(transport);
-            delivered.get(transport);
-        }
-        handshakes.get("success");
-        handshakes.get("handshake_denied");
-        for (String reason : List.of("publish_denied", "channel_create_denied", "message_deleted", "channel_invalid")) {
-            refused.get(reason);
-        }
+                "Publishes of clients refused, by the message of the error", null, "reason",
+                List.of("publish_denied", "channel_create_denied", "message_deleted", "channel_invalid"));
         recoveries = new LabelledCounters(registry, "bayeux.history.recoveries",
-                "Subscriptions that asked to recover from a channel's history, by outcome: recovered, or why not", null, "outcome");
-        for (String outcome : List.of("recovered", "epoch", "ahead", "trimmed", "expired", "refused", "unavailable")) {
-            recoveries.get(outcome);
-        }
+                "Subscriptions that asked to recover from a channel's history, by outcome: recovered, or why not", null, "outcome",
+                List.of("recovered", "epoch", "ahead", "trimmed", "expired", "refused", "unavailable"));
         replayed = keep(Counter.builder("bayeux.history.replayed")
                 .description("Messages given from channels' histories to subscriptions that recovered").register(registry));
         for (DisconnectCause cause : DisconnectCause.values()) {
@@ -104,10 +98,11 @@ final class MeterObserver implements ServerObserver {
         bytesWritten = keep(Counter.builder("bayeux.network.sent").baseUnit(BaseUnits.BYTES)
                 .description("Bytes written to the network by connections opened while observed").register(registry));
         queueDepth = keep(DistributionSummary.builder("bayeux.queue.depth").baseUnit("messages")
-                .description("The length of a session's queue when a frame or response takes from it")
+                .description("The length of a session's queue when a frame or response takes from it (1 WebSocket frame in 16 per event loop)")
                 .serviceLevelObjectives(DEPTH_BUCKETS).register(registry));
         deliveryLatency = keep(Timer.builder("bayeux.delivery.latency")
-                .description("From a publish's arrival to its frame or response taking it, per frame, of the message that waited longest")
+                .description("From a publish's arrival to the flush of its frame or response, of the message that waited longest;"
+                        + " per response, and per event loop round of WebSocket frames")
                 .serviceLevelObjectives(LATENCY_BUCKETS).register(registry));
     }
 
@@ -165,12 +160,16 @@ final class MeterObserver implements ServerObserver {
     }
 
     @Override
-    public void delivered(String transport, int messages, int depth, long oldestNanos) {
+    public void delivered(String transport, int messages, long oldestNanos, long flushedNanos) {
         delivered.get(transport == null ? "none" : transport).increment(messages);
-        queueDepth.record(depth);
         if (oldestNanos != 0) {
-            deliveryLatency.record(System.nanoTime() - oldestNanos, TimeUnit.NANOSECONDS);
+            deliveryLatency.record(flushedNanos - oldestNanos, TimeUnit.NANOSECONDS);
         }
+    }
+
+    @Override
+    public void queueDepth(int depth) {
+        queueDepth.record(depth);
     }
 
     @Override

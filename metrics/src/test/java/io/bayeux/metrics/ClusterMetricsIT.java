@@ -72,6 +72,42 @@ class ClusterMetricsIT {
         }
     }
 
+    private static double lagCount(PrometheusMeterRegistry registry, String node) {
+        try {
+            PrometheusParser.Family lag = PrometheusParser.parse(registry.scrape(), "text").get("bayeux_oort_lag_seconds");
+            if (lag == null) {
+                return 0;
+            }
+            assertEquals("histogram", lag.type());
+            return lag.sum("bayeux_oort_lag_seconds_count", "node", node);
+        } catch (Exception x) {
+            throw new AssertionError(x);
+        }
+    }
+
+    @Test
+    void eachNodesLagIsMeasuredByItsPingsAndLeavesWithIt() throws Exception {
+        PrometheusMeterRegistry registryA = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        PrometheusMeterRegistry registryB = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        try (OortNode a = node(); OortNode b = node(a.oort().getURL());
+             OortMetrics metricsA = OortMetrics.bind(a.oort(), registryA);
+             OortMetrics metricsB = OortMetrics.bind(b.oort(), registryB)) {
+            String urlA = a.oort().getURL();
+            String urlB = b.oort().getURL();
+            // Pings every second: two each way, once the links are up.
+            Await.until(WAIT, () -> lagCount(registryB, urlA) >= 2, () -> "B measured A's lag: " + registryB.scrape());
+            Await.until(WAIT, () -> lagCount(registryA, urlB) >= 2, () -> "A measured B's lag");
+            assertEquals(0, lagCount(registryA, urlA), "a node does not measure itself");
+            double under = PrometheusParser.parse(registryB.scrape(), "text").get("bayeux_oort_lag_seconds")
+                    .value("bayeux_oort_lag_seconds_bucket", "node", urlA, "le", "10.0");
+            assertTrue(under >= 2, "on one machine, under 10 s: " + under);
+
+            a.close();
+            Await.until(WAIT, () -> probe(registryB, "bayeux_oort_links_lost", "bayeux_oort_links_lost_total") == 1, () -> "B lost A");
+            assertEquals(0, lagCount(registryB, urlA), "A's lag left with it");
+        }
+    }
+
     @Test
     void aRedisNodeThatIsNotStartedIsNotReadyAndNotConnected() throws Exception {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);

@@ -21,7 +21,9 @@ class MeterObserverTest {
         for (int i = 0; i < times; i++) {
             observer.received("websocket", 2);
             observer.published("websocket");
-            observer.delivered("websocket", 3, 5, System.nanoTime() - 1_000_000);
+            long now = System.nanoTime();
+            observer.delivered("websocket", 3, now - 1_000_000, now);
+            observer.queueDepth(5);
             observer.metaHandled("/meta/connect", 20_000);
             observer.bytesRead(100);
             observer.bytesWritten(300);

@@ -326,6 +326,10 @@ final class ConnectionImpl implements Connection {
         if (connect && session != null) {
             session.connectHold().ended(longPolls && !endpoint.canPush());
         }
+        ServerObserver observer = server.observer();
+        if (observer != null && !queued.isEmpty()) {
+            DeliveryTally.report(observer, session.getTransportName(), queued);
+        }
         try {
             responder.accept(out);
         } catch (RuntimeException x) {

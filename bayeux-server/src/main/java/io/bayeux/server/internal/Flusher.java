@@ -3,6 +3,7 @@ package io.bayeux.server.internal;
 import io.bayeux.api.Promise;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.server.spi.Endpoint;
+import io.bayeux.server.spi.ServerObserver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,6 +55,7 @@ final class Flusher {
             if (endpoint.eventLoop() != null) {
                 writeOnLoop(endpoint, write);
             } else {
+                write.reportDelivered();
                 try {
                     endpoint.write(batch, write);
                 } catch (RuntimeException x) {
@@ -85,6 +87,7 @@ final class Flusher {
                         write.failOnly(failure);
                     }
                 });
+                write.reportDelivered();
                 endpoint.flush();
             } catch (RuntimeException x) {
                 write.failOnly(x);
@@ -115,6 +118,14 @@ final class Flusher {
         @Override
         public void succeed(Void result) {
             completed();
+        }
+
+        /** Tells the server's observer, if any, that the batch is flushed now. */
+        void reportDelivered() {
+            ServerObserver observer = outbox.session().server().observer();
+            if (observer != null) {
+                DeliveryTally.report(observer, outbox.session().getTransportName(), batch);
+            }
         }
 
         /** The write failed after it was handed over: its batch goes back, the completion comes apart. */

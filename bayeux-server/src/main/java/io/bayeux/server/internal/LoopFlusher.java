@@ -4,6 +4,7 @@ import io.bayeux.api.Promise;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.server.Scheduler;
 import io.bayeux.server.spi.Endpoint;
+import io.bayeux.server.spi.ServerObserver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,6 +47,8 @@ final class LoopFlusher implements Runnable {
     private final AtomicReference<SessionOutbox> listed = new AtomicReference<>();
     /** The connections written to in the current round; loop-confined. */
     private final List<ConnectionImpl> written = new ArrayList<>();
+    /** What the current round pushed, for the server's observer; loop-confined. */
+    private final DeliveryTally tally = new DeliveryTally();
 
     LoopFlusher(Executor loop) {
         this.loop = loop;
@@ -122,7 +125,7 @@ final class LoopFlusher implements Runnable {
             outbox.clearDirty();
             ConnectionImpl connection;
             try {
-                connection = outbox.pushOnLoop();
+                connection = outbox.pushOnLoop(tally);
             } catch (RuntimeException x) {
                 LOG.warn("Push to {} failed", outbox.session(), x);
                 connection = null;
@@ -143,8 +146,12 @@ final class LoopFlusher implements Runnable {
     void writeNow(Endpoint endpoint, List<List<ServerMessage>> batches, ServerSessionImpl session) {
         try {
             loop.execute(() -> {
+                ServerObserver observer = session.server().observer();
                 for (List<ServerMessage> batch : batches) {
                     endpoint.write(batch, Promise.noop());
+                    if (observer != null) {
+                        DeliveryTally.report(observer, session.getTransportName(), batch);
+                    }
                 }
                 endpoint.flush();
             });
@@ -166,6 +173,7 @@ final class LoopFlusher implements Runnable {
     }
 
     private void flushWritten() {
+        tally.flushing();
         for (int i = 0; i < written.size(); i++) {
             ConnectionImpl connection = written.get(i);
             connection.clearWritten();

@@ -286,16 +286,19 @@ final class SessionOutbox implements Endpoint.PushFailure {
      * {@link BayeuxServerConfig#maxBatchBytes()}, while the endpoint is writable (its
      * {@code writable()} brings the session back for the rest).
      *
+     * @param tally hears of each frame pushed while the server is observed
      * @return the connection written to, to be flushed at the end of the round, or null
      */
-    ConnectionImpl pushOnLoop() {
+    ConnectionImpl pushOnLoop(DeliveryTally tally) {
         ConnectionImpl written = null;
+        ServerObserver observer = session.server().observer();
         while (true) {
             ConnectionImpl connection;
             List<ServerMessage> batch;
             boolean reroute;
             boolean wasBehind;
             boolean more;
+            int depth = 0;
             lock.lock();
             try {
                 connection = pushConnection;
@@ -308,7 +311,8 @@ final class SessionOutbox implements Endpoint.PushFailure {
                     reroute = false;
                 } else {
                     reroute = queue.hasDeQueueListeners();
-                    batch = reroute ? List.of() : takeBatch(List.of());
+                    depth = queue.size();
+                    batch = reroute ? List.of() : takeUnobserved(List.of());
                 }
                 more = queue.isDue();
                 // Caught up once the queue went out; a reader that stopped reading is no longer the server's delay.
@@ -335,6 +339,9 @@ final class SessionOutbox implements Endpoint.PushFailure {
                 LOG.debug("Push of {} messages to {} for {} failed", batch.size(), endpoint, session, x);
                 pushFailed(endpoint, batch);
                 return written;
+            }
+            if (observer != null) {
+                tally.pushed(observer, session.getTransportName(), batch, depth);
             }
             written = connection;
             if (!more) {
@@ -411,18 +418,21 @@ final class SessionOutbox implements Endpoint.PushFailure {
         return batch;
     }
 
-    /** Under the lock: what one frame or response carries of the queue. */
+    /** Under the lock: what one frame or response carries of the queue, its queue depth told to the observer. */
     private List<ServerMessage> takeBatch(List<ServerMessage.Mutable> replies) {
-        BayeuxServerImpl server = session.server();
-        ServerObserver observer = server.observer();
-        int depth = observer == null ? 0 : queue.size();
-        List<ServerMessage> batch = queue.take(replies, server.config().maxBatchBytes(), server.jsonArrays().encodedLength());
+        ServerObserver observer = session.server().observer();
+        int depth = queue.size();
+        List<ServerMessage> batch = takeUnobserved(replies);
         if (observer != null && !batch.isEmpty()) {
-            // One latency per frame, of the message that waited longest: a histogram sample per recipient and message would cost more than it tells.
-            long oldest = batch.get(0) instanceof ServerMessageImpl impl ? impl.arrivedNanos() : 0;
-            observer.delivered(session.getTransportName(), batch.size(), depth, oldest);
+            observer.queueDepth(depth);
         }
         return batch;
+    }
+
+    /** Under the lock: what one frame or response carries of the queue. */
+    private List<ServerMessage> takeUnobserved(List<ServerMessage.Mutable> replies) {
+        BayeuxServerImpl server = session.server();
+        return queue.take(replies, server.config().maxBatchBytes(), server.jsonArrays().encodedLength());
     }
 
     /** A push failed: the connection is gone; its messages go back to the front of the queue. */

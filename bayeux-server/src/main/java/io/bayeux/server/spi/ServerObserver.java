@@ -63,15 +63,31 @@ public interface ServerObserver {
     }
 
     /**
-     * {@code messages} queued messages were taken from a session's queue, which held
-     * {@code queueDepth}, to go out in one frame or response over {@code transport}.
+     * {@code messages} queued messages are about to be flushed to the network over
+     * {@code transport}, in frames or responses: reported right before the flush, so a write
+     * that fails afterwards was counted. From an event loop's push round (WebSocket) once per
+     * round and transport for all the frames the round flushes; otherwise once per frame or
+     * response.
      *
-     * @param oldestNanos the {@link System#nanoTime()} at which the first of them (the one that
-     *                    waited longest) arrived from its publisher, or 0 when it did not come
-     *                    from a client after the observer was installed (a server-side message)
+     * @param oldestNanos  the {@link System#nanoTime()} at which the one that waited longest
+     *                     arrived from its publisher, or 0 when none came from a client after the
+     *                     observer was installed (server-side messages)
+     * @param flushedNanos the {@link System#nanoTime()} right before the flush, or 0 when
+     *                     {@code oldestNanos} is 0 (then no clock was read)
      */
-    default void delivered(String transport, int messages, int queueDepth, long oldestNanos) {
+    default void delivered(String transport, int messages, long oldestNanos, long flushedNanos) {
     }
+
+    /**
+     * A frame or response took messages from a session's queue, which held {@code depth}
+     * messages then. Every take is reported but on an event loop's push path (WebSocket), where
+     * one frame in {@value #QUEUE_DEPTH_SAMPLING} of each loop is.
+     */
+    default void queueDepth(int depth) {
+    }
+
+    /** On an event loop's push path, one frame in this many reports its {@link #queueDepth}. */
+    int QUEUE_DEPTH_SAMPLING = 16;
 
     /** A session's queue was full and {@code policy} applied to a message. */
     default void queueOverflowed(QueueOverflow policy) {

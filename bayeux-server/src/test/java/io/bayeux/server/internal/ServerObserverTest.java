@@ -19,6 +19,7 @@ class ServerObserverTest extends ServerTestSupport {
     private static final class Recorder implements ServerObserver {
         final List<String> events = new CopyOnWriteArrayList<>();
         final List<Long> oldest = new CopyOnWriteArrayList<>();
+        final List<Long> flushed = new CopyOnWriteArrayList<>();
 
         @Override
         public void handshake(String transport, String error) {
@@ -41,9 +42,15 @@ class ServerObserverTest extends ServerTestSupport {
         }
 
         @Override
-        public void delivered(String transport, int messages, int queueDepth, long oldestNanos) {
-            events.add("delivered " + transport + " " + messages + " of " + queueDepth);
+        public void delivered(String transport, int messages, long oldestNanos, long flushedNanos) {
+            events.add("delivered " + transport + " " + messages);
             oldest.add(oldestNanos);
+            flushed.add(flushedNanos);
+        }
+
+        @Override
+        public void queueDepth(int depth) {
+            events.add("depth " + depth);
         }
 
         @Override
@@ -75,8 +82,10 @@ class ServerObserverTest extends ServerTestSupport {
         String transport = subscriber.transportName();
         assertEquals(List.of("handshake " + transport + " null", "handshake " + transport + " null"), recorder.named("handshake"));
         assertEquals(List.of("published " + transport), recorder.named("published"));
-        assertEquals(List.of("delivered " + transport + " 1 of 1"), recorder.named("delivered"));
+        assertEquals(List.of("delivered " + transport + " 1"), recorder.named("delivered"));
+        assertEquals(List.of("depth 1"), recorder.named("depth"));
         assertTrue(recorder.oldest.get(0) >= before, "the message's arrival, read when it arrived");
+        assertTrue(recorder.flushed.get(0) >= recorder.oldest.get(0), "its flush, after it");
 
         publisher.publish("/meta/nothing/../x", "bad");
         publisher.publish("/chat/*", "to a wildcard");

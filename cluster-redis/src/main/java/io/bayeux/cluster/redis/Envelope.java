@@ -8,12 +8,19 @@ import java.util.Map;
 
 /**
  * A message of an observed channel between nodes, as published in Redis: the JSON object
- * {@code {"node": origin id, "channel": ..., "data": ..., "seq": n}}, where {@code seq} numbers
- * the origin's messages on that channel from 1 (see {@link Sequencer}). Encoded once per
- * message, whatever the number of nodes. Immutable.
+ * {@code {"node": origin id, "channel": ..., "data": ..., "seq": n, "time": ms}}, where
+ * {@code seq} numbers the origin's messages on that channel from 1 (see {@link Sequencer}) and
+ * {@code time} is the origin's wall clock at the publish (for the lag, {@link RedisStats}; 0
+ * when an envelope came without one). Encoded once per message, whatever the number of nodes.
+ * Immutable.
  */
-record Envelope(String node, String channel, Object data, long seq) {
+record Envelope(String node, String channel, Object data, long seq, long time) {
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** An envelope published now. */
+    Envelope(String node, String channel, Object data, long seq) {
+        this(node, channel, data, seq, System.currentTimeMillis());
+    }
 
     /** This envelope as JSON. */
     String encode() throws JsonProcessingException {
@@ -22,6 +29,7 @@ record Envelope(String node, String channel, Object data, long seq) {
         envelope.put("channel", channel);
         envelope.put("data", data);
         envelope.put("seq", seq);
+        envelope.put("time", time);
         return JSON.writeValueAsString(envelope);
     }
 
@@ -34,7 +42,8 @@ record Envelope(String node, String channel, Object data, long seq) {
     static Envelope of(Map<?, ?> object) {
         if (object.get("node") instanceof String node && object.get("seq") instanceof Number seq
                 && object.get("channel") instanceof String channel) {
-            return new Envelope(node, channel, object.get("data"), seq.longValue());
+            long time = object.get("time") instanceof Number stamp ? stamp.longValue() : 0;
+            return new Envelope(node, channel, object.get("data"), seq.longValue(), time);
         }
         return null;
     }

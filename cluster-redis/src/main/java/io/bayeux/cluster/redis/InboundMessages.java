@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -37,6 +38,8 @@ final class InboundMessages implements SubscriptionReconciler.Reception {
     private final Supplier<LocalSession> session;
     private final Supplier<RedisHistory> history;
     private final Predicate<String> receives;
+    /** Told when each message of another node was published (its envelope's time). */
+    private final LongConsumer arrivals;
     private final Sequencer sequencer = new Sequencer();
     private final AtomicLong received = new AtomicLong();
     /** Set by {@link #open()}, read on Lettuce's and the control thread. */
@@ -46,14 +49,16 @@ final class InboundMessages implements SubscriptionReconciler.Reception {
      * @param session  the cluster's own session, which re-publishes here what other nodes published
      * @param history  the histories in Redis, or null (none, or stopped)
      * @param receives whether the node receives a channel from Redis now
+     * @param arrivals told, for each message of another node that arrives, when it was published (0: not stamped)
      */
     InboundMessages(String nodeId, BayeuxServer bayeux, Supplier<LocalSession> session, Supplier<RedisHistory> history,
-                    Predicate<String> receives) {
+                    Predicate<String> receives, LongConsumer arrivals) {
         this.nodeId = nodeId;
         this.bayeux = bayeux;
         this.session = session;
         this.history = history;
         this.receives = receives;
+        this.arrivals = arrivals;
     }
 
     /** Starts the delivery thread: messages wait for it, in order; past {@link #DELIVERY_QUEUE} they are lost and counted. */
@@ -109,6 +114,7 @@ final class InboundMessages implements SubscriptionReconciler.Reception {
             return;
         }
         received.incrementAndGet();
+        arrivals.accept(envelope.time());
         LocalSession local = session.get();
         delivery.execute(() -> local.getChannel(envelope.channel()).publish(envelope.data()));
     }

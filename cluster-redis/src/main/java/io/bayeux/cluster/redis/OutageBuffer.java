@@ -235,4 +235,16 @@ final class OutageBuffer {
     long dropped() {
         return dropped.get();
     }
+
+    /** Sent and not answered yet. */
+    int inFlight() {
+        return inFlight.get();
+    }
+
+    /** What waits for Redis, or to be sent again. */
+    int buffered() {
+        synchronized (lock) {
+            return waiting.size() + failed.size();
+        }
+    }
 }

@@ -58,6 +58,7 @@ public class RedisCluster implements AutoCloseable {
     private final List<EngineListener> engineListeners = new CopyOnWriteArrayList<>();
     private final OutageBuffer outbox;
     private final InboundMessages inbound;
+    private final RedisStats stats;
     /** Guards the transitions of {@link #connected}. */
     private final Object healthLock = new Object();
     private volatile boolean connected;
@@ -82,9 +83,15 @@ public class RedisCluster implements AutoCloseable {
         this.config = Objects.requireNonNull(config, "config");
         this.observed = new ObservedChannels(config.prefix(), config.mode() == RedisConfig.Mode.CLUSTER);
         config.channels().forEach(observed::add);
-        this.inbound = new InboundMessages(nodeId, bayeux, () -> session, () -> history, this::receives);
         // On a cluster, a message whose master died is sent again once the replica took over (Lettuce does that for one server).
         this.outbox = new OutageBuffer(config.bufferSize(), () -> connected, this::publish, isSharded() ? CLUSTER_ATTEMPTS : 1, this::afterSettling);
+        this.stats = new RedisStats(outbox);
+        this.inbound = new InboundMessages(nodeId, bayeux, () -> session, () -> history, this::receives, stats::arrived);
+    }
+
+    /** What the way to Redis holds now and how late other nodes' messages arrive: for metrics. */
+    public RedisStats stats() {
+        return stats;
     }
 
     public BayeuxServer getBayeuxServer() {
