@@ -41,14 +41,15 @@ public final class BayeuxMetrics implements AutoCloseable {
     private final MeterRegistry registry;
     private final MeterObserver observer;
     private final ServerGauges gauges;
-    /** Holds a GC notification listener: closed with this. */
-    private final JvmGcMetrics gc = new JvmGcMetrics();
+    /** Holds a GC notification listener: closed with this; null when the JVM's meters are the application's. */
+    private final JvmGcMetrics gc;
 
-    private BayeuxMetrics(NettyBayeuxServer server, MeterRegistry registry) {
+    private BayeuxMetrics(NettyBayeuxServer server, MeterRegistry registry, boolean jvm) {
         this.bayeux = (BayeuxServerImpl) server.bayeux();
         this.registry = registry;
         this.observer = new MeterObserver(registry);
         this.gauges = new ServerGauges(server, registry);
+        this.gc = jvm ? new JvmGcMetrics() : null;
     }
 
     /**
@@ -59,18 +60,35 @@ public final class BayeuxMetrics implements AutoCloseable {
      * @throws IllegalStateException when the server is bound already
      */
     public static BayeuxMetrics bind(NettyBayeuxServer server, MeterRegistry registry) {
+        return bind(server, registry, true);
+    }
+
+    /**
+     * Like {@link #bind}, without the JVM's meters: for a registry whose application binds them
+     * itself (Spring Boot Actuator does), where a second {@code JvmGcMetrics} would record each
+     * GC twice.
+     *
+     * @throws IllegalStateException when the server is bound already
+     */
+    public static BayeuxMetrics bindWithoutJvm(NettyBayeuxServer server, MeterRegistry registry) {
+        return bind(server, registry, false);
+    }
+
+    private static BayeuxMetrics bind(NettyBayeuxServer server, MeterRegistry registry, boolean jvm) {
         Objects.requireNonNull(server, "server");
         Objects.requireNonNull(registry, "registry");
-        BayeuxMetrics metrics = new BayeuxMetrics(server, registry);
+        BayeuxMetrics metrics = new BayeuxMetrics(server, registry, jvm);
         try {
             metrics.bayeux.observe(metrics.observer);
         } catch (IllegalStateException x) {
             metrics.removeMeters();
             throw x;
         }
-        for (MeterBinder binder : new MeterBinder[] {new JvmMemoryMetrics(), metrics.gc, new JvmThreadMetrics(),
-                new ClassLoaderMetrics(), new ProcessorMetrics(), new UptimeMetrics()}) {
-            binder.bindTo(registry);
+        if (jvm) {
+            for (MeterBinder binder : new MeterBinder[] {new JvmMemoryMetrics(), metrics.gc, new JvmThreadMetrics(),
+                    new ClassLoaderMetrics(), new ProcessorMetrics(), new UptimeMetrics()}) {
+                binder.bindTo(registry);
+            }
         }
         if (ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider allocator) {
             new NettyAllocatorMetrics(allocator).bindTo(registry);
@@ -92,7 +110,9 @@ public final class BayeuxMetrics implements AutoCloseable {
         if (bayeux.observer() == observer) {
             bayeux.observe(null);
         }
-        gc.close();
+        if (gc != null) {
+            gc.close();
+        }
         removeMeters();
     }
 

@@ -21,7 +21,8 @@ import org.springframework.context.annotation.Configuration;
  * <ul>
  *   <li>with {@code io.bayeux:bayeux-metrics} and a Micrometer {@link MeterRegistry} bean (Actuator's
  *       {@code spring-boot-micrometer-metrics} makes one), the server's meters bound to it by
- *       {@link BayeuxMetrics#bind}, before the server starts, and unbound when the context closes; and
+ *       {@link BayeuxMetrics#bindWithoutJvm} (Boot binds the JVM's), before the server starts, and
+ *       unbound when the context closes; and
  *       those of its cluster ({@code OortMeters}, {@code RedisMeters});</li>
  *   <li>with {@code spring-boot-health}, the {@code bayeux} health component
  *       ({@link BayeuxHealthIndicator}), which asks every {@link ReadinessCheck} bean: the
@@ -45,7 +46,8 @@ public class BayeuxActuatorAutoConfiguration {
         @Bean(destroyMethod = "close")
         @ConditionalOnMissingBean
         BayeuxMetrics bayeuxMetrics(NettyBayeuxServer server, MeterRegistry registry) {
-            return BayeuxMetrics.bind(server, registry);
+            // Boot binds the JVM's meters itself: binding them again would count each GC twice.
+            return BayeuxMetrics.bindWithoutJvm(server, registry);
         }
 
         @Configuration(proxyBeanMethods = false)
