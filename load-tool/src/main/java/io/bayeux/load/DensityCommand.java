@@ -22,7 +22,7 @@ import java.util.concurrent.Callable;
 @Command(name = "density", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Idle WebSocket clients step by step (10 rooms each, connect held) over several source addresses: the server's memory per connection, the time to connect them, one broadcast to all, and whether memory returns when they leave.")
 final class DensityCommand implements Callable<Integer> {
-    @Option(names = "--url", paramLabel = "URL", description = "A running server's endpoint (default: " + "http://127.0.0.1:8080/cometd" + ")")
+    @Option(names = "--url", paramLabel = "URL", description = "A running server's endpoint (default: http://127.0.0.1:8080/cometd)")
     URI url;
 
     @Option(names = "--server-pid", paramLabel = "PID", description = "With --url: the server's process on this machine, for heap after GC, RSS and CPU")
