@@ -44,7 +44,8 @@ import java.util.concurrent.TimeUnit;
 public class FanOutBenchmark {
     private static final String CHANNEL = "/bench/room";
 
-    @Param({"10", "100", "1000"})
+    /** Subscribers of the channel; 100,000 is the broadcast of the density figures (docs/density.md). */
+    @Param({"10", "100", "1000", "100000"})
     public int sessions;
     @Param({"50"})
     public int dataBytes;

@@ -460,6 +460,10 @@ public final class BayeuxServerImpl implements BayeuxServer {
         return List.copyOf(sessions.all());
     }
 
+    Sweeper sweeper() {
+        return sweeper;
+    }
+
     Collection<ServerSessionImpl> sessions() {
         return sessions.all();
     }

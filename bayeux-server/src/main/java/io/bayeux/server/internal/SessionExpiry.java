@@ -3,7 +3,8 @@ package io.bayeux.server.internal;
 /**
  * When a session expires: {@code interval + maxInterval} after its last connect ended, never
  * while a connect is held or in progress, nor while the server holds back reading its
- * connection (its next connect may be waiting there). The {@link Sweeper} asks.
+ * connection (its next connect may be waiting there). The {@link Sweeper} asks, of the sessions
+ * this tells it are counting: from the handshake or the end of a connect until the next connect.
  *
  * <p>Its one mutable field is guarded by the session's {@link SessionLock}, which the methods
  * take themselves unless they say "under the lock".
@@ -22,11 +23,13 @@ final class SessionExpiry {
     /** Under the lock: the handshake succeeded; the first connect has {@code maxInterval} to come. */
     void start() {
         expireAt = now() + session.maxInterval();
+        sweeper().counting(session);
     }
 
     /** Under the lock: a connect arrived, or is held; the session does not expire until it ends. */
     void suspend() {
         expireAt = 0;
+        sweeper().suspended(session);
     }
 
     /** Under the lock: another message arrived; unless a connect is in progress, a whole {@code maxInterval} from now. */
@@ -40,6 +43,7 @@ final class SessionExpiry {
     void arm() {
         if (session.connectHold().held() == null && !session.isRemoved()) {
             expireAt = now() + session.interval() + session.maxInterval();
+            sweeper().counting(session);
         }
     }
 
@@ -99,6 +103,10 @@ final class SessionExpiry {
         } finally {
             lock.unlock();
         }
+    }
+
+    private Sweeper sweeper() {
+        return session.server().sweeper();
     }
 
     private long now() {

@@ -5,6 +5,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Removes expired sessions and idle channels, and forgets the browsers that hold no
@@ -13,6 +15,12 @@ import java.util.List;
  * executor, each session's on its own, so that a slow listener delays nothing else. A session expires when it has had no connect in progress for longer than its
  * interval plus {@code maxInterval}; a non-persistent channel with no subscribers, listeners
  * or authorizers goes after three idle sweeps.
+ *
+ * <p>A sweep looks only at the sessions whose expiry is {@linkplain #counting counting}: those
+ * with no connect held or in progress, which {@link SessionExpiry} adds and takes out as it
+ * starts and stops counting. An idle WebSocket session holds its connect, so a million of them
+ * cost a sweep nothing; the sweep's work is proportional to the sessions between connects and
+ * to the channels.
  */
 final class Sweeper {
     private static final Logger LOG = LoggerFactory.getLogger(Sweeper.class);
@@ -22,6 +30,8 @@ final class Sweeper {
     private Scheduler.Cancellable task;
     /** Guarded by this. */
     private boolean running;
+    /** Sessions whose expiry counts; concurrent: added and taken out under each session's lock, read by the sweep. */
+    private final Set<ServerSessionImpl> counting = ConcurrentHashMap.newKeySet();
 
     Sweeper(BayeuxServerImpl server) {
         this.server = server;
@@ -58,14 +68,34 @@ final class Sweeper {
         }
     }
 
+    /** Under {@code session}'s lock: its expiry counts from now on, until {@link #suspended}. */
+    void counting(ServerSessionImpl session) {
+        counting.add(session);
+    }
+
+    /** Under {@code session}'s lock: its expiry is suspended (a connect is held or in progress). */
+    void suspended(ServerSessionImpl session) {
+        counting.remove(session);
+    }
+
+    /** How many sessions a sweep looks at now. */
+    int countingSessions() {
+        return counting.size();
+    }
+
     /** One pass: visible to tests that drive time by hand. */
     void sweep() {
         long now = server.scheduler().now();
-        for (ServerSessionImpl session : List.copyOf(server.sessions())) {
-            if (session.expiry().isExpired(now)) {
+        // Weakly consistent: a session that starts counting during the pass is seen by the next one.
+        for (ServerSessionImpl session : counting) {
+            if (session.isRemoved() || session.localSession() != null) {
+                // Removed by a disconnect, or local (never expires): nothing to watch.
+                counting.remove(session);
+            } else if (session.expiry().isExpired(now)) {
                 if (LOG.isDebugEnabled()) {
                     LOG.debug("Session {} expired: {}", session, session.expiry().context(now));
                 }
+                counting.remove(session);
                 server.runTimerWork(() -> server.removeSession(session, null, true));
             }
         }

@@ -1,0 +1,60 @@
+package io.bayeux.server.internal;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link Sweeper}: a sweep looks only at the sessions between connects, so idle sessions that
+ * hold their connect cost it nothing, and it still removes every session that expires.
+ */
+class SweeperTest extends ServerTestSupport {
+    private Sweeper sweeper() {
+        return server.sweeper();
+    }
+
+    @Test
+    void sessionsHoldingTheirConnectAreNotLookedAtAndTheOthersAre() {
+        TestClient holding = new TestClient(server, true).connected();
+        TestClient between = new TestClient(server, true).connected();
+        assertEquals(2, sweeper().countingSessions(), "both between connects after the first connect's reply");
+
+        CompletableFuture<List<Map<String, Object>>> held = holding.connect();
+        assertFalse(held.isDone(), "the server holds it");
+        assertEquals(1, sweeper().countingSessions(), "only the session without a held connect");
+
+        scheduler.advance(11_000);
+        assertNotNull(server.getSession(holding.clientId()), "a held connect keeps its session");
+        assertNull(server.getSession(between.clientId()), "no connect for longer than maxInterval: expired");
+        assertEquals(0, sweeper().countingSessions(), "the expired session is no longer watched");
+    }
+
+    @Test
+    void aHeldConnectAnsweredAtItsTimeoutStartsTheCountAgain() {
+        TestClient client = new TestClient(server, true).connected();
+        CompletableFuture<List<Map<String, Object>>> held = client.connect();
+        assertEquals(0, sweeper().countingSessions());
+
+        scheduler.advance(server.config().timeout().toMillis() + 1);
+        assertTrue(held.isDone() || !client.pushed.isEmpty(), "the hold ended at its timeout");
+        assertEquals(1, sweeper().countingSessions(), "counting until the next connect");
+        scheduler.advance(server.config().maxInterval().toMillis() + 1_000);
+        assertNull(server.getSession(client.clientId()), "no next connect: expired");
+    }
+
+    @Test
+    void aDisconnectedSessionLeavesTheWatchAtTheNextSweep() {
+        TestClient client = new TestClient(server, true).connected();
+        client.disconnect();
+        scheduler.advance(server.config().sweepPeriod().toMillis());
+        assertEquals(0, sweeper().countingSessions());
+    }
+}

@@ -1,0 +1,216 @@
+package io.bayeux.load;
+
+import io.bayeux.client.BayeuxClient;
+import io.bayeux.client.ClientConfig;
+import io.bayeux.client.transport.WebSocketTransport;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One density measurement against a running server: idle WebSocket clients ({@link IdleClients})
+ * opened step by step up to the highest count, the server's memory read at every step (after a
+ * full GC), the CPU it spends holding them all idle, one broadcast to all of them, then all
+ * leave; the next rounds open them all at once, broadcast and leave again. After each leave it
+ * waits, up to the settle time, for the server's sessions and heap after GC to return to the
+ * empty server's.
+ *
+ * <p>Not thread-safe: one run, on the caller's thread.
+ */
+final class DensityRun {
+    /** What the run is asked to do. */
+    record Settings(URI url, Long serverPid, List<Integer> steps, List<InetAddress> sourceAddresses, boolean offerDeflate,
+                    int rooms, int roomsPerClient, int concurrency, int rounds, Duration hold, Duration settle,
+                    long heapToleranceBytes, Duration connectTimeout, int ioThreads) {
+        Settings {
+            steps = List.copyOf(steps);
+            if (steps.isEmpty()) {
+                throw new IllegalArgumentException("--steps needs at least one count");
+            }
+            for (int i = 0; i < steps.size(); i++) {
+                if (steps.get(i) < 1 || (i > 0 && steps.get(i) <= steps.get(i - 1))) {
+                    throw new IllegalArgumentException("--steps must be positive and increasing: " + steps);
+                }
+            }
+            if (rounds < 1) {
+                throw new IllegalArgumentException("--rounds must be positive: " + rounds);
+            }
+            sourceAddresses = List.copyOf(sourceAddresses);
+        }
+
+        int top() {
+            return steps.get(steps.size() - 1);
+        }
+    }
+
+    /** The figures at one step: the server's sample, per connection over the empty server, and the slope from the step before. */
+    record Step(int clients, double connectSeconds, ServerSample sample, ServerSample.PerConnection perConnection,
+                ServerSample.PerConnection slope) {
+    }
+
+    /**
+     * One connect-all / leave-all round.
+     *
+     * @param connectSeconds  the time to connect and subscribe all (the first round: the steps' times added)
+     * @param broadcastMillis from publishing one message on the broadcast channel to its arrival at the last client; null when not all got it
+     * @param settleSeconds   from the last connection closed until sessions and heap after GC were back to the empty server's; null when not within the settle time
+     * @param after           the server once settled (or at the end of the settle time)
+     */
+    record Round(int round, int clients, double connectSeconds, Double broadcastMillis, int broadcastArrivals, Double settleSeconds,
+                 ServerSample after) {
+    }
+
+    /** Everything the run measured. */
+    record Result(String url, Long serverPid, List<String> sourceAddresses, Map<String, Integer> clientsPerSourceAddress,
+                  boolean deflateOffered, int roomsPerClient, ServerSample empty, List<Step> steps, Double idleCpuPercentOfOneCore,
+                  List<Round> rounds) {
+    }
+
+    private static final Duration BROADCAST_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration LEAVE_TIMEOUT = Duration.ofSeconds(30);
+    private static final long SETTLE_POLL_MILLIS = 250;
+
+    private final Settings settings;
+    private final PrintStream out;
+
+    DensityRun(Settings settings, PrintStream out) {
+        this.settings = settings;
+        this.out = out;
+    }
+
+    Result run() throws InterruptedException {
+        EventLoopGroup statsGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        ClientConfig statsConfig = ClientConfig.builder().eventLoopGroup(statsGroup).websocketCompression(false).build();
+        BayeuxClient stats = new BayeuxClient(settings.url().toString(), statsConfig, new WebSocketTransport(statsConfig));
+        try (IdleClients clients = new IdleClients(settings.url(), settings.sourceAddresses(), settings.offerDeflate(), settings.rooms(),
+                settings.roomsPerClient(), settings.concurrency(), settings.ioThreads(), settings.connectTimeout())) {
+            stats.handshake();
+            ServerSample empty = sample(stats);
+            out.printf(Locale.ROOT, "empty server: %s%n", describe(empty));
+            List<Step> steps = new ArrayList<>();
+            List<Round> rounds = new ArrayList<>();
+            Double idleCpu = null;
+            for (int round = 1; round <= settings.rounds(); round++) {
+                double connectSeconds = 0;
+                if (round == 1) {
+                    ServerSample previous = empty;
+                    int previousCount = 0;
+                    for (int count : settings.steps()) {
+                        double seconds = clients.open(count, settings.connectTimeout()) / 1e9;
+                        connectSeconds += seconds;
+                        ServerSample now = sample(stats);
+                        Step step = new Step(count, connectSeconds, now, now.perConnectionOver(empty, count),
+                                now.perConnectionOver(previous, count - previousCount));
+                        steps.add(step);
+                        out.printf(Locale.ROOT, "%,d clients (+%,d in %.2f s): %s; per connection %s; slope %s%n", count,
+                                count - previousCount, seconds, describe(now), describe(step.perConnection()), describe(step.slope()));
+                        previous = now;
+                        previousCount = count;
+                    }
+                    idleCpu = idleCpu(clients);
+                } else {
+                    connectSeconds = clients.open(settings.top(), settings.connectTimeout()) / 1e9;
+                }
+                rounds.add(broadcastAndLeave(round, clients, connectSeconds, stats, empty));
+            }
+            return new Result(settings.url().toString(), settings.serverPid(),
+                    settings.sourceAddresses().stream().map(InetAddress::getHostAddress).toList(), clients.perSourceAddress(),
+                    settings.offerDeflate(), settings.roomsPerClient(), empty, steps, idleCpu, rounds);
+        } finally {
+            stats.disconnect(reply -> { });
+            stats.close();
+            statsGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The server's CPU, in % of one core, while every client is connected and idle for the hold time; null without its pid. */
+    private Double idleCpu(IdleClients clients) throws InterruptedException {
+        if (settings.serverPid() == null || settings.hold().isZero()) {
+            return null;
+        }
+        Long before = ProcessFigures.cpuNanos(settings.serverPid());
+        long start = System.nanoTime();
+        Thread.sleep(settings.hold().toMillis());
+        Long after = ProcessFigures.cpuNanos(settings.serverPid());
+        if (before == null || after == null) {
+            return null;
+        }
+        double percent = 100.0 * (after - before) / (System.nanoTime() - start);
+        out.printf(Locale.ROOT, "server CPU holding %,d idle clients for %d s: %.1f %% of a core%n", clients.ready(),
+                settings.hold().toSeconds(), percent);
+        return percent;
+    }
+
+    private Round broadcastAndLeave(int round, IdleClients clients, double connectSeconds, BayeuxClient stats, ServerSample empty)
+            throws InterruptedException {
+        String id = "density-" + round;
+        clients.expectBroadcast(id);
+        long published = System.nanoTime();
+        stats.getChannel(IdleClients.BROADCAST_CHANNEL).publish(Map.of("id", id));
+        long last = clients.awaitBroadcast(BROADCAST_TIMEOUT);
+        Double broadcastMillis = last < 0 ? null : (last - published) / 1e6;
+        int arrivals = clients.arrivals();
+        int count = clients.ready();
+        int forced = clients.leaveAll(LEAVE_TIMEOUT);
+        long left = System.nanoTime();
+        ServerSample after;
+        Double settleSeconds = null;
+        long deadline = left + settings.settle().toNanos();
+        do {
+            after = sample(stats);
+            if (settled(after, empty)) {
+                settleSeconds = (System.nanoTime() - left) / 1e9;
+                break;
+            }
+            Thread.sleep(SETTLE_POLL_MILLIS);
+        } while (System.nanoTime() < deadline);
+        out.printf(Locale.ROOT, "round %d: %,d clients connected and subscribed in %.2f s; broadcast reached %,d of them, the last after %s;"
+                        + " all left%s; %s; server %s%n", round, count, connectSeconds, arrivals,
+                broadcastMillis == null ? "(not all within " + BROADCAST_TIMEOUT.toSeconds() + " s)" : String.format(Locale.ROOT, "%.1f ms", broadcastMillis),
+                forced == 0 ? "" : " (" + forced + " closed by force)",
+                settleSeconds == null ? "NOT back to the empty server's within " + settings.settle().toSeconds() + " s"
+                        : String.format(Locale.ROOT, "back to the empty server's in %.1f s", settleSeconds), describe(after));
+        return new Round(round, count, connectSeconds, broadcastMillis, arrivals, settleSeconds, after);
+    }
+
+    /** Sessions as many as the empty server's and heap after GC within the tolerance of it (where read). */
+    private boolean settled(ServerSample now, ServerSample empty) {
+        boolean sessions = now.sessions() == null || now.sessions().equals(empty.sessions());
+        boolean heap = now.heapAfterGcBytes() == null || empty.heapAfterGcBytes() == null
+                || now.heapAfterGcBytes() <= empty.heapAfterGcBytes() + settings.heapToleranceBytes();
+        return sessions && heap;
+    }
+
+    private ServerSample sample(BayeuxClient stats) {
+        return ServerSample.take(settings.serverPid(), RunFigures.serverStats(stats));
+    }
+
+    static String describe(ServerSample s) {
+        return String.format(Locale.ROOT, "sessions %s, heap after GC %s, direct %s, RSS %s, kernel TCP memory %s",
+                s.sessions() == null ? "-" : s.sessions(), mib(s.heapAfterGcBytes()), mib(s.directBytes()), mib(s.rssBytes()),
+                mib(s.socketMemoryBytes()));
+    }
+
+    static String describe(ServerSample.PerConnection p) {
+        return String.format(Locale.ROOT, "heap %s, direct %s, RSS %s, kernel %s KiB", kib(p.heapKiB()), kib(p.directKiB()),
+                kib(p.rssKiB()), kib(p.socketKiB()));
+    }
+
+    private static String mib(Long bytes) {
+        return bytes == null ? "-" : String.format(Locale.ROOT, "%.1f MiB", bytes / 1048576.0);
+    }
+
+    private static String kib(Double value) {
+        return value == null ? "-" : String.format(Locale.ROOT, "%.2f", value);
+    }
+}

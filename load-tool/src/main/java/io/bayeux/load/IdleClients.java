@@ -1,0 +1,309 @@
+package io.bayeux.load;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolConfig;
+import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
+import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
+import io.netty.handler.codec.http.websocketx.extensions.WebSocketClientExtensionHandler;
+import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionFilter;
+import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionFilterProvider;
+import io.netty.handler.codec.http.websocketx.extensions.compression.PerMessageDeflateClientExtensionHandshaker;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The density mode's idle clients ({@link IdleClient}), on one event-loop group of this process.
+ * Client {@code i} binds its socket to source address {@code i mod n} of the given loopback
+ * addresses (port 0: the kernel picks one), so each address has its own ephemeral port range.
+ * It subscribes to the broadcast channel and to {@code roomsPerClient - 1} of the rooms.
+ * When offered, permessage-deflate is offered as the project's Java client does (no parameters,
+ * the client's own messages uncompressed).
+ *
+ * <p>Thread-safety: {@link #open}, {@link #leaveAll} and {@link #broadcast} are called by one
+ * thread, the run's; the counters are atomic, the set of clients is concurrent.
+ */
+final class IdleClients implements AutoCloseable {
+    /** Channels of the idle clients: the broadcast channel every client joins, and the rooms. */
+    static final String BROADCAST_CHANNEL = "/chat/all";
+    private static final int MAX_MESSAGE_SIZE = 1024 * 1024;
+    private static final long POLL_MILLIS = 20;
+
+    private final URI wsUrl;
+    private final List<InetAddress> sourceAddresses;
+    private final boolean offerDeflate;
+    private final int rooms;
+    private final int roomsPerClient;
+    private final int concurrency;
+    private final EventLoopGroup group;
+    private final Bootstrap bootstrap;
+    private final Set<IdleClient> live = ConcurrentHashMap.newKeySet();
+    /** Clients still setting up; each holds one permit of {@link #setups}. */
+    private final Set<IdleClient> settingUp = ConcurrentHashMap.newKeySet();
+    private final Semaphore setups;
+    private final AtomicInteger ready = new AtomicInteger();
+    private final AtomicInteger refused = new AtomicInteger();
+    private final AtomicReference<String> firstRefusal = new AtomicReference<>();
+    private final Map<String, AtomicInteger> perSource = new ConcurrentHashMap<>();
+    private final AtomicInteger arrivals = new AtomicInteger();
+    private final AtomicLong lastArrivalNanos = new AtomicLong();
+    private volatile String expectedBroadcast;
+    private int opened;
+
+    /**
+     * @param url             the server's endpoint ({@code http://} or {@code ws://})
+     * @param sourceAddresses the local addresses the sockets bind, in turn
+     * @param rooms           the rooms besides the broadcast channel
+     * @param concurrency     the most clients setting up at once
+     */
+    IdleClients(URI url, List<InetAddress> sourceAddresses, boolean offerDeflate, int rooms, int roomsPerClient,
+                int concurrency, int ioThreads, Duration connectTimeout) {
+        if (sourceAddresses.isEmpty()) {
+            throw new IllegalArgumentException("No source address");
+        }
+        if (roomsPerClient < 1 || roomsPerClient - 1 > rooms) {
+            throw new IllegalArgumentException("--rooms-per-client must be 1 to rooms + 1: " + roomsPerClient);
+        }
+        String scheme = url.getScheme();
+        if (!"http".equals(scheme) && !"ws".equals(scheme)) {
+            throw new IllegalArgumentException("density needs a plain http:// or ws:// URL: " + url);
+        }
+        this.wsUrl = URI.create("ws://" + url.getHost() + ":" + (url.getPort() > 0 ? url.getPort() : 80) + url.getRawPath());
+        this.sourceAddresses = List.copyOf(sourceAddresses);
+        this.offerDeflate = offerDeflate;
+        this.rooms = rooms;
+        this.roomsPerClient = roomsPerClient;
+        this.concurrency = concurrency;
+        this.setups = new Semaphore(concurrency);
+        this.group = new MultiThreadIoEventLoopGroup(ioThreads, NioIoHandler.newFactory());
+        this.bootstrap = new Bootstrap().group(group).channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis());
+    }
+
+    /**
+     * Opens clients until {@code total} are ready, at most {@code concurrency} setting up at once,
+     * and returns how long it took in nanoseconds; throws {@link BenchmarkException} when one is
+     * refused or they are not all ready within {@code timeout}.
+     */
+    long open(int total, Duration timeout) throws InterruptedException {
+        long start = System.nanoTime();
+        long deadline = start + timeout.toNanos();
+        while (opened < total) {
+            if (!setups.tryAcquire(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                throw notReady(total, timeout);
+            }
+            checkRefusals();
+            openOne(opened++);
+        }
+        while (ready.get() < total) {
+            checkRefusals();
+            if (System.nanoTime() > deadline) {
+                throw notReady(total, timeout);
+            }
+            Thread.sleep(POLL_MILLIS);
+        }
+        return System.nanoTime() - start;
+    }
+
+    private BenchmarkException notReady(int total, Duration timeout) {
+        return new BenchmarkException("Not ready after " + timeout.toSeconds() + " s: " + ready.get() + " of " + total + " clients");
+    }
+
+    private void checkRefusals() {
+        if (refused.get() > 0) {
+            throw new BenchmarkException(refused.get() + " clients refused or failed; the first: " + firstRefusal.get());
+        }
+    }
+
+    private void openOne(int index) {
+        List<String> channels = new ArrayList<>(roomsPerClient);
+        channels.add(BROADCAST_CHANNEL);
+        for (int k = 0; k < roomsPerClient - 1; k++) {
+            channels.add(ChatClients.roomChannel((index * (roomsPerClient - 1) + k) % rooms));
+        }
+        IdleClient client = new IdleClient(BROADCAST_CHANNEL, channels, new Events());
+        settingUp.add(client);
+        InetAddress source = sourceAddresses.get(index % sourceAddresses.size());
+        perSource.computeIfAbsent(source.getHostAddress(), a -> new AtomicInteger()).incrementAndGet();
+        bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+                ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(64 * 1024));
+                if (offerDeflate) {
+                    ch.pipeline().addLast(deflateOffer());
+                }
+                ch.pipeline().addLast(new WebSocketClientProtocolHandler(WebSocketClientProtocolConfig.newBuilder()
+                                .webSocketUri(wsUrl).maxFramePayloadLength(MAX_MESSAGE_SIZE).allowExtensions(offerDeflate)
+                                .handshakeTimeoutMillis(30_000).dropPongFrames(true).withUTF8Validator(false).build()),
+                        new WebSocketFrameAggregator(MAX_MESSAGE_SIZE), client);
+            }
+        }).connect(new InetSocketAddress(wsUrl.getHost(), wsUrl.getPort()), new InetSocketAddress(source, 0))
+                .addListener(future -> {
+                    if (future.isSuccess()) {
+                        live.add(client);
+                    } else {
+                        settle(client);
+                        refusal("connect from " + source.getHostAddress() + ": " + future.cause());
+                    }
+                });
+    }
+
+    /** The offer of the project's Java client: permessage-deflate without parameters, its own messages sent uncompressed. */
+    private static WebSocketClientExtensionHandler deflateOffer() {
+        WebSocketExtensionFilterProvider filters = new WebSocketExtensionFilterProvider() {
+            @Override
+            public WebSocketExtensionFilter encoderFilter() {
+                return WebSocketExtensionFilter.ALWAYS_SKIP;
+            }
+
+            @Override
+            public WebSocketExtensionFilter decoderFilter() {
+                return WebSocketExtensionFilter.NEVER_SKIP;
+            }
+        };
+        return new WebSocketClientExtensionHandler(new PerMessageDeflateClientExtensionHandshaker(
+                6, false, 15, true, false, filters, MAX_MESSAGE_SIZE));
+    }
+
+    private void settle(IdleClient client) {
+        if (settingUp.remove(client)) {
+            setups.release();
+        }
+    }
+
+    private void refusal(String reason) {
+        refused.incrementAndGet();
+        firstRefusal.compareAndSet(null, reason);
+    }
+
+    /**
+     * Starts counting arrivals of the broadcast whose {@code data.id} is {@code id}; then
+     * {@link #awaitBroadcast} waits for them.
+     */
+    void expectBroadcast(String id) {
+        arrivals.set(0);
+        lastArrivalNanos.set(0);
+        expectedBroadcast = id;
+    }
+
+    /** Waits until every live client got the expected broadcast; returns the {@link System#nanoTime} of the last arrival, or -1 on timeout. */
+    long awaitBroadcast(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (arrivals.get() < ready.get()) {
+            if (System.nanoTime() > deadline) {
+                return -1;
+            }
+            Thread.sleep(1);
+        }
+        return lastArrivalNanos.get();
+    }
+
+    int arrivals() {
+        return arrivals.get();
+    }
+
+    /**
+     * Every client disconnects (its connection closes on the reply); waits up to {@code timeout}
+     * for all connections to close, then closes what is left. Returns the count closed by force.
+     */
+    int leaveAll(Duration timeout) throws InterruptedException {
+        for (IdleClient client : live) {
+            client.channelLoop().execute(client::leave);
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!live.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(POLL_MILLIS);
+        }
+        int forced = live.size();
+        for (IdleClient client : live) {
+            client.channelLoop().execute(client::close);
+        }
+        long closeDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!live.isEmpty() && System.nanoTime() < closeDeadline) {
+            Thread.sleep(POLL_MILLIS);
+        }
+        opened = 0;
+        ready.set(0);
+        return forced;
+    }
+
+    /** Clients ready now. */
+    int ready() {
+        return ready.get();
+    }
+
+    /** How many clients each source address had, by address. */
+    Map<String, Integer> perSourceAddress() {
+        Map<String, Integer> counts = new TreeMap<>();
+        perSource.forEach((address, n) -> counts.put(address, n.get()));
+        return counts;
+    }
+
+    @Override
+    public void close() {
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public String toString() {
+        return "IdleClients[" + wsUrl + ", " + ready.get() + " ready, " + live.size() + " open, " + sourceAddresses.size()
+                + " source addresses, deflate offered: " + offerDeflate + ", " + concurrency + " setting up at most]";
+    }
+
+    /** One listener for all clients: the counts and the set-up permits. */
+    private final class Events implements IdleClient.Listener {
+        @Override
+        public void ready(IdleClient client) {
+            ready.incrementAndGet();
+            settle(client);
+        }
+
+        @Override
+        public void broadcast(IdleClient client, JsonNode message) {
+            if (message.path("data").path("id").asText().equals(expectedBroadcast)) {
+                long now = System.nanoTime();
+                lastArrivalNanos.accumulateAndGet(now, Math::max);
+                arrivals.incrementAndGet();
+            }
+        }
+
+        @Override
+        public void refused(IdleClient client, String reason) {
+            settle(client);
+            refusal(reason);
+        }
+
+        @Override
+        public void closed(IdleClient client) {
+            live.remove(client);
+            if (settingUp.contains(client)) {
+                settle(client);
+                refusal("connection closed while setting up");
+            }
+        }
+    }
+}

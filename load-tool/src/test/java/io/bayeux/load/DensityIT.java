@@ -1,0 +1,54 @@
+package io.bayeux.load;
+
+import io.bayeux.transport.NettyBayeuxServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The density mode against this project's server over real sockets: 200 idle clients in two
+ * steps over two source addresses, each in 10 channels, a broadcast that reaches every one,
+ * and two connect-all / leave-all rounds after which the server holds no session of theirs.
+ */
+class DensityIT {
+    @RegisterExtension
+    final BenchmarkServerFixture servers = new BenchmarkServerFixture();
+
+    @Test
+    @Timeout(120)
+    void idleClientsOverTwoSourceAddressesAreCountedReachedAndGone() throws Exception {
+        TestScenarios.ServerCount count = new TestScenarios.ServerCount();
+        NettyBayeuxServer server = servers.start(count);
+        DensityRun.Settings settings = new DensityRun.Settings(server.uri(), null, List.of(100, 200), DensityCommand.sourceAddresses(2),
+                true, 100, 10, 50, 2, Duration.ZERO, Duration.ofSeconds(10), 1024 * 1024, Duration.ofSeconds(60), 2);
+
+        DensityRun.Result result = new DensityRun(settings, TestScenarios.QUIET).run();
+
+        long empty = result.empty().sessions();
+        assertEquals(2, result.steps().size());
+        assertEquals(empty + 100, result.steps().get(0).sample().sessions(), "every client of the first step has its session");
+        assertEquals(empty + 200, result.steps().get(1).sample().sessions());
+        assertNotNull(result.steps().get(1).sample().directBytes(), "the stats service answers direct memory");
+        assertEquals(Map.of("127.0.0.2", 200, "127.0.0.3", 200), result.clientsPerSourceAddress(),
+                "two rounds of 200 clients, half from each source address");
+        assertEquals(2, result.rounds().size());
+        for (DensityRun.Round round : result.rounds()) {
+            assertEquals(200, round.clients());
+            assertEquals(200, round.broadcastArrivals(), "round " + round.round() + ": the broadcast reached every client");
+            assertNotNull(round.broadcastMillis());
+            assertNotNull(round.settleSeconds(), "round " + round.round() + ": the sessions were gone within the settle time");
+            assertEquals(empty, round.after().sessions());
+        }
+        assertEquals(2, count.published.get(), "one broadcast per round");
+        assertEquals(2 * 200, count.deliveries.get(), "every client subscribed to the broadcast channel");
+        assertTrue(DensityCommand.passed(result));
+    }
+}
