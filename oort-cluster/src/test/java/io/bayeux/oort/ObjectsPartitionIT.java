@@ -173,10 +173,12 @@ class ObjectsPartitionIT {
         await("B to drop A's part", () -> b.map().getInfo(a.url()) == null);
         // A's link to B comes back first (its comet subscribes again and is sent B's part); B's link to A is still cut.
         b.proxy().heal();
+        long healed = System.nanoTime();
         await("B's part on A before B joined", () -> holds(a.map(), b.url(), b.map().getLocal()));
         assertTrue(!a.oort().getKnownComets().contains(b.url()), () -> "joined already: " + a.oort().getKnownComets());
-        // The rest of the partition, longer than the failure timeout: B is alive, its part stays.
-        Thread.sleep(FAILURE.toMillis() * 2);
+        // The partition lasts until A swept past the failure timeout: B is alive, its part stays.
+        await("a sweep on A past the failure timeout", () -> a.map().lastSweepNanos() - healed > FAILURE.toNanos());
+        assertTrue(!a.oort().getKnownComets().contains(b.url()), () -> "joined meanwhile: " + a.oort().getKnownComets());
         assertTrue(holds(a.map(), b.url(), b.map().getLocal()), () -> "B's part swept while its link is up: " + entriesOnA);
 
         a.proxy().heal();

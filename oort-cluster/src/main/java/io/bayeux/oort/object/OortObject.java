@@ -75,6 +75,8 @@ public class OortObject<T> implements Iterable<Info<T>> {
     /** Guarded by this. */
     private boolean running;
     private volatile ScheduledFuture<?> sweep;
+    /** When ({@link System#nanoTime()}) the last sweep of the others' stale parts started; 0 before the first. */
+    private volatile long lastSweepNanos;
 
     public OortObject(Oort oort, String name, Factory<T> factory) {
         this.oort = Objects.requireNonNull(oort, "oort");
@@ -446,9 +448,19 @@ public class OortObject<T> implements Iterable<Info<T>> {
      * partition, one direction of the link may come back seconds before the other, and the part
      * arrives as soon as this node's link subscribes again).
      */
+    /**
+     * When ({@link System#nanoTime()}) the last sweep started, or 0 before the first: it removes
+     * the parts of nodes not joined for {@code failureTimeout}, unless this node's link to them
+     * is connected. Every {@code failureTimeout / 4} (at least 100 ms) while running.
+     */
+    public long lastSweepNanos() {
+        return lastSweepNanos;
+    }
+
     private void sweep() {
         Set<String> known = oort.getKnownComets();
         long now = System.nanoTime();
+        lastSweepNanos = now;
         long limit = oort.getFailureTimeout().toNanos();
         List<String> stale;
         synchronized (this) {
