@@ -1,5 +1,6 @@
 package io.bayeux.auth.jwt;
 
+import io.bayeux.testing.MutableClock;
 import com.nimbusds.jwt.JWTClaimsSet;
 import io.bayeux.api.Message;
 import io.bayeux.api.server.BayeuxServer;

@@ -1,5 +1,6 @@
 package io.bayeux.auth.jwt;
 
+import io.bayeux.testing.MutableClock;
 import io.bayeux.api.Channel;
 import io.bayeux.api.Message;
 import io.bayeux.api.client.ClientSessionChannel;

@@ -1,5 +1,6 @@
 package io.bayeux.auth.jwt;
 
+import io.bayeux.testing.MutableClock;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jwt.JWTClaimsSet;
 import org.junit.jupiter.api.Test;

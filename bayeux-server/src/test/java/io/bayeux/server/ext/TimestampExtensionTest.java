@@ -3,7 +3,7 @@ package io.bayeux.server.ext;
 import io.bayeux.server.BayeuxServerConfig;
 import io.bayeux.server.internal.BayeuxServerImpl;
 import io.bayeux.server.internal.ManualScheduler;
-import io.bayeux.server.internal.MutableClock;
+import io.bayeux.testing.MutableClock;
 import io.bayeux.server.internal.TestClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -1,5 +1,6 @@
 package io.bayeux.server.internal;
 
+import io.bayeux.testing.MutableClock;
 import io.bayeux.api.Message;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;

@@ -1,4 +1,4 @@
-package io.bayeux.server.internal;
+package io.bayeux.testing;
 
 import java.time.Clock;
 import java.time.Duration;
