@@ -16,8 +16,8 @@ import java.util.List;
 /**
  * The gauges of a server, read when the registry is scraped (nothing on the delivery path):
  * sessions by transport, connections, held connects, channels, subscriptions, and its Netty
- * side (event loops' pending tasks, direct memory). The counts over sessions or channels walk
- * them, once per scrape.
+ * side (event loops' pending tasks, direct memory). The counts over sessions walk them once per
+ * scrape for all their gauges ({@link SessionCensus}); the subscriptions walk the channels.
  *
  * <p>Thread-safe: its list of meters is written only while binding.
  */
@@ -29,15 +29,20 @@ final class ServerGauges {
 
     ServerGauges(NettyBayeuxServer server, MeterRegistry registry) {
         ServerCensus census = ((BayeuxServerImpl) server.bayeux()).census();
-        for (String transport : TRANSPORTS) {
-            meters.add(Gauge.builder("bayeux.sessions", census, c -> c.sessions(transport))
+        // The session gauges share a walk of the sessions per scrape: index i for TRANSPORTS[i], the last for the held connects.
+        int held = TRANSPORTS.size();
+        SessionCensus sessions = new SessionCensus(census::sessionCounts, held + 1, System::nanoTime);
+        for (int i = 0; i < TRANSPORTS.size(); i++) {
+            String transport = TRANSPORTS.get(i);
+            int gauge = i;
+            meters.add(Gauge.builder("bayeux.sessions", sessions, s -> s.countsFor(gauge).sessions(transport))
                     .description("Sessions now, by the transport each last came over").tag("transport", transport)
-                    .register(registry));
+                    .strongReference(true).register(registry));
         }
         meters.add(Gauge.builder("bayeux.connections", server, NettyBayeuxServer::connectionCount)
                 .description("Network connections open now (HTTP and WebSocket)").register(registry));
-        meters.add(Gauge.builder("bayeux.connects.held", census, ServerCensus::heldConnects)
-                .description("Long-polling /meta/connect requests held now").register(registry));
+        meters.add(Gauge.builder("bayeux.connects.held", sessions, s -> s.countsFor(held).heldConnects())
+                .description("Long-polling /meta/connect requests held now").strongReference(true).register(registry));
         meters.add(Gauge.builder("bayeux.channels", census, ServerCensus::channels)
                 .description("Channels now, meta channels included").register(registry));
         meters.add(Gauge.builder("bayeux.subscriptions", census, ServerCensus::subscriptions)

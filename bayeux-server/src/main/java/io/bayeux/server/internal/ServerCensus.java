@@ -1,5 +1,8 @@
 package io.bayeux.server.internal;
 
+import java.util.HashMap;
+import java.util.Map;
+
 /**
  * Counts of a server's state now, for metrics: its sessions by transport, its held connects,
  * channels and subscriptions. Each count walks the sessions or channels when asked (a scrape a
@@ -17,26 +20,39 @@ public final class ServerCensus {
         this.channels = channels;
     }
 
-    /** How many sessions last came over {@code transport} ({@code websocket}, {@code long-polling}, {@code local}...). */
-    public int sessions(String transport) {
-        int count = 0;
+    /**
+     * The sessions by the transport each last came over ({@code websocket}, {@code long-polling},
+     * {@code local}...) and those that hold a {@code /meta/connect} now (long-polling waits, and
+     * idle WebSocket ones), counted in one walk of the sessions.
+     */
+    public SessionCounts sessionCounts() {
+        Map<String, int[]> byTransport = new HashMap<>();
+        int held = 0;
         for (ServerSessionImpl session : sessions.all()) {
-            if (transport.equals(session.getTransportName())) {
-                count++;
+            String transport = session.getTransportName();
+            if (transport != null) {
+                byTransport.computeIfAbsent(transport, t -> new int[1])[0]++;
+            }
+            if (session.connectHold().isHeld()) {
+                held++;
             }
         }
-        return count;
+        Map<String, Integer> counts = new HashMap<>();
+        byTransport.forEach((transport, count) -> counts.put(transport, count[0]));
+        return new SessionCounts(Map.copyOf(counts), held);
     }
 
-    /** How many sessions hold a {@code /meta/connect} now (long-polling waits, and idle WebSocket ones). */
-    public int heldConnects() {
-        int count = 0;
-        for (ServerSessionImpl session : sessions.all()) {
-            if (session.connectHold().isHeld()) {
-                count++;
-            }
+    /**
+     * A moment's counts of the sessions: by transport, and those holding a connect. Immutable.
+     *
+     * @param byTransport  the sessions of each transport that has some
+     * @param heldConnects the sessions that hold a {@code /meta/connect}
+     */
+    public record SessionCounts(Map<String, Integer> byTransport, int heldConnects) {
+        /** The sessions that last came over {@code transport}: 0 when none did. */
+        public int sessions(String transport) {
+            return byTransport.getOrDefault(transport, 0);
         }
-        return count;
     }
 
     /** How many channels exist now, meta channels included. */
