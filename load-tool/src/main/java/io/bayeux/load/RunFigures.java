@@ -15,7 +15,7 @@ import java.util.concurrent.TimeoutException;
 /**
  * What a run measures besides its deliveries: the load tool's own CPU, and the server's CPU,
  * memory and stats (from its process when it runs on this machine, and from its stats service or,
- * without one, its Prometheus scrape endpoint), and what it sent on the wire (from the kernel,
+ * without one, its Prometheus scrape endpoint; a server on another machine's CPU from those only), and what it sent on the wire (from the kernel,
  * {@link SocketFigures}).
  * Immutable.
  */
@@ -60,7 +60,9 @@ final class RunFigures {
         SocketFigures.Sample wireEnd = wireStart == null ? null : SocketFigures.sample(urls);
         RunResult.Wire wire = wireEnd == null ? null : wireEnd.since(wireStart, deliveries);
         if (serverPid == null) {
-            return new RunResult.Server(null, null, null, null, null, null, null, null, null, stats, statsBefore, wire);
+            Double cpu = reportedCpuSeconds(statsBefore, stats);
+            Double perDelivery = cpu == null || deliveries == 0 ? null : cpu * 1e6 / deliveries;
+            return new RunResult.Server(null, cpu, perDelivery, null, null, null, null, null, null, stats, statsBefore, wire);
         }
         ProcessFigures.CpuSample cpuEnd = ProcessFigures.cpuSample(serverPid);
         Double cpu = cpuStart == null || cpuEnd == null ? null : (cpuEnd.processNanos() - cpuStart.processNanos()) / 1e9;
@@ -72,6 +74,22 @@ final class RunFigures {
         Long heap = ProcessFigures.heapAfterGcBytes(serverPid);
         return new RunResult.Server(serverPid, cpu, perDelivery, jit, perDeliveryWithoutJit, rss, rssBefore, heap, heapBefore,
                 stats, statsBefore, wire);
+    }
+
+    /**
+     * The CPU a server whose process is not on this machine reports it used between two of its
+     * stats: its stats service's {@code cpuNanos}, or its scrape's {@code process_cpu_time_ns_total}
+     * ({@link MetricsScrape}); null when either does not tell it.
+     */
+    static Double reportedCpuSeconds(Map<String, Object> before, Map<String, Object> after) {
+        Long start = stat(before, "cpuNanos");
+        Long end = stat(after, "cpuNanos");
+        return start == null || end == null || end < start ? null : (end - start) / 1e9;
+    }
+
+    /** Where a remote server's CPU figure came from: {@code /metrics} or {@code its stats service}. */
+    static String cpuSource(Map<String, Object> stats) {
+        return stats != null && "metrics".equals(stats.get("source")) ? "/metrics (process_cpu_time_ns_total)" : "its stats service";
     }
 
     /**

@@ -66,6 +66,10 @@ final class Summary {
                         + (sv.rssBytes() != null && sv.rssBeforeBytes() != null
                         ? ", RSS " + Format.bytes((sv.rssBytes() - sv.rssBeforeBytes()) / Math.max(1, r.connect().clients())) : ""));
             }
+        } else if (sv.cpuSeconds() != null) {
+            row(out, "server CPU", String.format(Locale.ROOT, "%.1f s%s, as the server reports it (from %s)", sv.cpuSeconds(),
+                    sv.cpuMicrosPerDelivery() == null ? "" : String.format(Locale.ROOT, ", %.2f µs/delivery", sv.cpuMicrosPerDelivery()),
+                    RunFigures.cpuSource(sv.stats())));
         }
         RunResult.Wire wire = sv.wire();
         if (wire != null && wire.bytesPerDelivery() != null) {

@@ -11,9 +11,11 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -41,10 +43,25 @@ class MetricsScrapeIT {
                 assertEquals(1L, stats.get("sessions"));
                 assertTrue((Long) stats.get("heapUsedBytes") > 0, () -> "heap: " + stats);
                 assertTrue((Long) stats.get("cpuNanos") > 0, () -> "CPU: " + stats);
+
+                // A server whose pid the tool does not know: its CPU over the run is what its scrapes tell.
+                RunResult.Server remote = new RunFigures(null, 1, List.of(server.uri())).server(null, null, 1000, null, null, stats, client);
+                assertNotNull(remote.cpuSeconds(), "the CPU between two scrapes");
+                assertTrue(remote.cpuSeconds() > 0 && remote.cpuMicrosPerDelivery() == remote.cpuSeconds() * 1e6 / 1000, remote::toString);
+                assertEquals("/metrics (process_cpu_time_ns_total)", RunFigures.cpuSource(remote.stats()));
             } finally {
                 client.disconnect();
             }
         }
+    }
+
+    @Test
+    void aRemoteServersCpuIsKnownOnlyWhenBothStatsTellIt() {
+        assertEquals(1.5, RunFigures.reportedCpuSeconds(Map.of("cpuNanos", 500_000_000L), Map.of("cpuNanos", 2_000_000_000L)));
+        assertNull(RunFigures.reportedCpuSeconds(Map.of("sessions", 1L), Map.of("cpuNanos", 2_000_000_000L)), "no CPU in the scrape before");
+        assertNull(RunFigures.reportedCpuSeconds(null, Map.of("cpuNanos", 2_000_000_000L)));
+        assertNull(RunFigures.reportedCpuSeconds(Map.of("cpuNanos", 3L), Map.of("cpuNanos", 2L)), "another process: restarted");
+        assertEquals("its stats service", RunFigures.cpuSource(Map.of("cpuNanos", 1L)));
     }
 
     @Test

@@ -63,21 +63,23 @@ final class ProcessCpuMetrics implements MeterBinder {
         return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun::getProcessCpuTime : () -> -1;
     }
 
+    /** The gauges hold their functions strongly: a registry holds a meter's object weakly, and these are this binder's own. */
     @Override
     public void bindTo(MeterRegistry registry) {
         Gauge.builder("system.cpu.count", processors, IntSupplier::getAsInt)
-                .description("The number of processors available to the Java virtual machine").register(registry);
+                .description("The number of processors available to the Java virtual machine").strongReference(true).register(registry);
         if (loadAverage.getAsDouble() >= 0) {
             Gauge.builder("system.load.average.1m", loadAverage, DoubleSupplier::getAsDouble)
                     .description("The sum of the number of runnable entities queued to available processors and the number"
                             + " of runnable entities running on the available processors averaged over a period of time")
-                    .register(registry);
+                    .strongReference(true).register(registry);
         }
         if (cpuNanos.getAsLong() >= 0) {
-            FunctionCounter.builder("process.cpu.time", cpuNanos, LongSupplier::getAsLong).baseUnit("ns")
+            // A function counter holds its object weakly, with no option not to: this, which the usage gauge holds strongly.
+            FunctionCounter.builder("process.cpu.time", this, metrics -> metrics.cpuNanos.getAsLong()).baseUnit("ns")
                     .description("The \"cpu time\" used by the Java Virtual Machine process").register(registry);
             Gauge.builder("process.cpu.usage", this, ProcessCpuMetrics::usage)
-                    .description("The \"recent cpu usage\" for the Java Virtual Machine process").register(registry);
+                    .description("The \"recent cpu usage\" for the Java Virtual Machine process").strongReference(true).register(registry);
         }
     }
 

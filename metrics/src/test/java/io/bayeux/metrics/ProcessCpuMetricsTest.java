@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ProcessCpuMetricsTest {
     private final AtomicLong cpu = new AtomicLong(5_000_000_000L);
@@ -49,5 +50,17 @@ class ProcessCpuMetricsTest {
         assertEquals(1.5, registry.get("system.load.average.1m").gauge().value());
         registry.get("process.cpu.usage").gauge();
         assertNull(registry.find("system.cpu.usage").gauge());
+    }
+
+    @Test
+    void theMetersOutliveACollectionOfTheBinder() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new ProcessCpuMetrics().bindTo(registry);
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+        assertTrue(registry.get("process.cpu.time").functionCounter().count() > 0, "the process's CPU time, not NaN");
+        assertTrue(registry.get("process.cpu.usage").gauge().value() >= 0, "not NaN");
+        assertTrue(registry.get("system.cpu.count").gauge().value() >= 1);
     }
 }
