@@ -1,0 +1,109 @@
+package io.bayeux.metrics;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.bayeux.api.server.BayeuxServer;
+import io.bayeux.api.server.SecurityPolicy;
+import io.bayeux.api.server.ServerChannel;
+import io.bayeux.api.server.ServerMessage;
+import io.bayeux.api.server.ServerSession;
+import io.bayeux.server.BayeuxServerConfig;
+import io.bayeux.testing.Await;
+import io.bayeux.transport.NettyBayeuxServer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.CookieManager;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What the happy path does not show, over real sockets as a long-polling client speaks: a refused
+ * handshake and a refused publish counted by their reason, and a session that never connects
+ * counted as expired when the sweeper removes it.
+ */
+class RefusalsAndExpiryIT {
+    private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Refuses handshakes whose ext says {@code deny}, and publishes to {@code /denied/**}. */
+    private static final class Policy implements SecurityPolicy {
+        @Override
+        public boolean canHandshake(BayeuxServer server, ServerSession session, ServerMessage message) {
+            return message.getExt() == null || !Boolean.TRUE.equals(message.getExt().get("deny"));
+        }
+
+        @Override
+        public boolean canPublish(BayeuxServer server, ServerSession session, ServerChannel channel, ServerMessage message) {
+            return !channel.getId().startsWith("/denied/");
+        }
+    }
+
+    /** A long-polling client's HTTP: the server ties a session to its browser's cookie. */
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).cookieHandler(new CookieManager()).build();
+
+    private JsonNode reply(NettyBayeuxServer server, String batch) throws Exception {
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(server.uri()).timeout(WAIT).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(batch)).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, response.statusCode(), response::body);
+        return JSON.readTree(response.body()).get(0);
+    }
+
+    private static Map<String, PrometheusParser.Family> scrape(PrometheusMeterRegistry registry) {
+        try {
+            return PrometheusParser.parse(registry.scrape(), "text");
+        } catch (Exception x) {
+            throw new AssertionError(x);
+        }
+    }
+
+    @AfterEach
+    void close() {
+        http.close();
+    }
+
+    @Test
+    void refusalsCountByReasonAndASessionThatNeverConnectsExpires() throws Exception {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        BayeuxServerConfig config = BayeuxServerConfig.builder().maxInterval(Duration.ofSeconds(1)).sweepPeriod(Duration.ofMillis(100)).build();
+        try (NettyBayeuxServer server = NettyBayeuxServer.builder().host("127.0.0.1").port(0).bayeuxConfig(config).build();
+             BayeuxMetrics metrics = BayeuxMetrics.bind(server, registry)) {
+            server.bayeux().setSecurityPolicy(new Policy());
+            server.start();
+            String handshake = "{\"channel\":\"/meta/handshake\",\"version\":\"1.0\",\"supportedConnectionTypes\":[\"long-polling\"]";
+
+            assertFalse(reply(server, "[" + handshake + ",\"ext\":{\"deny\":true}}]").get("successful").asBoolean());
+            String clientId = reply(server, "[" + handshake + "}]").get("clientId").asText();
+            String publish = "[{\"channel\":\"%s\",\"clientId\":\"" + clientId + "\",\"data\":\"hello\"}]";
+            JsonNode denied = reply(server, publish.formatted("/denied/room"));
+            assertTrue(denied.get("error").asText().endsWith(":publish_denied"), denied::toString);
+            JsonNode accepted = reply(server, publish.formatted("/chat/room"));
+            assertTrue(accepted.get("successful").asBoolean(), accepted::toString);
+
+            Map<String, PrometheusParser.Family> families = scrape(registry);
+            PrometheusParser.Family handshakes = families.get("bayeux_handshakes");
+            assertEquals(1, handshakes.value("bayeux_handshakes_total", "outcome", "handshake_denied"));
+            assertEquals(1, handshakes.value("bayeux_handshakes_total", "outcome", "success"));
+            PrometheusParser.Family refused = families.get("bayeux_publishes_refused");
+            assertEquals(1, refused.value("bayeux_publishes_refused_total", "reason", "publish_denied"));
+            assertEquals(1, refused.sum("bayeux_publishes_refused_total"), "one refusal, under its reason only");
+            assertEquals(1, families.get("bayeux_messages_published").value("bayeux_messages_published_total", "transport", "long-polling"));
+
+            // It never sends /meta/connect: the sweeper removes it once its maximum interval has passed.
+            Await.until(WAIT, () -> scrape(registry).get("bayeux_disconnects").value("bayeux_disconnects_total", "cause", "expiry") == 1,
+                    () -> "the session expired: " + registry.scrape());
+            families = scrape(registry);
+            assertEquals(0, families.get("bayeux_sessions").sum("bayeux_sessions"));
+            assertEquals(0, families.get("bayeux_disconnects").value("bayeux_disconnects_total", "cause", "client"));
+        }
+    }
+}
