@@ -7,7 +7,9 @@ import io.bayeux.api.server.SecurityPolicy;
 import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
+import io.bayeux.api.server.LocalSession;
 import io.bayeux.server.BayeuxServerConfig;
+import io.bayeux.server.QueueOverflow;
 import io.bayeux.testing.Await;
 import io.bayeux.transport.NettyBayeuxServer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -28,8 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What the happy path does not show, over real sockets as a long-polling client speaks: a refused
- * handshake and a refused publish counted by their reason, and a session that never connects
- * counted as expired when the sweeper removes it.
+ * handshake and a refused publish counted by their reason, a session that never connects
+ * counted as expired when the sweeper removes it, and a queue's overflow under its policy.
  */
 class RefusalsAndExpiryIT {
     private static final Duration WAIT = Duration.ofSeconds(10);
@@ -104,6 +106,32 @@ class RefusalsAndExpiryIT {
             families = scrape(registry);
             assertEquals(0, families.get("bayeux_sessions").sum("bayeux_sessions"));
             assertEquals(0, families.get("bayeux_disconnects").value("bayeux_disconnects_total", "cause", "client"));
+        }
+    }
+
+    @Test
+    void aQueueThatOverflowsCountsUnderItsPolicyAndItsSessionsRemovalUnderOverflow() throws Exception {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        try (NettyBayeuxServer server = NettyBayeuxServer.builder().host("127.0.0.1").port(0).maxQueue(2, QueueOverflow.DISCONNECT).build();
+             BayeuxMetrics metrics = BayeuxMetrics.bind(server, registry)) {
+            server.start();
+            String clientId = reply(server, "[{\"channel\":\"/meta/handshake\",\"version\":\"1.0\",\"supportedConnectionTypes\":[\"long-polling\"]}]")
+                    .get("clientId").asText();
+            JsonNode subscribed = reply(server, "[{\"channel\":\"/meta/subscribe\",\"clientId\":\"" + clientId + "\",\"subscription\":\"/chat/room\"}]");
+            assertTrue(subscribed.get("successful").asBoolean(), subscribed::toString);
+
+            // It has not connected yet, so nothing takes from its queue: the third message finds it full.
+            LocalSession publisher = server.bayeux().newLocalSession("publisher");
+            publisher.handshake();
+            for (int i = 0; i < 3; i++) {
+                publisher.getChannel("/chat/room").publish("hello " + i);
+            }
+            Await.until(WAIT, () -> scrape(registry).get("bayeux_disconnects").value("bayeux_disconnects_total", "cause", "overflow") == 1,
+                    () -> "the session removed: " + registry.scrape());
+            PrometheusParser.Family overflows = scrape(registry).get("bayeux_queue_overflows");
+            assertEquals("counter", overflows.type());
+            assertEquals(1, overflows.value("bayeux_queue_overflows_total", "policy", "disconnect"));
+            assertEquals(1, overflows.sum("bayeux_queue_overflows_total"), "under its policy only");
         }
     }
 }
