@@ -3,6 +3,7 @@ package io.bayeux.metrics;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.bayeux.api.server.BayeuxServer;
+import io.bayeux.api.server.HistoryPolicy;
 import io.bayeux.api.server.SecurityPolicy;
 import io.bayeux.api.server.ServerChannel;
 import io.bayeux.api.server.ServerMessage;
@@ -31,9 +32,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * What the happy path does not show, over real sockets as a long-polling client speaks: a refused
  * handshake and a refused publish counted by their reason, a session that never connects
- * counted as expired when the sweeper removes it, and a queue's overflow under its policy.
+ * counted as expired when the sweeper removes it, a queue's overflow under its policy, and
+ * recoveries from a channel's history by outcome with the messages they replayed.
  */
-class RefusalsAndExpiryIT {
+class OutcomesIT {
     private static final Duration WAIT = Duration.ofSeconds(10);
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -132,6 +134,42 @@ class RefusalsAndExpiryIT {
             assertEquals("counter", overflows.type());
             assertEquals(1, overflows.value("bayeux_queue_overflows_total", "policy", "disconnect"));
             assertEquals(1, overflows.sum("bayeux_queue_overflows_total"), "under its policy only");
+        }
+    }
+
+    @Test
+    void recoveriesCountByOutcomeAndTheMessagesTheyReplay() throws Exception {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        try (NettyBayeuxServer server = NettyBayeuxServer.builder().host("127.0.0.1").port(0).build();
+             BayeuxMetrics metrics = BayeuxMetrics.bind(server, registry)) {
+            server.bayeux().createChannelIfAbsent("/chat/**").getReference().setHistory(HistoryPolicy.of(100, Duration.ofMinutes(5)));
+            server.start();
+            String handshake = "[{\"channel\":\"/meta/handshake\",\"version\":\"1.0\",\"supportedConnectionTypes\":[\"long-polling\"]}]";
+            String subscribe = "[{\"channel\":\"/meta/subscribe\",\"clientId\":\"%s\",\"subscription\":\"/chat/room\"%s}]";
+            JsonNode first = reply(server, subscribe.formatted(reply(server, handshake).get("clientId").asText(), ""));
+            JsonNode position = first.at("/ext/history/~1chat~1room");
+            assertTrue(position.has("offset"), first::toString);
+
+            LocalSession publisher = server.bayeux().newLocalSession("publisher");
+            publisher.handshake();
+            for (int i = 0; i < 3; i++) {
+                publisher.getChannel("/chat/room").publish("hello " + i);
+            }
+            String recover = ",\"ext\":{\"recover\":{\"/chat/room\":{\"offset\":%d,\"epoch\":\"%s\"}}}";
+            long offset = position.get("offset").asLong();
+            String epoch = position.get("epoch").asText();
+            JsonNode recovered = reply(server, subscribe.formatted(reply(server, handshake).get("clientId").asText(), recover.formatted(offset, epoch)));
+            assertTrue(recovered.at("/ext/history/~1chat~1room/recovered").asBoolean(), recovered::toString);
+            JsonNode otherEpoch = reply(server, subscribe.formatted(reply(server, handshake).get("clientId").asText(), recover.formatted(offset, epoch + "x")));
+            assertFalse(otherEpoch.at("/ext/history/~1chat~1room/recovered").asBoolean(), otherEpoch::toString);
+
+            Map<String, PrometheusParser.Family> families = scrape(registry);
+            PrometheusParser.Family recoveries = families.get("bayeux_history_recoveries");
+            assertEquals("counter", recoveries.type());
+            assertEquals(1, recoveries.value("bayeux_history_recoveries_total", "outcome", "recovered"));
+            assertEquals(1, recoveries.value("bayeux_history_recoveries_total", "outcome", "epoch"));
+            assertEquals(2, recoveries.sum("bayeux_history_recoveries_total"), "the first subscription asked for none");
+            assertEquals(3, families.get("bayeux_history_replayed").value("bayeux_history_replayed_total"));
         }
     }
 }
