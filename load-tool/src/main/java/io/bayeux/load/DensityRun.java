@@ -63,11 +63,14 @@ final class DensityRun {
      *
      * @param connectSeconds  the time to connect and subscribe all (the first round: the steps' times added)
      * @param broadcastMillis from publishing one message on the broadcast channel to its arrival at the last client; null when not all got it
+     * @param serverBroadcastMillis the server's part of it: from the publish read off its connection to the flush of the last frame
+     *                        carrying it, as the server's stats service tells (a server started with {@code --broadcast-timing});
+     *                        null when it does not
      * @param settleSeconds   from the last connection closed until sessions and heap after GC were back to the empty server's; null when not within the settle time
      * @param after           the server once settled (or at the end of the settle time)
      */
-    record Round(int round, int clients, double connectSeconds, Double broadcastMillis, int broadcastArrivals, Double settleSeconds,
-                 ServerSample after) {
+    record Round(int round, int clients, double connectSeconds, Double broadcastMillis, Double serverBroadcastMillis, int broadcastArrivals,
+                 Double settleSeconds, ServerSample after) {
     }
 
     /** Everything the run measured. */
@@ -159,6 +162,7 @@ final class DensityRun {
         stats.getChannel(IdleClients.BROADCAST_CHANNEL).publish(Map.of("id", id));
         long last = clients.awaitBroadcast(BROADCAST_TIMEOUT);
         Double broadcastMillis = last < 0 ? null : (last - published) / 1e6;
+        Double serverMillis = broadcastMillis == null ? null : serverBroadcastMillis(RunFigures.serverStats(stats));
         int arrivals = clients.arrivals();
         int count = clients.ready();
         int forced = clients.leaveAll(LEAVE_TIMEOUT);
@@ -176,11 +180,23 @@ final class DensityRun {
         } while (System.nanoTime() < deadline);
         out.printf(Locale.ROOT, "round %d: %,d clients connected and subscribed in %.2f s; broadcast reached %,d of them, the last after %s;"
                         + " all left%s; %s; server %s%n", round, count, connectSeconds, arrivals,
-                broadcastMillis == null ? "(not all within " + BROADCAST_TIMEOUT.toSeconds() + " s)" : String.format(Locale.ROOT, "%.1f ms", broadcastMillis),
+                broadcastMillis == null ? "(not all within " + BROADCAST_TIMEOUT.toSeconds() + " s)" : String.format(Locale.ROOT, "%.1f ms", broadcastMillis)
+                        + (serverMillis == null ? "" : String.format(Locale.ROOT, " (the server's part %.1f ms, from the publish read to the last"
+                        + " frame flushed; the rest %.1f ms, the clients reading)", serverMillis, broadcastMillis - serverMillis)),
                 forced == 0 ? "" : " (" + forced + " closed by force)",
                 settleSeconds == null ? "NOT back to the empty server's within " + settings.settle().toSeconds() + " s"
                         : String.format(Locale.ROOT, "back to the empty server's in %.1f s", settleSeconds), describe(after));
-        return new Round(round, count, connectSeconds, broadcastMillis, arrivals, settleSeconds, after);
+        return new Round(round, count, connectSeconds, broadcastMillis, serverMillis, arrivals, settleSeconds, after);
+    }
+
+    /**
+     * The server's part of the last broadcast, from its stats ({@code deliveryNewestArrivalNanos},
+     * {@code deliveryLastFlushNanos}, both of the server's clock); null when it does not tell.
+     */
+    static Double serverBroadcastMillis(Map<String, Object> stats) {
+        Long arrival = RunFigures.stat(stats, "deliveryNewestArrivalNanos");
+        Long flush = RunFigures.stat(stats, "deliveryLastFlushNanos");
+        return arrival == null || flush == null || arrival == 0 || flush < arrival ? null : (flush - arrival) / 1e6;
     }
 
     /** Sessions as many as the empty server's and heap after GC within the tolerance of it (where read). */

@@ -1,5 +1,6 @@
 package io.bayeux.load;
 
+import io.bayeux.server.internal.BayeuxServerImpl;
 import io.bayeux.transport.NettyBayeuxServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -16,7 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The density mode against this project's server over real sockets: 200 idle clients in two
  * steps over two source addresses, each in 10 channels, a broadcast that reaches every one,
- * and two connect-all / leave-all rounds after which the server holds no session of theirs.
+ * timed inside the server too, and two connect-all / leave-all rounds after which the server holds
+ * no session of theirs.
  */
 class DensityIT {
     @RegisterExtension
@@ -26,7 +28,7 @@ class DensityIT {
     @Timeout(120)
     void idleClientsOverTwoSourceAddressesAreCountedReachedAndGone() throws Exception {
         TestScenarios.ServerCount count = new TestScenarios.ServerCount();
-        NettyBayeuxServer server = servers.start(count);
+        NettyBayeuxServer server = servers.start(count.andThen(bayeux -> ((BayeuxServerImpl) bayeux).observe(new DeliveryTiming())));
         DensityRun.Settings settings = new DensityRun.Settings(server.uri(), null, List.of(100, 200), DensityCommand.sourceAddresses(2),
                 true, 100, 10, 50, 2, Duration.ZERO, Duration.ofSeconds(10), 1024 * 1024, Duration.ofSeconds(60), 2);
 
@@ -44,6 +46,9 @@ class DensityIT {
             assertEquals(200, round.clients());
             assertEquals(200, round.broadcastArrivals(), "round " + round.round() + ": the broadcast reached every client");
             assertNotNull(round.broadcastMillis());
+            assertNotNull(round.serverBroadcastMillis(), "round " + round.round() + ": the server timed its part of the broadcast");
+            assertTrue(round.serverBroadcastMillis() <= round.broadcastMillis(),
+                    "the server's part " + round.serverBroadcastMillis() + " ms is within the whole " + round.broadcastMillis() + " ms");
             assertNotNull(round.settleSeconds(), "round " + round.round() + ": the sessions were gone within the settle time");
             assertEquals(empty, round.after().sessions());
         }
