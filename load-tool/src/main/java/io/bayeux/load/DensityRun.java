@@ -18,12 +18,13 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One density measurement against a running server: idle WebSocket clients ({@link IdleClients})
- * opened step by step up to the highest count, the server's memory read at every step (after a
+ * One density measurement against a running server: after a warm-up round of a few clients (so
+ * that the baseline is a server that has loaded its classes, not a never-used one), idle
+ * WebSocket clients ({@link IdleClients}) opened step by step up to the highest count, the server's memory read at every step (after a
  * full GC), the CPU it spends holding them all idle, one broadcast to all of them, then all
  * leave; the next rounds open them all at once, broadcast and leave again. After each leave it
- * waits, up to the settle time, for the server's sessions and heap after GC to return to the
- * empty server's.
+ * waits, up to the settle time, for the server's sessions, channels and heap after GC to return
+ * to the empty server's.
  *
  * <p>Not thread-safe: one run, on the caller's thread.
  */
@@ -31,8 +32,11 @@ final class DensityRun {
     /** What the run is asked to do. */
     record Settings(URI url, Long serverPid, List<Integer> steps, List<InetAddress> sourceAddresses, boolean offerDeflate,
                     int rooms, int roomsPerClient, int concurrency, int rounds, Duration hold, Duration settle,
-                    long heapToleranceBytes, Duration connectTimeout, int ioThreads) {
+                    long heapToleranceBytes, Duration connectTimeout, int ioThreads, int warmup) {
         Settings {
+            if (warmup < 0) {
+                throw new IllegalArgumentException("--warmup must be 0 or more: " + warmup);
+            }
             steps = List.copyOf(steps);
             if (steps.isEmpty()) {
                 throw new IllegalArgumentException("--steps needs at least one count");
@@ -73,10 +77,17 @@ final class DensityRun {
                  Double settleSeconds, ServerSample after) {
     }
 
-    /** Everything the run measured. */
+    /**
+     * Everything the run measured.
+     *
+     * @param neverUsed the server before any client of the run
+     * @param warmup    the clients of the warm-up round, 0 for none
+     * @param empty     the server the figures are taken over: after the warm-up round, once its sessions and channels are
+     *                  gone (the never-used server without one)
+     */
     record Result(String url, Long serverPid, List<String> sourceAddresses, Map<String, Integer> clientsPerSourceAddress,
-                  boolean deflateOffered, int roomsPerClient, ServerSample empty, List<Step> steps, Double idleCpuPercentOfOneCore,
-                  List<Round> rounds) {
+                  boolean deflateOffered, int roomsPerClient, ServerSample neverUsed, int warmup, ServerSample empty, List<Step> steps,
+                  Double idleCpuPercentOfOneCore, List<Round> rounds) {
     }
 
     private static final Duration BROADCAST_TIMEOUT = Duration.ofSeconds(30);
@@ -98,8 +109,9 @@ final class DensityRun {
         try (IdleClients clients = new IdleClients(settings.url(), settings.sourceAddresses(), settings.offerDeflate(), settings.rooms(),
                 settings.roomsPerClient(), settings.concurrency(), settings.ioThreads(), settings.connectTimeout())) {
             stats.handshake();
-            ServerSample empty = sample(stats);
-            out.printf(Locale.ROOT, "empty server: %s%n", describe(empty));
+            ServerSample neverUsed = sample(stats);
+            out.printf(Locale.ROOT, "never-used server: %s%n", describe(neverUsed));
+            ServerSample empty = settings.warmup() == 0 ? neverUsed : warmUp(clients, stats, neverUsed);
             List<Step> steps = new ArrayList<>();
             List<Round> rounds = new ArrayList<>();
             Double idleCpu = null;
@@ -128,12 +140,37 @@ final class DensityRun {
             }
             return new Result(settings.url().toString(), settings.serverPid(),
                     settings.sourceAddresses().stream().map(InetAddress::getHostAddress).toList(), clients.perSourceAddress(),
-                    settings.offerDeflate(), settings.roomsPerClient(), empty, steps, idleCpu, rounds);
+                    settings.offerDeflate(), settings.roomsPerClient(), neverUsed, settings.warmup(), empty, steps, idleCpu, rounds);
         } finally {
             stats.disconnect(reply -> { });
             stats.close();
             statsGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
         }
+    }
+
+    /**
+     * One round of {@code warmup} clients (connect, subscribe, a broadcast, leave) so that the
+     * server's classes are loaded and its paths run before the baseline is taken; waits, up to
+     * the settle time, for their sessions and channels to go, and returns the server then.
+     */
+    private ServerSample warmUp(IdleClients clients, BayeuxClient stats, ServerSample neverUsed) throws InterruptedException {
+        clients.open(settings.warmup(), settings.connectTimeout());
+        clients.expectBroadcast("density-warmup");
+        stats.getChannel(IdleClients.BROADCAST_CHANNEL).publish(Map.of("id", "density-warmup"));
+        clients.awaitBroadcast(BROADCAST_TIMEOUT);
+        clients.leaveAll(LEAVE_TIMEOUT);
+        long deadline = System.nanoTime() + settings.settle().toNanos();
+        ServerSample now = sample(stats);
+        while (!(same(now.sessions(), neverUsed.sessions()) && same(now.channels(), neverUsed.channels())) && System.nanoTime() < deadline) {
+            Thread.sleep(SETTLE_POLL_MILLIS);
+            now = sample(stats);
+        }
+        out.printf(Locale.ROOT, "empty server after a warm-up round of %,d clients: %s%n", settings.warmup(), describe(now));
+        return now;
+    }
+
+    private static boolean same(Long now, Long empty) {
+        return now == null || now.equals(empty);
     }
 
     /** The server's CPU, in % of one core, while every client is connected and idle for the hold time; null without its pid. */
@@ -199,9 +236,9 @@ final class DensityRun {
         return arrival == null || flush == null || arrival == 0 || flush < arrival ? null : (flush - arrival) / 1e6;
     }
 
-    /** Sessions as many as the empty server's and heap after GC within the tolerance of it (where read). */
+    /** Sessions and channels as many as the empty server's and heap after GC within the tolerance of it (where read). */
     private boolean settled(ServerSample now, ServerSample empty) {
-        boolean sessions = now.sessions() == null || now.sessions().equals(empty.sessions());
+        boolean sessions = same(now.sessions(), empty.sessions()) && same(now.channels(), empty.channels());
         boolean heap = now.heapAfterGcBytes() == null || empty.heapAfterGcBytes() == null
                 || now.heapAfterGcBytes() <= empty.heapAfterGcBytes() + settings.heapToleranceBytes();
         return sessions && heap;
@@ -212,8 +249,8 @@ final class DensityRun {
     }
 
     static String describe(ServerSample s) {
-        return String.format(Locale.ROOT, "sessions %s, heap after GC %s, direct %s, RSS %s, kernel TCP memory %s",
-                s.sessions() == null ? "-" : s.sessions(), mib(s.heapAfterGcBytes()), mib(s.directBytes()), mib(s.rssBytes()),
+        return String.format(Locale.ROOT, "sessions %s, channels %s, heap after GC %s, direct %s, RSS %s, kernel TCP memory %s",
+                s.sessions() == null ? "-" : s.sessions(), s.channels() == null ? "-" : s.channels(), mib(s.heapAfterGcBytes()), mib(s.directBytes()), mib(s.rssBytes()),
                 mib(s.socketMemoryBytes()));
     }
 

@@ -19,7 +19,7 @@ import java.util.Map;
 
 /**
  * The benchmark server's own figures, answered on {@code /service/load/stats} (a remote call):
- * sessions, messages waiting in their queues, GC counts and pause time, heap in use, direct
+ * sessions, messages waiting in their queues, channels, GC counts and pause time, heap in use, direct
  * memory in use, process CPU time; with {@link DeliveryTiming} installed as the server's observer,
  * the newest publish arrival flushed and the latest flush of one ({@code deliveryNewestArrivalNanos},
  * {@code deliveryLastFlushNanos}, this process's {@link System#nanoTime()}). The load tool asks
@@ -62,6 +62,7 @@ public final class StatsService {
         Map<String, Object> stats = new LinkedHashMap<>();
         stats.put("sessions", sessions);
         stats.put("queued", queued);
+        stats.put("channels", (long) bayeux.getChannels().size());
         stats.put("gcCount", gcCount);
         stats.put("gcMillis", gcMillis);
         stats.put("gc", collectors);
