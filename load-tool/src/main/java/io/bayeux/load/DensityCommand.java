@@ -49,6 +49,10 @@ final class DensityCommand implements Callable<Integer> {
     @Option(names = "--no-client-compression", description = "The clients do not offer permessage-deflate")
     boolean noClientCompression;
 
+    @Option(names = "--client-processes", paramLabel = "N",
+            description = "Processes holding the clients: this one and N-1 child JVMs of the load tool, each its share (each has its own open-file limit) (default: ${DEFAULT-VALUE})")
+    int clientProcesses = 1;
+
     @Option(names = "--concurrency", paramLabel = "N", description = "Clients setting up at once (default: ${DEFAULT-VALUE})")
     int concurrency = 500;
 
@@ -123,7 +127,7 @@ final class DensityCommand implements Callable<Integer> {
         return new DensityRun.Settings(target, pid, steps, sourceAddresses(sourceAddresses), !noClientCompression, rooms, roomsPerClient,
                 concurrency, rounds, ScenarioOptions.parseDuration(hold, "--hold"), ScenarioOptions.parseDuration(settle, "--settle"),
                 heapToleranceKiB * 1024, ScenarioOptions.parseDuration(connectTimeout, "--connect-timeout"),
-                threads != null ? threads : Runtime.getRuntime().availableProcessors(), warmup);
+                threads != null ? threads : Runtime.getRuntime().availableProcessors(), warmup, clientProcesses);
     }
 
     /** 127.0.0.2, 127.0.0.3, ...: {@code n} loopback addresses (Linux routes all of 127.0.0.0/8 to the loopback interface). */

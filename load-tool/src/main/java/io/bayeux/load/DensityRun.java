@@ -7,6 +7,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.URI;
@@ -22,7 +23,8 @@ import java.util.concurrent.TimeUnit;
  * that the baseline is a server that has loaded its classes, not a never-used one), idle
  * WebSocket clients ({@link IdleClients}) opened step by step up to the highest count, the server's memory read at every step (after a
  * full GC), the CPU it spends holding them all idle, one broadcast to all of them, then all
- * leave; the next rounds open them all at once, broadcast and leave again. After each leave it
+ * leave (the clients in this process or, with {@code clientProcesses}, spread over child
+ * processes: {@link ClientProcesses}); the next rounds open them all at once, broadcast and leave again. After each leave it
  * waits, up to the settle time, for the server's sessions, channels and heap after GC to return
  * to the empty server's.
  *
@@ -32,8 +34,11 @@ final class DensityRun {
     /** What the run is asked to do. */
     record Settings(URI url, Long serverPid, List<Integer> steps, List<InetAddress> sourceAddresses, boolean offerDeflate,
                     int rooms, int roomsPerClient, int concurrency, int rounds, Duration hold, Duration settle,
-                    long heapToleranceBytes, Duration connectTimeout, int ioThreads, int warmup) {
+                    long heapToleranceBytes, Duration connectTimeout, int ioThreads, int warmup, int clientProcesses) {
         Settings {
+            if (clientProcesses < 1) {
+                throw new IllegalArgumentException("--client-processes must be 1 or more: " + clientProcesses);
+            }
             if (warmup < 0) {
                 throw new IllegalArgumentException("--warmup must be 0 or more: " + warmup);
             }
@@ -102,12 +107,11 @@ final class DensityRun {
         this.out = out;
     }
 
-    Result run() throws InterruptedException {
+    Result run() throws InterruptedException, IOException {
         EventLoopGroup statsGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         ClientConfig statsConfig = ClientConfig.builder().eventLoopGroup(statsGroup).websocketCompression(false).build();
         BayeuxClient stats = new BayeuxClient(settings.url().toString(), statsConfig, new WebSocketTransport(statsConfig));
-        try (IdleClients clients = new IdleClients(settings.url(), settings.sourceAddresses(), settings.offerDeflate(), settings.rooms(),
-                settings.roomsPerClient(), settings.concurrency(), settings.ioThreads(), settings.connectTimeout())) {
+        try (DensityClients clients = clients()) {
             stats.handshake();
             ServerSample neverUsed = sample(stats);
             out.printf(Locale.ROOT, "never-used server: %s%n", describe(neverUsed));
@@ -148,12 +152,20 @@ final class DensityRun {
         }
     }
 
+    /** The clients in this process, or spread over {@code clientProcesses} (this one and children). */
+    private DensityClients clients() throws IOException {
+        int processes = settings.clientProcesses();
+        IdleClients local = new IdleClients(settings.url(), settings.sourceAddresses(), settings.offerDeflate(), settings.rooms(),
+                settings.roomsPerClient(), settings.concurrency(), settings.ioThreads(), settings.connectTimeout(), 0, processes);
+        return processes == 1 ? local : new ClientProcesses(local, processes, ClientProcesses.childArguments(settings));
+    }
+
     /**
      * One round of {@code warmup} clients (connect, subscribe, a broadcast, leave) so that the
      * server's classes are loaded and its paths run before the baseline is taken; waits, up to
      * the settle time, for their sessions and channels to go, and returns the server then.
      */
-    private ServerSample warmUp(IdleClients clients, BayeuxClient stats, ServerSample neverUsed) throws InterruptedException {
+    private ServerSample warmUp(DensityClients clients, BayeuxClient stats, ServerSample neverUsed) throws InterruptedException {
         clients.open(settings.warmup(), settings.connectTimeout());
         clients.expectBroadcast("density-warmup");
         stats.getChannel(IdleClients.BROADCAST_CHANNEL).publish(Map.of("id", "density-warmup"));
@@ -174,7 +186,7 @@ final class DensityRun {
     }
 
     /** The server's CPU, in % of one core, while every client is connected and idle for the hold time; null without its pid. */
-    private Double idleCpu(IdleClients clients) throws InterruptedException {
+    private Double idleCpu(DensityClients clients) throws InterruptedException {
         if (settings.serverPid() == null || settings.hold().isZero()) {
             return null;
         }
@@ -191,7 +203,7 @@ final class DensityRun {
         return percent;
     }
 
-    private Round broadcastAndLeave(int round, IdleClients clients, double connectSeconds, BayeuxClient stats, ServerSample empty)
+    private Round broadcastAndLeave(int round, DensityClients clients, double connectSeconds, BayeuxClient stats, ServerSample empty)
             throws InterruptedException {
         String id = "density-" + round;
         clients.expectBroadcast(id);

@@ -31,7 +31,7 @@ class DensityIT {
         TestScenarios.ServerCount count = new TestScenarios.ServerCount();
         NettyBayeuxServer server = servers.start(count.andThen(bayeux -> ((BayeuxServerImpl) bayeux).observe(new DeliveryTiming())));
         DensityRun.Settings settings = new DensityRun.Settings(server.uri(), null, List.of(100, 200), DensityCommand.sourceAddresses(2),
-                true, 100, 10, 50, 2, Duration.ZERO, Duration.ofSeconds(10), 1024 * 1024, Duration.ofSeconds(60), 2, 20);
+                true, 100, 10, 50, 2, Duration.ZERO, Duration.ofSeconds(10), 1024 * 1024, Duration.ofSeconds(60), 2, 20, 1);
 
         DensityRun.Result result = new DensityRun(settings, TestScenarios.QUIET).run();
 
@@ -59,5 +59,27 @@ class DensityIT {
         assertEquals(3, count.published.get(), "one broadcast per round and one in the warm-up");
         assertEquals(20 + 2 * 200, count.deliveries.get(), "every client subscribed to the broadcast channel");
         assertTrue(DensityCommand.passed(result));
+    }
+
+    @Test
+    @Timeout(120)
+    void clientsSpreadOverTwoProcessesAreCountedReachedAndGoneTogether() throws Exception {
+        TestScenarios.ServerCount count = new TestScenarios.ServerCount();
+        NettyBayeuxServer server = servers.start(count);
+        DensityRun.Settings settings = new DensityRun.Settings(server.uri(), null, List.of(301), DensityCommand.sourceAddresses(2),
+                false, 100, 10, 50, 1, Duration.ZERO, Duration.ofSeconds(10), 1024 * 1024, Duration.ofSeconds(60), 1, 0, 2);
+
+        DensityRun.Result result = new DensityRun(settings, TestScenarios.QUIET).run();
+
+        long empty = result.empty().sessions();
+        assertEquals(empty + 301, result.steps().get(0).sample().sessions(), "both processes' clients have their sessions");
+        DensityRun.Round round = result.rounds().get(0);
+        assertEquals(301, round.clients(), "the ready clients of both processes, summed");
+        assertEquals(301, round.broadcastArrivals(), "the broadcast's arrivals in both processes, summed");
+        assertNotNull(round.broadcastMillis());
+        assertEquals(301, count.deliveries.get(), "every client of both processes subscribed to the broadcast channel");
+        assertEquals(Map.of("127.0.0.2", 151, "127.0.0.3", 150), result.clientsPerSourceAddress(),
+                "client i from source address i mod 2, in whichever process it lives");
+        assertEquals(empty, round.after().sessions(), "every client of both processes left");
     }
 }
