@@ -30,7 +30,7 @@ import java.util.stream.Collectors;
  *
  * Nothing else is written to the standard output; logs go to the standard error.
  */
-@Command(name = "density-clients", hidden = true, description = "A child process of density --client-processes: driven over stdin/stdout.")
+@Command(name = "density-clients", hidden = true, mixinStandardHelpOptions = true, description = "A child process of density --client-processes: driven over stdin/stdout.")
 final class DensityClientsCommand implements Callable<Integer> {
     @Option(names = "--url", required = true)
     URI url;
