@@ -187,8 +187,10 @@ final class ClientProcesses implements DensityClients {
             List<String> command = new ArrayList<>();
             command.add(ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java"));
             for (String option : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-                // Memory, system properties and JVM flags as this process has them; no agents or debuggers.
-                if (option.startsWith("-X") || option.startsWith("-D") || option.startsWith("--enable-native-access")) {
+                // Memory, system properties and JVM flags as this process has them; no agents, debuggers or
+                // recordings (each would write to this process's file).
+                if ((option.startsWith("-X") || option.startsWith("-D") || option.startsWith("--enable-native-access"))
+                        && !option.startsWith("-XX:StartFlightRecording") && !option.startsWith("-XX:FlightRecorderOptions")) {
                     command.add(option);
                 }
             }
@@ -207,13 +209,16 @@ final class ClientProcesses implements DensityClients {
         String[] answer(String expected) {
             String line;
             try {
-                line = out.readLine();
+                while ((line = out.readLine()) != null && !line.startsWith(DensityClientsCommand.ANSWER)) {
+                    System.err.println("client process " + process + ": " + line);
+                }
             } catch (IOException x) {
                 throw new BenchmarkException("Client process " + process + " (pid " + os.pid() + "): " + x);
             }
             if (line == null) {
                 throw new BenchmarkException("Client process " + process + " (pid " + os.pid() + ") ended");
             }
+            line = line.substring(DensityClientsCommand.ANSWER.length());
             if (!line.equals(expected) && !line.startsWith(expected + " ")) {
                 throw new BenchmarkException("Client process " + process + ": " + line);
             }

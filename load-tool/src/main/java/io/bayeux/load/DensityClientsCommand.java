@@ -28,10 +28,15 @@ import java.util.stream.Collectors;
  * quit (or the end of the input: the parent went) -> the process exits
  * </pre>
  *
- * Nothing else is written to the standard output; logs go to the standard error.
+ * Each answer starts with {@value #ANSWER}: the parent skips other lines that the JVM may
+ * write to the standard output ({@code -Xlog}, JFR's start), and passes them to its standard
+ * error. The application's logs go to the standard error.
  */
 @Command(name = "density-clients", hidden = true, mixinStandardHelpOptions = true, description = "A child process of density --client-processes: driven over stdin/stdout.")
 final class DensityClientsCommand implements Callable<Integer> {
+    /** What starts every answer: other lines on the standard output (the JVM's own, of {@code -Xlog} or JFR) are not answers. */
+    static final String ANSWER = "@density ";
+
     @Option(names = "--url", required = true)
     URI url;
 
@@ -70,7 +75,7 @@ final class DensityClientsCommand implements Callable<Integer> {
                 roomsPerClient, concurrency, threads, Duration.ofMillis(connectTimeoutMillis), process, processes)) {
             String line;
             while ((line = in.readLine()) != null && !line.equals("quit")) {
-                out.println(answer(clients, line.split(" ")));
+                out.println(ANSWER + answer(clients, line.split(" ")));
             }
         }
         return 0;
