@@ -111,10 +111,22 @@ final class DensityRun {
         EventLoopGroup statsGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         ClientConfig statsConfig = ClientConfig.builder().eventLoopGroup(statsGroup).websocketCompression(false).build();
         BayeuxClient stats = new BayeuxClient(settings.url().toString(), statsConfig, new WebSocketTransport(statsConfig));
-        try (DensityClients clients = clients()) {
+        try {
             stats.handshake();
+            // Before any client process starts: a JVM starting competes with the first stats call.
             ServerSample neverUsed = sample(stats);
             out.printf(Locale.ROOT, "never-used server: %s%n", describe(neverUsed));
+            return measure(stats, neverUsed);
+        } finally {
+            stats.disconnect(reply -> { });
+            stats.close();
+            statsGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The warm-up, the steps and the rounds, with the clients open. */
+    private Result measure(BayeuxClient stats, ServerSample neverUsed) throws InterruptedException, IOException {
+        try (DensityClients clients = clients()) {
             ServerSample empty = settings.warmup() == 0 ? neverUsed : warmUp(clients, stats, neverUsed);
             List<Step> steps = new ArrayList<>();
             List<Round> rounds = new ArrayList<>();
@@ -145,10 +157,6 @@ final class DensityRun {
             return new Result(settings.url().toString(), settings.serverPid(),
                     settings.sourceAddresses().stream().map(InetAddress::getHostAddress).toList(), clients.perSourceAddress(),
                     settings.offerDeflate(), settings.roomsPerClient(), neverUsed, settings.warmup(), empty, steps, idleCpu, rounds);
-        } finally {
-            stats.disconnect(reply -> { });
-            stats.close();
-            statsGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
         }
     }
 
@@ -181,8 +189,9 @@ final class DensityRun {
         return now;
     }
 
+    /** Whether a count is the empty server's, where both were read (a stats call may time out on a busy machine). */
     private static boolean same(Long now, Long empty) {
-        return now == null || now.equals(empty);
+        return now == null || empty == null || now.equals(empty);
     }
 
     /** The server's CPU, in % of one core, while every client is connected and idle for the hold time; null without its pid. */
@@ -256,8 +265,10 @@ final class DensityRun {
         return sessions && heap;
     }
 
+    /** The server now; its stats are asked twice when the first call gets no answer in time (a busy machine). */
     private ServerSample sample(BayeuxClient stats) {
-        return ServerSample.take(settings.serverPid(), RunFigures.serverStats(stats));
+        Map<String, Object> figures = RunFigures.serverStats(stats);
+        return ServerSample.take(settings.serverPid(), figures != null ? figures : RunFigures.serverStats(stats));
     }
 
     static String describe(ServerSample s) {
