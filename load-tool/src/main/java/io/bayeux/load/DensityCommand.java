@@ -49,11 +49,19 @@ final class DensityCommand implements Callable<Integer> {
     @Option(names = "--no-client-compression", description = "The clients do not offer permessage-deflate")
     boolean noClientCompression;
 
+    @Option(names = "--client-processes", paramLabel = "N",
+            description = "Processes holding the clients: this one and N-1 child JVMs of the load tool, each its share (each has its own open-file limit) (default: ${DEFAULT-VALUE})")
+    int clientProcesses = 1;
+
     @Option(names = "--concurrency", paramLabel = "N", description = "Clients setting up at once (default: ${DEFAULT-VALUE})")
     int concurrency = 500;
 
     @Option(names = "--rounds", description = "Connect-all / leave-all rounds; the first goes by the steps (default: ${DEFAULT-VALUE})")
     int rounds = 1;
+
+    @Option(names = "--warmup", paramLabel = "N",
+            description = "Clients of a round (connect, subscribe, broadcast, leave) before the empty server is measured, 0 for none: the baseline is then a server that has loaded its classes (default: ${DEFAULT-VALUE})")
+    int warmup = 100;
 
     @Option(names = "--hold", paramLabel = "DURATION", description = "How long the server's CPU is measured with all clients idle, 0 for not (default: ${DEFAULT-VALUE})")
     String hold = "10s";
@@ -119,7 +127,7 @@ final class DensityCommand implements Callable<Integer> {
         return new DensityRun.Settings(target, pid, steps, sourceAddresses(sourceAddresses), !noClientCompression, rooms, roomsPerClient,
                 concurrency, rounds, ScenarioOptions.parseDuration(hold, "--hold"), ScenarioOptions.parseDuration(settle, "--settle"),
                 heapToleranceKiB * 1024, ScenarioOptions.parseDuration(connectTimeout, "--connect-timeout"),
-                threads != null ? threads : Runtime.getRuntime().availableProcessors());
+                threads != null ? threads : Runtime.getRuntime().availableProcessors(), warmup, clientProcesses);
     }
 
     /** 127.0.0.2, 127.0.0.3, ...: {@code n} loopback addresses (Linux routes all of 127.0.0.0/8 to the loopback interface). */

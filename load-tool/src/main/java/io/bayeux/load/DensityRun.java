@@ -7,6 +7,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.URI;
@@ -18,12 +19,14 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One density measurement against a running server: idle WebSocket clients ({@link IdleClients})
- * opened step by step up to the highest count, the server's memory read at every step (after a
+ * One density measurement against a running server: after a warm-up round of a few clients (so
+ * that the baseline is a server that has loaded its classes, not a never-used one), idle
+ * WebSocket clients ({@link IdleClients}) opened step by step up to the highest count, the server's memory read at every step (after a
  * full GC), the CPU it spends holding them all idle, one broadcast to all of them, then all
- * leave; the next rounds open them all at once, broadcast and leave again. After each leave it
- * waits, up to the settle time, for the server's sessions and heap after GC to return to the
- * empty server's.
+ * leave (the clients in this process or, with {@code clientProcesses}, spread over child
+ * processes: {@link ClientProcesses}); the next rounds open them all at once, broadcast and leave again. After each leave it
+ * waits, up to the settle time, for the server's sessions, channels and heap after GC to return
+ * to the empty server's.
  *
  * <p>Not thread-safe: one run, on the caller's thread.
  */
@@ -31,8 +34,14 @@ final class DensityRun {
     /** What the run is asked to do. */
     record Settings(URI url, Long serverPid, List<Integer> steps, List<InetAddress> sourceAddresses, boolean offerDeflate,
                     int rooms, int roomsPerClient, int concurrency, int rounds, Duration hold, Duration settle,
-                    long heapToleranceBytes, Duration connectTimeout, int ioThreads) {
+                    long heapToleranceBytes, Duration connectTimeout, int ioThreads, int warmup, int clientProcesses) {
         Settings {
+            if (clientProcesses < 1) {
+                throw new IllegalArgumentException("--client-processes must be 1 or more: " + clientProcesses);
+            }
+            if (warmup < 0) {
+                throw new IllegalArgumentException("--warmup must be 0 or more: " + warmup);
+            }
             steps = List.copyOf(steps);
             if (steps.isEmpty()) {
                 throw new IllegalArgumentException("--steps needs at least one count");
@@ -63,17 +72,27 @@ final class DensityRun {
      *
      * @param connectSeconds  the time to connect and subscribe all (the first round: the steps' times added)
      * @param broadcastMillis from publishing one message on the broadcast channel to its arrival at the last client; null when not all got it
+     * @param serverBroadcastMillis the server's part of it: from the publish read off its connection to the flush of the last frame
+     *                        carrying it, as the server's stats service tells (a server started with {@code --broadcast-timing});
+     *                        null when it does not
      * @param settleSeconds   from the last connection closed until sessions and heap after GC were back to the empty server's; null when not within the settle time
      * @param after           the server once settled (or at the end of the settle time)
      */
-    record Round(int round, int clients, double connectSeconds, Double broadcastMillis, int broadcastArrivals, Double settleSeconds,
-                 ServerSample after) {
+    record Round(int round, int clients, double connectSeconds, Double broadcastMillis, Double serverBroadcastMillis, int broadcastArrivals,
+                 Double settleSeconds, ServerSample after) {
     }
 
-    /** Everything the run measured. */
+    /**
+     * Everything the run measured.
+     *
+     * @param neverUsed the server before any client of the run
+     * @param warmup    the clients of the warm-up round, 0 for none
+     * @param empty     the server the figures are taken over: after the warm-up round, once its sessions and channels are
+     *                  gone (the never-used server without one)
+     */
     record Result(String url, Long serverPid, List<String> sourceAddresses, Map<String, Integer> clientsPerSourceAddress,
-                  boolean deflateOffered, int roomsPerClient, ServerSample empty, List<Step> steps, Double idleCpuPercentOfOneCore,
-                  List<Round> rounds) {
+                  boolean deflateOffered, int roomsPerClient, ServerSample neverUsed, int warmup, ServerSample empty, List<Step> steps,
+                  Double idleCpuPercentOfOneCore, List<Round> rounds) {
     }
 
     private static final Duration BROADCAST_TIMEOUT = Duration.ofSeconds(30);
@@ -88,15 +107,27 @@ final class DensityRun {
         this.out = out;
     }
 
-    Result run() throws InterruptedException {
+    Result run() throws InterruptedException, IOException {
         EventLoopGroup statsGroup = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         ClientConfig statsConfig = ClientConfig.builder().eventLoopGroup(statsGroup).websocketCompression(false).build();
         BayeuxClient stats = new BayeuxClient(settings.url().toString(), statsConfig, new WebSocketTransport(statsConfig));
-        try (IdleClients clients = new IdleClients(settings.url(), settings.sourceAddresses(), settings.offerDeflate(), settings.rooms(),
-                settings.roomsPerClient(), settings.concurrency(), settings.ioThreads(), settings.connectTimeout())) {
+        try {
             stats.handshake();
-            ServerSample empty = sample(stats);
-            out.printf(Locale.ROOT, "empty server: %s%n", describe(empty));
+            // Before any client process starts: a JVM starting competes with the first stats call.
+            ServerSample neverUsed = sample(stats);
+            out.printf(Locale.ROOT, "never-used server: %s%n", describe(neverUsed));
+            return measure(stats, neverUsed);
+        } finally {
+            stats.disconnect(reply -> { });
+            stats.close();
+            statsGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The warm-up, the steps and the rounds, with the clients open. */
+    private Result measure(BayeuxClient stats, ServerSample neverUsed) throws InterruptedException, IOException {
+        try (DensityClients clients = clients()) {
+            ServerSample empty = settings.warmup() == 0 ? neverUsed : warmUp(clients, stats, neverUsed);
             List<Step> steps = new ArrayList<>();
             List<Round> rounds = new ArrayList<>();
             Double idleCpu = null;
@@ -125,16 +156,46 @@ final class DensityRun {
             }
             return new Result(settings.url().toString(), settings.serverPid(),
                     settings.sourceAddresses().stream().map(InetAddress::getHostAddress).toList(), clients.perSourceAddress(),
-                    settings.offerDeflate(), settings.roomsPerClient(), empty, steps, idleCpu, rounds);
-        } finally {
-            stats.disconnect(reply -> { });
-            stats.close();
-            statsGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+                    settings.offerDeflate(), settings.roomsPerClient(), neverUsed, settings.warmup(), empty, steps, idleCpu, rounds);
         }
     }
 
+    /** The clients in this process, or spread over {@code clientProcesses} (this one and children). */
+    private DensityClients clients() throws IOException {
+        int processes = settings.clientProcesses();
+        IdleClients local = new IdleClients(settings.url(), settings.sourceAddresses(), settings.offerDeflate(), settings.rooms(),
+                settings.roomsPerClient(), settings.concurrency(), settings.ioThreads(), settings.connectTimeout(), 0, processes);
+        return processes == 1 ? local : new ClientProcesses(local, processes, ClientProcesses.childArguments(settings));
+    }
+
+    /**
+     * One round of {@code warmup} clients (connect, subscribe, a broadcast, leave) so that the
+     * server's classes are loaded and its paths run before the baseline is taken; waits, up to
+     * the settle time, for their sessions and channels to go, and returns the server then.
+     */
+    private ServerSample warmUp(DensityClients clients, BayeuxClient stats, ServerSample neverUsed) throws InterruptedException {
+        clients.open(settings.warmup(), settings.connectTimeout());
+        clients.expectBroadcast("density-warmup");
+        stats.getChannel(IdleClients.BROADCAST_CHANNEL).publish(Map.of("id", "density-warmup"));
+        clients.awaitBroadcast(BROADCAST_TIMEOUT);
+        clients.leaveAll(LEAVE_TIMEOUT);
+        long deadline = System.nanoTime() + settings.settle().toNanos();
+        ServerSample now = sample(stats);
+        while (!(same(now.sessions(), neverUsed.sessions()) && same(now.channels(), neverUsed.channels())) && System.nanoTime() < deadline) {
+            Thread.sleep(SETTLE_POLL_MILLIS);
+            now = sample(stats);
+        }
+        out.printf(Locale.ROOT, "empty server after a warm-up round of %,d clients: %s%n", settings.warmup(), describe(now));
+        return now;
+    }
+
+    /** Whether a count is the empty server's, where both were read (a stats call may time out on a busy machine). */
+    private static boolean same(Long now, Long empty) {
+        return now == null || empty == null || now.equals(empty);
+    }
+
     /** The server's CPU, in % of one core, while every client is connected and idle for the hold time; null without its pid. */
-    private Double idleCpu(IdleClients clients) throws InterruptedException {
+    private Double idleCpu(DensityClients clients) throws InterruptedException {
         if (settings.serverPid() == null || settings.hold().isZero()) {
             return null;
         }
@@ -151,7 +212,7 @@ final class DensityRun {
         return percent;
     }
 
-    private Round broadcastAndLeave(int round, IdleClients clients, double connectSeconds, BayeuxClient stats, ServerSample empty)
+    private Round broadcastAndLeave(int round, DensityClients clients, double connectSeconds, BayeuxClient stats, ServerSample empty)
             throws InterruptedException {
         String id = "density-" + round;
         clients.expectBroadcast(id);
@@ -159,6 +220,7 @@ final class DensityRun {
         stats.getChannel(IdleClients.BROADCAST_CHANNEL).publish(Map.of("id", id));
         long last = clients.awaitBroadcast(BROADCAST_TIMEOUT);
         Double broadcastMillis = last < 0 ? null : (last - published) / 1e6;
+        Double serverMillis = broadcastMillis == null ? null : serverBroadcastMillis(RunFigures.serverStats(stats));
         int arrivals = clients.arrivals();
         int count = clients.ready();
         int forced = clients.leaveAll(LEAVE_TIMEOUT);
@@ -176,28 +238,42 @@ final class DensityRun {
         } while (System.nanoTime() < deadline);
         out.printf(Locale.ROOT, "round %d: %,d clients connected and subscribed in %.2f s; broadcast reached %,d of them, the last after %s;"
                         + " all left%s; %s; server %s%n", round, count, connectSeconds, arrivals,
-                broadcastMillis == null ? "(not all within " + BROADCAST_TIMEOUT.toSeconds() + " s)" : String.format(Locale.ROOT, "%.1f ms", broadcastMillis),
+                broadcastMillis == null ? "(not all within " + BROADCAST_TIMEOUT.toSeconds() + " s)" : String.format(Locale.ROOT, "%.1f ms", broadcastMillis)
+                        + (serverMillis == null ? "" : String.format(Locale.ROOT, " (the server's part %.1f ms, from the publish read to the last"
+                        + " frame flushed; the rest %.1f ms, the clients reading)", serverMillis, broadcastMillis - serverMillis)),
                 forced == 0 ? "" : " (" + forced + " closed by force)",
                 settleSeconds == null ? "NOT back to the empty server's within " + settings.settle().toSeconds() + " s"
                         : String.format(Locale.ROOT, "back to the empty server's in %.1f s", settleSeconds), describe(after));
-        return new Round(round, count, connectSeconds, broadcastMillis, arrivals, settleSeconds, after);
+        return new Round(round, count, connectSeconds, broadcastMillis, serverMillis, arrivals, settleSeconds, after);
     }
 
-    /** Sessions as many as the empty server's and heap after GC within the tolerance of it (where read). */
+    /**
+     * The server's part of the last broadcast, from its stats ({@code deliveryNewestArrivalNanos},
+     * {@code deliveryLastFlushNanos}, both of the server's clock); null when it does not tell.
+     */
+    static Double serverBroadcastMillis(Map<String, Object> stats) {
+        Long arrival = RunFigures.stat(stats, "deliveryNewestArrivalNanos");
+        Long flush = RunFigures.stat(stats, "deliveryLastFlushNanos");
+        return arrival == null || flush == null || arrival == 0 || flush < arrival ? null : (flush - arrival) / 1e6;
+    }
+
+    /** Sessions and channels as many as the empty server's and heap after GC within the tolerance of it (where read). */
     private boolean settled(ServerSample now, ServerSample empty) {
-        boolean sessions = now.sessions() == null || now.sessions().equals(empty.sessions());
+        boolean sessions = same(now.sessions(), empty.sessions()) && same(now.channels(), empty.channels());
         boolean heap = now.heapAfterGcBytes() == null || empty.heapAfterGcBytes() == null
                 || now.heapAfterGcBytes() <= empty.heapAfterGcBytes() + settings.heapToleranceBytes();
         return sessions && heap;
     }
 
+    /** The server now; its stats are asked twice when the first call gets no answer in time (a busy machine). */
     private ServerSample sample(BayeuxClient stats) {
-        return ServerSample.take(settings.serverPid(), RunFigures.serverStats(stats));
+        Map<String, Object> figures = RunFigures.serverStats(stats);
+        return ServerSample.take(settings.serverPid(), figures != null ? figures : RunFigures.serverStats(stats));
     }
 
     static String describe(ServerSample s) {
-        return String.format(Locale.ROOT, "sessions %s, heap after GC %s, direct %s, RSS %s, kernel TCP memory %s",
-                s.sessions() == null ? "-" : s.sessions(), mib(s.heapAfterGcBytes()), mib(s.directBytes()), mib(s.rssBytes()),
+        return String.format(Locale.ROOT, "sessions %s, channels %s, heap after GC %s, direct %s, RSS %s, kernel TCP memory %s",
+                s.sessions() == null ? "-" : s.sessions(), s.channels() == null ? "-" : s.channels(), mib(s.heapAfterGcBytes()), mib(s.directBytes()), mib(s.rssBytes()),
                 mib(s.socketMemoryBytes()));
     }
 

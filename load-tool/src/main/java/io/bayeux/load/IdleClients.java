@@ -39,14 +39,17 @@ import java.util.concurrent.atomic.AtomicReference;
  * The density mode's idle clients ({@link IdleClient}), on one event-loop group of this process.
  * Client {@code i} binds its socket to source address {@code i mod n} of the given loopback
  * addresses (port 0: the kernel picks one), so each address has its own ephemeral port range.
- * It subscribes to the broadcast channel and to {@code roomsPerClient - 1} of the rooms.
+ * It subscribes to the broadcast channel and to {@code roomsPerClient - 1} of the rooms. Where
+ * the clients are spread over {@code processes} processes, this one's are numbered
+ * {@code process}, {@code process + processes}, ... so that together they are numbered as one
+ * process's would be.
  * When offered, permessage-deflate is offered as the project's Java client does (no parameters,
  * the client's own messages uncompressed).
  *
  * <p>Thread-safety: {@link #open}, {@link #leaveAll} and {@link #broadcast} are called by one
  * thread, the run's; the counters are atomic, the set of clients is concurrent.
  */
-final class IdleClients implements AutoCloseable {
+final class IdleClients implements DensityClients {
     /** Channels of the idle clients: the broadcast channel every client joins, and the rooms. */
     static final String BROADCAST_CHANNEL = "/chat/all";
     private static final int MAX_MESSAGE_SIZE = 1024 * 1024;
@@ -58,6 +61,8 @@ final class IdleClients implements AutoCloseable {
     private final int rooms;
     private final int roomsPerClient;
     private final int concurrency;
+    private final int process;
+    private final int processes;
     private final EventLoopGroup group;
     private final Bootstrap bootstrap;
     private final Set<IdleClient> live = ConcurrentHashMap.newKeySet();
@@ -81,6 +86,18 @@ final class IdleClients implements AutoCloseable {
      */
     IdleClients(URI url, List<InetAddress> sourceAddresses, boolean offerDeflate, int rooms, int roomsPerClient,
                 int concurrency, int ioThreads, Duration connectTimeout) {
+        this(url, sourceAddresses, offerDeflate, rooms, roomsPerClient, concurrency, ioThreads, connectTimeout, 0, 1);
+    }
+
+    /**
+     * @param process   this process's number among {@code processes}, from 0
+     * @param processes how many processes open the clients together
+     */
+    IdleClients(URI url, List<InetAddress> sourceAddresses, boolean offerDeflate, int rooms, int roomsPerClient,
+                int concurrency, int ioThreads, Duration connectTimeout, int process, int processes) {
+        if (processes < 1 || process < 0 || process >= processes) {
+            throw new IllegalArgumentException("Process " + process + " of " + processes);
+        }
         if (sourceAddresses.isEmpty()) {
             throw new IllegalArgumentException("No source address");
         }
@@ -97,6 +114,8 @@ final class IdleClients implements AutoCloseable {
         this.rooms = rooms;
         this.roomsPerClient = roomsPerClient;
         this.concurrency = concurrency;
+        this.process = process;
+        this.processes = processes;
         this.setups = new Semaphore(concurrency);
         this.group = new MultiThreadIoEventLoopGroup(ioThreads, NioIoHandler.newFactory());
         this.bootstrap = new Bootstrap().group(group).channel(NioSocketChannel.class)
@@ -109,7 +128,8 @@ final class IdleClients implements AutoCloseable {
      * and returns how long it took in nanoseconds; throws {@link BenchmarkException} when one is
      * refused or they are not all ready within {@code timeout}.
      */
-    long open(int total, Duration timeout) throws InterruptedException {
+    @Override
+    public long open(int total, Duration timeout) throws InterruptedException {
         long start = System.nanoTime();
         long deadline = start + timeout.toNanos();
         while (opened < total) {
@@ -139,7 +159,8 @@ final class IdleClients implements AutoCloseable {
         }
     }
 
-    private void openOne(int index) {
+    private void openOne(int local) {
+        int index = local * processes + process;
         List<String> channels = new ArrayList<>(roomsPerClient);
         channels.add(BROADCAST_CHANNEL);
         for (int k = 0; k < roomsPerClient - 1; k++) {
@@ -204,14 +225,16 @@ final class IdleClients implements AutoCloseable {
      * Starts counting arrivals of the broadcast whose {@code data.id} is {@code id}; then
      * {@link #awaitBroadcast} waits for them.
      */
-    void expectBroadcast(String id) {
+    @Override
+    public void expectBroadcast(String id) {
         arrivals.set(0);
         lastArrivalNanos.set(0);
         expectedBroadcast = id;
     }
 
     /** Waits until every live client got the expected broadcast; returns the {@link System#nanoTime} of the last arrival, or -1 on timeout. */
-    long awaitBroadcast(Duration timeout) throws InterruptedException {
+    @Override
+    public long awaitBroadcast(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (arrivals.get() < ready.get()) {
             if (System.nanoTime() > deadline) {
@@ -222,7 +245,8 @@ final class IdleClients implements AutoCloseable {
         return lastArrivalNanos.get();
     }
 
-    int arrivals() {
+    @Override
+    public int arrivals() {
         return arrivals.get();
     }
 
@@ -230,7 +254,8 @@ final class IdleClients implements AutoCloseable {
      * Every client disconnects (its connection closes on the reply); waits up to {@code timeout}
      * for all connections to close, then closes what is left. Returns the count closed by force.
      */
-    int leaveAll(Duration timeout) throws InterruptedException {
+    @Override
+    public int leaveAll(Duration timeout) throws InterruptedException {
         for (IdleClient client : live) {
             client.channelLoop().execute(client::leave);
         }
@@ -252,12 +277,14 @@ final class IdleClients implements AutoCloseable {
     }
 
     /** Clients ready now. */
-    int ready() {
+    @Override
+    public int ready() {
         return ready.get();
     }
 
     /** How many clients each source address had, by address. */
-    Map<String, Integer> perSourceAddress() {
+    @Override
+    public Map<String, Integer> perSourceAddress() {
         Map<String, Integer> counts = new TreeMap<>();
         perSource.forEach((address, n) -> counts.put(address, n.get()));
         return counts;

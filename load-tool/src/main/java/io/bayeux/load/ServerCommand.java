@@ -2,6 +2,7 @@ package io.bayeux.load;
 
 import io.bayeux.api.server.HistoryPolicy;
 import io.bayeux.server.BayeuxServerConfig;
+import io.bayeux.server.internal.BayeuxServerImpl;
 import io.bayeux.transport.NettyBayeuxServer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -50,9 +51,20 @@ final class ServerCommand implements Callable<Integer> {
             description = "Binds a Prometheus registry (bayeux-metrics), serves it at /metrics and scrapes it every second itself: to measure what metrics cost")
     boolean metrics;
 
+    @Option(names = "--broadcast-timing", negatable = false,
+            description = "Times each broadcast inside the server (a publish's arrival to the flush of its last frame) for the density mode; not with --metrics")
+    boolean broadcastTiming;
+
     @Override
     public Integer call() throws Exception {
+        if (broadcastTiming && metrics) {
+            throw new IllegalArgumentException("--broadcast-timing and --metrics both observe the server: choose one");
+        }
         NettyBayeuxServer.Builder builder = BenchmarkServer.builder(settings(), null).websocketCompression(!noWebsocketCompression);
+        if (broadcastTiming) {
+            DeliveryTiming timing = new DeliveryTiming();
+            builder.service(bayeux -> ((BayeuxServerImpl) bayeux).observe(timing));
+        }
         ScrapedMetrics scraped = metrics ? ScrapedMetrics.addTo(builder) : null;
         NettyBayeuxServer server = builder.build();
         if (scraped != null) {

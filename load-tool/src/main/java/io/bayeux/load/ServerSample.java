@@ -10,6 +10,7 @@ import java.util.Map;
  * cannot be read.
  *
  * @param sessions          the sessions the server's stats service counts (its own local sessions left out)
+ * @param channels          the channels the server holds, as its stats service counts them
  * @param heapAfterGcBytes  heap in use right after a full GC ({@code jcmd})
  * @param directBytes       direct memory in use, as the stats service reports it
  * @param rssBytes          the process's resident set
@@ -17,14 +18,14 @@ import java.util.Map;
  *                          ({@code mem} of the TCP line of {@code /proc/net/sockstat}, in 4 KiB pages):
  *                          on loopback both ends of every connection are counted
  */
-record ServerSample(Long sessions, Long heapAfterGcBytes, Long directBytes, Long rssBytes, Long socketMemoryBytes) {
+record ServerSample(Long sessions, Long channels, Long heapAfterGcBytes, Long directBytes, Long rssBytes, Long socketMemoryBytes) {
     private static final long PAGE_BYTES = 4096;
 
     /** Reads every figure now: {@code stats} is what the server's stats service answered (or null). */
     static ServerSample take(Long serverPid, Map<String, Object> stats) {
         Long heap = serverPid == null ? null : ProcessFigures.heapAfterGcBytes(serverPid);
         Long rss = serverPid == null ? null : ProcessFigures.rssBytes(serverPid);
-        return new ServerSample(RunFigures.stat(stats, "sessions"), heap, RunFigures.stat(stats, "directBytes"), rss,
+        return new ServerSample(RunFigures.stat(stats, "sessions"), RunFigures.stat(stats, "channels"), heap, RunFigures.stat(stats, "directBytes"), rss,
                 socketMemoryBytes(Path.of("/proc/net/sockstat")));
     }
 

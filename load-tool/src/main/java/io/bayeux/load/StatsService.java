@@ -4,6 +4,7 @@ import io.bayeux.annotation.RemoteCall;
 import io.bayeux.annotation.Service;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ServerSession;
+import io.bayeux.server.internal.BayeuxServerImpl;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
@@ -18,8 +19,11 @@ import java.util.Map;
 
 /**
  * The benchmark server's own figures, answered on {@code /service/load/stats} (a remote call):
- * sessions, messages waiting in their queues, GC counts and pause time, heap in use, direct
- * memory in use, process CPU time. The load tool asks before and after a run.
+ * sessions, messages waiting in their queues, channels, GC counts and pause time, heap in use, direct
+ * memory in use, process CPU time; with {@link DeliveryTiming} installed as the server's observer,
+ * the newest publish arrival flushed and the latest flush of one ({@code deliveryNewestArrivalNanos},
+ * {@code deliveryLastFlushNanos}, this process's {@link System#nanoTime()}). The load tool asks
+ * before and after a run.
  */
 @Service("load-stats")
 public final class StatsService {
@@ -58,12 +62,17 @@ public final class StatsService {
         Map<String, Object> stats = new LinkedHashMap<>();
         stats.put("sessions", sessions);
         stats.put("queued", queued);
+        stats.put("channels", (long) bayeux.getChannels().size());
         stats.put("gcCount", gcCount);
         stats.put("gcMillis", gcMillis);
         stats.put("gc", collectors);
         stats.put("heapUsedBytes", heap.getUsed());
         putDirectMemory(stats);
         stats.put("cpuNanos", ProcessFigures.ownCpuNanos());
+        if (bayeux instanceof BayeuxServerImpl impl && impl.observer() instanceof DeliveryTiming timing) {
+            stats.put("deliveryNewestArrivalNanos", timing.newestArrivalNanos());
+            stats.put("deliveryLastFlushNanos", timing.lastFlushNanos());
+        }
         stats.put("pid", ProcessHandle.current().pid());
         return stats;
     }

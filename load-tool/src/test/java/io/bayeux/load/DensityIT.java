@@ -1,5 +1,6 @@
 package io.bayeux.load;
 
+import io.bayeux.server.internal.BayeuxServerImpl;
 import io.bayeux.transport.NettyBayeuxServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -14,9 +15,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The density mode against this project's server over real sockets: 200 idle clients in two
+ * The density mode against this project's server over real sockets: a warm-up round of 20
+ * clients whose sessions and channels are gone before the baseline, then 200 idle clients in two
  * steps over two source addresses, each in 10 channels, a broadcast that reaches every one,
- * and two connect-all / leave-all rounds after which the server holds no session of theirs.
+ * timed inside the server too, and two connect-all / leave-all rounds after which the server holds
+ * no session of theirs.
  */
 class DensityIT {
     @RegisterExtension
@@ -26,29 +29,57 @@ class DensityIT {
     @Timeout(120)
     void idleClientsOverTwoSourceAddressesAreCountedReachedAndGone() throws Exception {
         TestScenarios.ServerCount count = new TestScenarios.ServerCount();
-        NettyBayeuxServer server = servers.start(count);
+        NettyBayeuxServer server = servers.start(count.andThen(bayeux -> ((BayeuxServerImpl) bayeux).observe(new DeliveryTiming())));
         DensityRun.Settings settings = new DensityRun.Settings(server.uri(), null, List.of(100, 200), DensityCommand.sourceAddresses(2),
-                true, 100, 10, 50, 2, Duration.ZERO, Duration.ofSeconds(10), 1024 * 1024, Duration.ofSeconds(60), 2);
+                true, 100, 10, 50, 2, Duration.ZERO, Duration.ofSeconds(10), 1024 * 1024, Duration.ofSeconds(60), 2, 20, 1);
 
         DensityRun.Result result = new DensityRun(settings, TestScenarios.QUIET).run();
 
         long empty = result.empty().sessions();
+        assertEquals(result.neverUsed().sessions(), empty, "the warm-up round's sessions are gone before the baseline");
+        assertEquals(result.neverUsed().channels(), result.empty().channels(), "and so are the channels its clients subscribed to");
         assertEquals(2, result.steps().size());
         assertEquals(empty + 100, result.steps().get(0).sample().sessions(), "every client of the first step has its session");
         assertEquals(empty + 200, result.steps().get(1).sample().sessions());
         assertNotNull(result.steps().get(1).sample().directBytes(), "the stats service answers direct memory");
-        assertEquals(Map.of("127.0.0.2", 200, "127.0.0.3", 200), result.clientsPerSourceAddress(),
-                "two rounds of 200 clients, half from each source address");
+        assertEquals(Map.of("127.0.0.2", 210, "127.0.0.3", 210), result.clientsPerSourceAddress(),
+                "a warm-up round of 20 clients and two rounds of 200, half from each source address");
         assertEquals(2, result.rounds().size());
         for (DensityRun.Round round : result.rounds()) {
             assertEquals(200, round.clients());
             assertEquals(200, round.broadcastArrivals(), "round " + round.round() + ": the broadcast reached every client");
             assertNotNull(round.broadcastMillis());
+            assertNotNull(round.serverBroadcastMillis(), "round " + round.round() + ": the server timed its part of the broadcast");
+            assertTrue(round.serverBroadcastMillis() <= round.broadcastMillis(),
+                    "the server's part " + round.serverBroadcastMillis() + " ms is within the whole " + round.broadcastMillis() + " ms");
             assertNotNull(round.settleSeconds(), "round " + round.round() + ": the sessions were gone within the settle time");
             assertEquals(empty, round.after().sessions());
+            assertEquals(result.empty().channels(), round.after().channels(), "round " + round.round() + ": the rooms were swept");
         }
-        assertEquals(2, count.published.get(), "one broadcast per round");
-        assertEquals(2 * 200, count.deliveries.get(), "every client subscribed to the broadcast channel");
+        assertEquals(3, count.published.get(), "one broadcast per round and one in the warm-up");
+        assertEquals(20 + 2 * 200, count.deliveries.get(), "every client subscribed to the broadcast channel");
         assertTrue(DensityCommand.passed(result));
+    }
+
+    @Test
+    @Timeout(120)
+    void clientsSpreadOverTwoProcessesAreCountedReachedAndGoneTogether() throws Exception {
+        TestScenarios.ServerCount count = new TestScenarios.ServerCount();
+        NettyBayeuxServer server = servers.start(count);
+        DensityRun.Settings settings = new DensityRun.Settings(server.uri(), null, List.of(301), DensityCommand.sourceAddresses(2),
+                false, 100, 10, 50, 1, Duration.ZERO, Duration.ofSeconds(10), 1024 * 1024, Duration.ofSeconds(60), 1, 0, 2);
+
+        DensityRun.Result result = new DensityRun(settings, TestScenarios.QUIET).run();
+
+        long empty = result.empty().sessions();
+        assertEquals(empty + 301, result.steps().get(0).sample().sessions(), "both processes' clients have their sessions");
+        DensityRun.Round round = result.rounds().get(0);
+        assertEquals(301, round.clients(), "the ready clients of both processes, summed");
+        assertEquals(301, round.broadcastArrivals(), "the broadcast's arrivals in both processes, summed");
+        assertNotNull(round.broadcastMillis());
+        assertEquals(301, count.deliveries.get(), "every client of both processes subscribed to the broadcast channel");
+        assertEquals(Map.of("127.0.0.2", 151, "127.0.0.3", 150), result.clientsPerSourceAddress(),
+                "client i from source address i mod 2, in whichever process it lives");
+        assertEquals(empty, round.after().sessions(), "every client of both processes left");
     }
 }

@@ -24,8 +24,8 @@ class ServerSampleTest {
 
     @Test
     void perConnectionIsTheGrowthInKibDividedByTheConnections() {
-        ServerSample empty = new ServerSample(1L, 8L << 20, 1L << 20, 600L << 20, null);
-        ServerSample full = new ServerSample(1001L, (8L << 20) + 3 * 1024 * 1000, (1L << 20) + 1024 * 1000, (600L << 20) + 5 * 1024 * 1000, 0L);
+        ServerSample empty = new ServerSample(1L, 12L, 8L << 20, 1L << 20, 600L << 20, null);
+        ServerSample full = new ServerSample(1001L, 1013L, (8L << 20) + 3 * 1024 * 1000, (1L << 20) + 1024 * 1000, (600L << 20) + 5 * 1024 * 1000, 0L);
         ServerSample.PerConnection per = full.perConnectionOver(empty, 1000);
         assertEquals(3.0, per.heapKiB());
         assertEquals(1.0, per.directKiB());

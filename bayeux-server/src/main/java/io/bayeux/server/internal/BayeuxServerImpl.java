@@ -468,6 +468,17 @@ public final class BayeuxServerImpl implements BayeuxServer {
         return sessions.all();
     }
 
+    /** The sessions' registry, for tests of what it keeps. */
+    SessionRegistry sessionRegistry() {
+        return sessions;
+    }
+
+    /** The sweeper's: the registries that grew with a burst of sessions or connections give back their tables once it left. */
+    void compactRegistries() {
+        sessions.compact();
+        dispatcher.compact();
+    }
+
     void addSession(ServerSessionImpl session, ServerMessage message) {
         sessions.add(session);
         listeners.sessionAdded(session, message);

@@ -18,7 +18,6 @@ import org.slf4j.LoggerFactory;
 
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
@@ -46,7 +45,7 @@ final class Dispatcher {
      * connection (which knows when it opened: no boxed time per entry): a request that carries
      * such an id comes from that connection's client.
      */
-    private final Map<String, ConnectionImpl> adoptingBrowsers = new ConcurrentHashMap<>();
+    private final ShrinkingMap<String, ConnectionImpl> adoptingBrowsers = new ShrinkingMap<>();
 
     Dispatcher(BayeuxServerImpl server, ChannelRegistry channels, SessionRegistry sessions) {
         this.server = server;
@@ -73,6 +72,11 @@ final class Dispatcher {
 
     void adoptingConnectionClosed(String browserId, ConnectionImpl connection) {
         adoptingBrowsers.remove(browserId, connection);
+    }
+
+    /** Gives back the table of adopting connections once most are closed ({@link ShrinkingMap#compact}). */
+    void compact() {
+        adoptingBrowsers.compact();
     }
 
     /**

@@ -5,7 +5,6 @@ import java.util.Collection;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The sessions of one server by id. Ids carry 160 random bits from this registry's own
@@ -17,7 +16,7 @@ final class SessionRegistry {
     static final int MAX_REASONS = 1024;
 
     private final SecureRandom random = new SecureRandom();
-    private final Map<String, ServerSessionImpl> sessions = new ConcurrentHashMap<>();
+    private final ShrinkingMap<String, ServerSessionImpl> sessions = new ShrinkingMap<>();
     /** Guarded by itself: why recently removed sessions went, for their clients' next message; the oldest forgotten first. */
     private final Map<String, String> reasons = new LinkedHashMap<>() {
         @Override
@@ -67,5 +66,15 @@ final class SessionRegistry {
 
     int size() {
         return sessions.size();
+    }
+
+    /** Gives back the table the registry grew to once most sessions are gone ({@link ShrinkingMap#compact}). */
+    boolean compact() {
+        return sessions.compact();
+    }
+
+    /** The most sessions since the table was last given back. */
+    int peak() {
+        return sessions.peak();
     }
 }

@@ -14,7 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * decides, the removals (which call the application's listeners) run on the server's
  * executor, each session's on its own, so that a slow listener delays nothing else. A session expires when it has had no connect in progress for longer than its
  * interval plus {@code maxInterval}; a non-persistent channel with no subscribers, listeners
- * or authorizers goes after three idle sweeps.
+ * or authorizers goes after three idle sweeps. Each sweep also lets the registries of sessions and
+ * of adopting connections give back the tables they grew to once most of their entries are gone.
  *
  * <p>A sweep looks only at the sessions whose expiry is {@linkplain #counting counting}: those
  * with no connect held or in progress, which {@link SessionExpiry} adds and takes out as it
@@ -105,6 +106,7 @@ final class Sweeper {
             }
         }
         server.browserHolds().sweep();
+        server.compactRegistries();
         server.histories().sweep(now);
     }
 }

@@ -14,7 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link Sweeper}: a sweep looks only at the sessions between connects, so idle sessions that
- * hold their connect cost it nothing, and it still removes every session that expires.
+ * hold their connect cost it nothing, and it still removes every session that expires; after a
+ * burst of sessions left, the registry gives back the table it grew to.
  */
 class SweeperTest extends ServerTestSupport {
     private Sweeper sweeper() {
@@ -56,5 +57,23 @@ class SweeperTest extends ServerTestSupport {
         client.disconnect();
         scheduler.advance(server.config().sweepPeriod().toMillis());
         assertEquals(0, sweeper().countingSessions());
+    }
+
+    @Test
+    void aBurstOfSessionsThatLeftGivesBackTheRegistrysTableAtTheNextSweep() {
+        List<TestClient> burst = new java.util.ArrayList<>();
+        for (int i = 0; i < 2 * ShrinkingMap.MIN_PEAK; i++) {
+            burst.add(new TestClient(server, true).connected());
+        }
+        TestClient stays = new TestClient(server, true).connected();
+        assertTrue(server.sessionRegistry().peak() > 2 * ShrinkingMap.MIN_PEAK, "the registry grew with the burst");
+        scheduler.advance(server.config().sweepPeriod().toMillis());
+        assertTrue(server.sessionRegistry().peak() > 2 * ShrinkingMap.MIN_PEAK, "kept while the burst is there");
+
+        burst.forEach(TestClient::disconnect);
+        scheduler.advance(server.config().sweepPeriod().toMillis());
+
+        assertEquals(1, server.sessionRegistry().peak(), "its table now sized for the one session left");
+        assertNotNull(server.getSession(stays.clientId()), "which is still found");
     }
 }
