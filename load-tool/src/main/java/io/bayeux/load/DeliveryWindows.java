@@ -19,8 +19,9 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>The windows span the scheduled publishing time ({@code batches × batch interval}); the last
  * one may be shorter, and a message sent after the schedule (a pacer that fell behind) counts in
  * the last window. A publish that failed on the client side is taken out of its window's
- * expectations; if it arrived before its failure was known (with {@code --cut-every}) it still
- * counts as a delivery there, so a window's "lost" is exact only without cuts.
+ * expectations; if it arrived all the same (its connection was cut after the server had it) it
+ * still counts as a delivery there, so a window's "lost" is exact only when no publish failed
+ * (it is never below 0).
  *
  * <p>Thread-safety: {@link #start} is called once, by the pacer, before any other call and before
  * the first measured message is sent, and is published to the event loops by the sends that follow;
@@ -100,7 +101,8 @@ final class DeliveryWindows {
             Histogram h = histograms[i];
             long delivered = deliveries[i].sum();
             long wanted = expected.get(i);
-            windows.add(new RunResult.Window(from / 1e6, seconds, delivered, delivered / seconds, wanted, wanted - delivered,
+            // A message that arrived although its publish failed is delivered and no longer expected.
+            windows.add(new RunResult.Window(from / 1e6, seconds, delivered, delivered / seconds, wanted, Math.max(0, wanted - delivered),
                     h.getValueAtPercentile(50), h.getValueAtPercentile(99), h.getMaxValue()));
         }
         return windows;

@@ -50,8 +50,15 @@ final class ServerCommand implements Callable<Integer> {
             description = "Binds a Prometheus registry (bayeux-metrics), serves it at /metrics and scrapes it every second itself: to measure what metrics cost")
     boolean metrics;
 
+    @Option(names = "--warm-up", paramLabel = "MAX", arity = "0..1", fallbackValue = "30s",
+            description = "Before opening the port, run real clients' messages through a throwaway server in this JVM until the JIT compilers are nearly idle, for at most MAX (default when given: ${FALLBACK-VALUE}): the first clients meet compiled code")
+    String warmUp;
+
     @Override
     public Integer call() throws Exception {
+        if (warmUp != null) {
+            System.out.println(ServerWarmUp.run(ScenarioOptions.parseDuration(warmUp, "--warm-up")).line());
+        }
         NettyBayeuxServer.Builder builder = BenchmarkServer.builder(settings(), null).websocketCompression(!noWebsocketCompression);
         ScrapedMetrics scraped = metrics ? ScrapedMetrics.addTo(builder) : null;
         NettyBayeuxServer server = builder.build();

@@ -73,6 +73,21 @@ class DeliveryWindowsTest {
     }
 
     @Test
+    void aMessageThatArrivedAlthoughItsPublishFailedLosesNothing() {
+        DeliveryWindows windows = new DeliveryWindows(Duration.ofSeconds(1));
+        windows.start(START, 1_000_000);
+        windows.expect(START + 10, 2);
+        windows.delivered(START + 10, 5);
+        windows.delivered(START + 10, 5);
+        windows.expect(START + 10, -2);
+
+        RunResult.Window only = windows.figures().get(0);
+
+        assertEquals(2, only.deliveries());
+        assertEquals(0, only.lost());
+    }
+
+    @Test
     void theWindowsAddUpToTheWholeRun() {
         DeliveryWindows windows = new DeliveryWindows(Duration.ofMillis(700));
         windows.start(START, 3_000_000);
