@@ -52,7 +52,8 @@ class ChatBenchmarkIT {
         assertEquals(result.rates().measuredDeliveries(), result.windows().stream().mapToLong(RunResult.Window::deliveries).sum());
         assertEquals(result.rates().measuredDeliveries(), result.windows().stream().mapToLong(RunResult.Window::expected).sum(),
                 "every measured message's deliveries arrived");
-        assertTrue(result.windows().stream().allMatch(w -> w.lost() == 0 && w.deliveries() > 0 && w.max() >= w.p99()), result.windows().toString());
+        // A window may be empty: a pacer held up on a busy machine sends the batches it owes in the next one.
+        assertTrue(result.windows().stream().allMatch(w -> w.lost() == 0 && w.max() >= w.p99()), result.windows().toString());
         assertNotNull(result.server().stats(), "the stats service answered");
         assertEquals(201L, ((Number) result.server().stats().get("sessions")).longValue(), "the clients and the stats client");
         assertNotNull(result.server().cpuSeconds());
