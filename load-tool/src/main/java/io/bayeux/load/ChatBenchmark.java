@@ -88,6 +88,8 @@ public final class ChatBenchmark {
     private final StalledClients stalled = new StalledClients();
     /** {@code --cpu-pid}: set before {@link #run()}. */
     private WatchedProcesses watched = new WatchedProcesses(List.of());
+    /** {@code --windows}: set before {@link #run()}, or null. */
+    private DeliveryWindows windows;
     /** What {@link #watched} used in the last run's measured window; written by the run's thread, read after it. */
     private volatile List<WatchedProcesses.Figure> watchedFigures = List.of();
 
@@ -109,6 +111,12 @@ public final class ChatBenchmark {
     /** Also reads the CPU of these processes (other nodes of the cluster, its Redis) over the measured window; before {@link #run()}. */
     void watch(List<Long> pids) {
         watched = new WatchedProcesses(pids);
+    }
+
+    /** Also reports the measured phase in windows this long ({@link DeliveryWindows}); null for none. Before {@link #run()}. */
+    ChatBenchmark windows(Duration window) {
+        windows = window == null ? null : new DeliveryWindows(window);
+        return this;
     }
 
     /** The CPU of the {@link #watch watched} processes over the last run's measured window; empty if none. */
@@ -207,7 +215,7 @@ public final class ChatBenchmark {
             Histogram total = latencies.measured();
             return new RunResult(label, ScenarioDescription.of(scenario), startedAt.toString(), drainOutcome, connect, counts, rates, LatencyHistograms.latency(total),
                     LatencyHistograms.percentiles(total), List.copyOf(timeline()), toolFigures, serverFigures, stalledFigures,
-                    scenario.recover() ? recoveries.figures() : null);
+                    scenario.recover() ? recoveries.figures() : null, windows == null ? null : windows.figures());
         } finally {
             sampler.shutdownNow();
             stalled.close();
@@ -233,8 +241,12 @@ public final class ChatBenchmark {
             distinctLive.increment();
             if (!Boolean.TRUE.equals(data.get("w"))) {
                 long sent = ((Number) data.get("t")).longValue();
-                latencies.record(Math.max(0, (now - epoch) / 1000 - sent));
+                long latency = Math.max(0, (now - epoch) / 1000 - sent);
+                latencies.record(latency);
                 measuredDeliveries.increment();
+                if (windows != null) {
+                    windows.delivered(sent, latency);
+                }
             }
         }
     }
@@ -268,6 +280,9 @@ public final class ChatBenchmark {
                 }
                 phase = "measure";
                 latencies.startMeasuring();
+                if (windows != null) {
+                    windows.start((System.nanoTime() - epoch) / 1000, (total - warmup) * interval / 1000);
+                }
                 measureStart = System.nanoTime();
                 toolCpu = ProcessFigures.ownCpuNanos();
                 serverCpu = serverPid == null ? null : ProcessFigures.cpuSample(serverPid);
@@ -290,12 +305,16 @@ public final class ChatBenchmark {
                 int room = rooms[random.nextInt(rooms.length)];
                 Ledger.Stamp stamp = ledger.stamp(publisher, room);
                 expectedLive.addAndGet(ledger.expectedDeliveries(room));
+                long sent = (System.nanoTime() - epoch) / 1000;
+                if (windows != null && !warm) {
+                    windows.expect(sent, ledger.expectedDeliveries(room));
+                }
                 Map<String, Object> data = new LinkedHashMap<>(8);
                 data.put("r", room);
                 data.put("q", stamp.roomSeq());
                 data.put("p", publisher);
                 data.put("s", stamp.pubSeq());
-                data.put("t", (System.nanoTime() - epoch) / 1000);
+                data.put("t", sent);
                 if (warm) {
                     data.put("w", true);
                 }
@@ -304,6 +323,9 @@ public final class ChatBenchmark {
                     if (!reply.isSuccessful()) {
                         ledger.publishFailed(stamp);
                         expectedLive.addAndGet(-ledger.expectedDeliveries(room));
+                        if (windows != null && !warm) {
+                            windows.expect(sent, -ledger.expectedDeliveries(room));
+                        }
                     }
                 });
                 published.incrementAndGet();

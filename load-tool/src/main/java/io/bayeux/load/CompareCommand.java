@@ -98,7 +98,8 @@ final class CompareCommand implements Callable<Integer> {
             try {
                 ServerProcess server = ServerProcess.start(command, port, log, startTimeout);
                 try {
-                    RunResult result = new ChatBenchmark(s, label, server.benchmarkPid(), ioThreads, System.out, progress).run();
+                    RunResult result = new ChatBenchmark(s, label, server.benchmarkPid(), ioThreads, System.out, progress)
+                            .windows(options.windows()).run();
                     Summary.print(result, System.out);
                     runs.add(result);
                 } finally {
@@ -138,6 +139,7 @@ final class CompareCommand implements Callable<Integer> {
         metrics.add(metric(runs, "tool CPU (% of a core)", false, r -> r.tool().cpuPercentOfOneCore()));
         metrics.add(metric(runs, "lost", false, r -> r.counts().lost()));
         metrics.add(metric(runs, "duplicated", false, r -> r.counts().duplicated()));
+        metrics.addAll(WindowMetrics.of(runs));
         if (runs.stream().anyMatch(r -> r.stalled() != null)) {
             metrics.add(metric(runs, "all delivered in (s)", false, r -> r.stalled() == null ? Double.NaN : orNaN(r.stalled().deliverySeconds())));
             metrics.add(metric(runs, "heap growth (MiB)", false, r -> r.stalled() == null ? Double.NaN : growthMiB(r.stalled().heapBeforeBytes(), r.stalled().heapAfterBytes())));
@@ -156,7 +158,7 @@ final class CompareCommand implements Callable<Integer> {
         return value == null ? Double.NaN : value;
     }
 
-    private static Comparison.Metric metric(List<RunResult> runs, String name, boolean higherIsBetter, ToDoubleFunction<RunResult> value) {
+    static Comparison.Metric metric(List<RunResult> runs, String name, boolean higherIsBetter, ToDoubleFunction<RunResult> value) {
         List<Double> as = new ArrayList<>();
         List<Double> bs = new ArrayList<>();
         List<Double> ratios = new ArrayList<>();

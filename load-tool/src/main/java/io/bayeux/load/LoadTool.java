@@ -43,7 +43,8 @@ public final class LoadTool implements Callable<Integer> {
     public Integer call() throws Exception {
         Scenario s = scenario.toScenario(DEFAULT_URL);
         PrintStream out = System.out;
-        ChatBenchmark benchmark = new ChatBenchmark(s, label, serverPid, output.ioThreads(), out, System.console() != null);
+        ChatBenchmark benchmark = new ChatBenchmark(s, label, serverPid, output.ioThreads(), out, System.console() != null)
+                .windows(scenario.windows());
         benchmark.watch(cpuPids == null ? List.of() : cpuPids);
         RunResult result;
         try {

@@ -26,10 +26,37 @@ import java.util.Map;
  * @param server      the server's figures, where they could be read
  * @param stalled     with {@code --stalled-clients}: what the readers and the server made of them, else null
  * @param recovery    with {@code --recover}: how the clients' subscriptions recovered, else null
+ * @param windows     with {@code --windows}: the measured phase window by window ({@link DeliveryWindows}), else null
  */
 public record RunResult(String label, Map<String, Object> scenario, String startedAt, String drain, Connect connect,
                         Counts counts, Rates rates, Latency latency, List<double[]> percentiles,
-                        List<Sample> timeline, Tool tool, Server server, Stalled stalled, Recovery recovery) {
+                        List<Sample> timeline, Tool tool, Server server, Stalled stalled, Recovery recovery,
+                        List<Window> windows) {
+
+    /** A run without windows. */
+    public RunResult(String label, Map<String, Object> scenario, String startedAt, String drain, Connect connect,
+                     Counts counts, Rates rates, Latency latency, List<double[]> percentiles,
+                     List<Sample> timeline, Tool tool, Server server, Stalled stalled, Recovery recovery) {
+        this(label, scenario, startedAt, drain, connect, counts, rates, latency, percentiles, timeline, tool, server, stalled, recovery, null);
+    }
+
+    /**
+     * One window of the measured phase ({@code --windows}): the messages published in it and what
+     * became of them, wherever their deliveries fell in time. Latencies in microseconds.
+     *
+     * @param fromSecond         where the window starts, in seconds from the first measured publish
+     * @param seconds            its length (the last window may be shorter)
+     * @param deliveries         first arrivals of the window's messages
+     * @param deliveredPerSecond those deliveries over the window's length
+     * @param expected           the deliveries the window's messages called for
+     * @param lost               expected minus delivered, at the end of the run
+     * @param p50                median latency of the window's deliveries
+     * @param p99                their 99th percentile
+     * @param max                their largest
+     */
+    public record Window(double fromSecond, double seconds, long deliveries, double deliveredPerSecond, long expected, long lost,
+                         long p50, long p99, long max) {
+    }
 
     /**
      * What the clients' {@code RecoveryExtension}s told ({@code --recover}): every subscription

@@ -84,6 +84,14 @@ public final class ScenarioOptions {
     @Option(names = "--connect-timeout", paramLabel = "DURATION", description = "The longest wait for all clients to be connected and subscribed, on top of the ramp-up (default: ${DEFAULT-VALUE})")
     String connectTimeout = "60s";
 
+    @Option(names = "--windows", paramLabel = "DURATION", description = "Also report the measured phase window by window, e.g. 10s: for the messages published in each window, deliveries/s, latency p50/p99/max and lost (with --warmup-batches 0: a fresh server's first seconds)")
+    String windows;
+
+    /** The length of a {@code --windows} window, or null when none was asked for. */
+    public Duration windows() {
+        return windows == null ? null : parseDuration(windows, "--windows");
+    }
+
     /** The scenario these options describe; {@code defaultUrl} when no --url was given. */
     public Scenario toScenario(URI defaultUrl) {
         List<URI> targets = urls.isEmpty() ? List.of(defaultUrl) : urls;

@@ -55,10 +55,17 @@ final class ServerCommand implements Callable<Integer> {
             description = "Times each broadcast inside the server (a publish's arrival to the flush of its last frame) for the density mode; not with --metrics")
     boolean broadcastTiming;
 
+    @Option(names = "--warm-up", paramLabel = "MAX", arity = "0..1", fallbackValue = "30s",
+            description = "Before opening the port, run real clients' messages through a throwaway server in this JVM until the JIT compilers are nearly idle, for at most MAX (default when given: ${FALLBACK-VALUE}): the first clients meet compiled code")
+    String warmUp;
+
     @Override
     public Integer call() throws Exception {
         if (broadcastTiming && metrics) {
             throw new IllegalArgumentException("--broadcast-timing and --metrics both observe the server: choose one");
+        }
+        if (warmUp != null) {
+            System.out.println(ServerWarmUp.run(ScenarioOptions.parseDuration(warmUp, "--warm-up")).line());
         }
         NettyBayeuxServer.Builder builder = BenchmarkServer.builder(settings(), null).websocketCompression(!noWebsocketCompression);
         if (broadcastTiming) {

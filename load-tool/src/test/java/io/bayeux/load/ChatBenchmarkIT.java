@@ -6,6 +6,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.time.Duration;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -23,7 +25,8 @@ class ChatBenchmarkIT {
         NettyBayeuxServer server = servers.start(count);
         Scenario scenario = TestScenarios.scenario(server.uri(), transport, 200, 100);
 
-        RunResult result = new ChatBenchmark(scenario, "test", ProcessHandle.current().pid(), 2, TestScenarios.QUIET, false).run();
+        RunResult result = new ChatBenchmark(scenario, "test", ProcessHandle.current().pid(), 2, TestScenarios.QUIET, false)
+                .windows(Duration.ofMillis(300)).run();
 
         Counts counts = result.counts();
         assertEquals("complete", result.drain());
@@ -44,6 +47,13 @@ class ChatBenchmarkIT {
         }
         assertTrue(result.latency().count() > 0 && result.latency().count() < counts.received(), "only measured deliveries are timed");
         assertEquals(result.rates().measuredDeliveries(), result.latency().count());
+        // 100 batches 10 ms apart, in windows of 300 ms by the time each message was sent.
+        assertEquals(4, result.windows().size(), result.windows().toString());
+        assertEquals(result.rates().measuredDeliveries(), result.windows().stream().mapToLong(RunResult.Window::deliveries).sum());
+        assertEquals(result.rates().measuredDeliveries(), result.windows().stream().mapToLong(RunResult.Window::expected).sum(),
+                "every measured message's deliveries arrived");
+        // A window may be empty: a pacer held up on a busy machine sends the batches it owes in the next one.
+        assertTrue(result.windows().stream().allMatch(w -> w.lost() == 0 && w.max() >= w.p99()), result.windows().toString());
         assertNotNull(result.server().stats(), "the stats service answered");
         assertEquals(201L, ((Number) result.server().stats().get("sessions")).longValue(), "the clients and the stats client");
         assertNotNull(result.server().cpuSeconds());
