@@ -72,15 +72,35 @@ final class Republisher {
         }
     }
 
+    /**
+     * Whether {@code channel} is observed, without parsing it or the patterns: this runs for
+     * every message of every link, and a {@code /a/**} or {@code /a/*} pattern matches by its
+     * prefix (the channel, published on its node, is a valid name).
+     */
     private boolean observes(String channel) {
         boolean internal = Oort.isInternal(channel);
         for (String pattern : oort.observed()) {
             if (pattern.equals(channel)) {
                 return true;
             }
-            if (!internal && ChannelId.of(pattern).isWild() && ChannelId.matches(pattern, channel)) {
+            if (!internal && matchesWild(pattern, channel)) {
                 return true;
             }
+        }
+        return false;
+    }
+
+    /** Whether the wildcard {@code pattern} matches {@code channel}, as {@link ChannelId#matches(ChannelId)} does; false when it is no wildcard. */
+    static boolean matchesWild(String pattern, String channel) {
+        if (pattern.endsWith("/" + ChannelId.DEEPWILD)) {
+            // "/a/**": "/a/" then one segment or more.
+            int prefix = pattern.length() - ChannelId.DEEPWILD.length();
+            return channel.length() > prefix && channel.regionMatches(0, pattern, 0, prefix);
+        }
+        if (pattern.endsWith("/" + ChannelId.WILD)) {
+            // "/a/*": "/a/" then exactly one segment.
+            int prefix = pattern.length() - ChannelId.WILD.length();
+            return channel.length() > prefix && channel.regionMatches(0, pattern, 0, prefix) && channel.indexOf('/', prefix) < 0;
         }
         return false;
     }

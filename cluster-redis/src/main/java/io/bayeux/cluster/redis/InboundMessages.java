@@ -34,6 +34,8 @@ final class InboundMessages implements SubscriptionReconciler.Reception {
     static final int DELIVERY_QUEUE = 100_000;
 
     private final String nodeId;
+    /** How this node's own envelopes begin ({@link Envelope#prefix}): Redis sends them back to it, as to every subscriber. */
+    private final String ownPrefix;
     private final BayeuxServer bayeux;
     private final Supplier<LocalSession> session;
     private final Supplier<RedisHistory> history;
@@ -54,6 +56,7 @@ final class InboundMessages implements SubscriptionReconciler.Reception {
     InboundMessages(String nodeId, BayeuxServer bayeux, Supplier<LocalSession> session, Supplier<RedisHistory> history,
                     Predicate<String> receives, LongConsumer arrivals) {
         this.nodeId = nodeId;
+        this.ownPrefix = Envelope.prefix(nodeId);
         this.bayeux = bayeux;
         this.session = session;
         this.history = history;
@@ -87,8 +90,15 @@ final class InboundMessages implements SubscriptionReconciler.Reception {
         delivery.awaitTermination(seconds, TimeUnit.SECONDS);
     }
 
-    /** On Lettuce's thread: a message on one of this node's Redis channels. */
+    /**
+     * On Lettuce's thread: a message on one of this node's Redis channels. The node's own
+     * envelopes, half of what arrives when two nodes share their channels, are dropped unparsed.
+     */
     void arrived(String json) {
+        if (Envelope.isFrom(json, ownPrefix)) {
+            // Delivered here when it was published; a history's message ({"o":...) is never one of these.
+            return;
+        }
         Map<?, ?> object;
         try {
             object = Envelope.parse(json);
