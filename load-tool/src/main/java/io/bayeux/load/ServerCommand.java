@@ -46,13 +46,18 @@ final class ServerCommand implements Callable<Integer> {
             description = "Declines permessage-deflate (on by default, as in CometD 8): to measure bytes on the wire and CPU per delivery without it")
     boolean noWebsocketCompression;
 
+    @Option(names = "--websocket-compression-context", negatable = false,
+            description = "Keeps a permessage-deflate context per connection for clients that allow it (fewer bytes, more CPU; off by default)")
+    boolean websocketCompressionContext;
+
     @Option(names = "--metrics", negatable = false,
             description = "Binds a Prometheus registry (bayeux-metrics), serves it at /metrics and scrapes it every second itself: to measure what metrics cost")
     boolean metrics;
 
     @Override
     public Integer call() throws Exception {
-        NettyBayeuxServer.Builder builder = BenchmarkServer.builder(settings(), null).websocketCompression(!noWebsocketCompression);
+        NettyBayeuxServer.Builder builder = BenchmarkServer.builder(settings(), null).websocketCompression(!noWebsocketCompression)
+                .websocketCompressionContext(websocketCompressionContext);
         ScrapedMetrics scraped = metrics ? ScrapedMetrics.addTo(builder) : null;
         NettyBayeuxServer server = builder.build();
         if (scraped != null) {
