@@ -121,8 +121,13 @@ public record WebSocketCompression(boolean enabled, int level, int windowBits, i
 
         /** Checks every setting, naming the bad one. */
         public Context {
-            check("context windowBits", windowBits, 9, 15);
-            check("context memLevel", memLevel, 1, 9);
+            // Not the enclosing record's check: the constants of each refer to the other's.
+            if (windowBits < 9 || windowBits > 15) {
+                throw new IllegalArgumentException("context windowBits must be 9 to 15: " + windowBits);
+            }
+            if (memLevel < 1 || memLevel > 9) {
+                throw new IllegalArgumentException("context memLevel must be 1 to 9: " + memLevel);
+            }
             Objects.requireNonNull(releaseAfter, "releaseAfter");
             if (releaseAfter.isNegative() || releaseAfter.isZero()) {
                 throw new IllegalArgumentException("releaseAfter must be positive: " + releaseAfter);

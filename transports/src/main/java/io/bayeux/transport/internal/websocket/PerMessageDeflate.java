@@ -61,7 +61,8 @@ final class PerMessageDeflate {
                 if (NAME.equalsIgnoreCase(offer.name())) {
                     WebSocketCompression.Context context = compression.context();
                     boolean keep = context.enabled() && offer.parameters().keySet().stream().noneMatch(SERVER_NO_CONTEXT::equalsIgnoreCase);
-                    String answer = answer(offer.parameters(), keep ? context.windowBits() : compression.windowBits(), keep);
+                    String answer = answer(offer.parameters(), keep ? context.windowBits() : compression.windowBits(),
+                            compression.windowBits(), keep);
                     if (answer != null) {
                         return new Answer(answer, keep);
                     }
@@ -73,10 +74,10 @@ final class PerMessageDeflate {
 
     /**
      * The answer to one offer with {@code parameters}, the server compressing with a window of
-     * {@code windowBits} and a context of the connection's own if {@code context}; or null to
-     * decline it.
+     * {@code windowBits} and a context of the connection's own if {@code context}, the client
+     * told to use a window of at most {@code clientWindowBits}; or null to decline it.
      */
-    private static String answer(Map<String, String> parameters, int windowBits, boolean context) {
+    private static String answer(Map<String, String> parameters, int windowBits, int clientWindowBits, boolean context) {
         StringBuilder answer = new StringBuilder(NAME);
         if (!context) {
             answer.append("; ").append(SERVER_NO_CONTEXT);
@@ -105,7 +106,7 @@ final class PerMessageDeflate {
                     if (asked < 0) {
                         return null;
                     }
-                    answer.append("; ").append(CLIENT_MAX_WINDOW).append('=').append(Math.min(asked, windowBits));
+                    answer.append("; ").append(CLIENT_MAX_WINDOW).append('=').append(Math.min(asked, clientWindowBits));
                 }
                 default -> {
                     return null;
