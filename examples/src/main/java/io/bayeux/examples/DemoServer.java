@@ -27,7 +27,7 @@ import java.util.function.Consumer;
  *                 [--history-size 100] [--history-ttl 5m]
  *                 [--oort-url URL --oort-secret S [--oort-peers URL,...] [--oort-channels '/chat/**'] [--oort-failure-timeout MS]]
  *                 [--engine redis://HOST:PORT|redis-sentinel://HOST:PORT,.../MASTER|redis-cluster://HOST:PORT,... [--engine-channels '/chat/**']]
- *                 [--token-secret SECRET | --token-jwks URL] [--no-metrics]
+ *                 [--token-secret SECRET | --token-jwks URL] [--no-metrics] [--websocket-compression-context]
  * </pre>
  *
  * <p>With the {@code --oort-*} flags the demo is a node of a cluster ({@link DemoCluster}); with
@@ -86,6 +86,7 @@ public final class DemoServer {
         DemoRedis redis = new DemoRedis();
         DemoTokens tokens = new DemoTokens();
         boolean metrics = true;
+        boolean compressionContext = false;
         for (int i = 0; i < args.length; i++) {
             if (DemoTokens.FLAGS.contains(args[i])) {
                 tokens.set(args[i], value(args, ++i, args[i]));
@@ -103,6 +104,7 @@ public final class DemoServer {
                 case "--port" -> port = Integer.parseInt(value(args, ++i, "--port"));
                 case "--host" -> host = value(args, ++i, "--host");
                 case "--jsonp" -> jsonp = true;
+                case "--websocket-compression-context" -> compressionContext = true;
                 case DemoMetrics.FLAG -> metrics = false;
                 case "--timeout" -> timeout = Long.parseLong(value(args, ++i, "--timeout"));
                 case "--max-interval" -> maxInterval = Long.parseLong(value(args, ++i, "--max-interval"));
@@ -111,7 +113,7 @@ public final class DemoServer {
                 case "--service" -> extra.add(value(args, ++i, "--service"));
                 case "-h", "--help" -> {
                     System.out.println("Usage: bayeux-demo [--port N] [--host ADDRESS] [--jsonp] [--timeout MS] [--max-interval MS] [--service CLASS_NAME]..."
-                            + " [--history-size N] [--history-ttl DURATION] [--no-metrics]"
+                            + " [--history-size N] [--history-ttl DURATION] [--no-metrics] [--websocket-compression-context]"
                             + " [--oort-url URL --oort-secret SECRET [--oort-peers URL,...] [--oort-channels PATTERN,...] [--oort-failure-timeout MS]]"
                             + " [--engine redis://HOST:PORT|redis-sentinel://HOST:PORT,.../MASTER|redis-cluster://HOST:PORT,... [--engine-channels PATTERN,...]]"
                             + " [--token-secret SECRET | --token-jwks URL]");
@@ -123,7 +125,8 @@ public final class DemoServer {
                 }
             }
         }
-        NettyBayeuxServer.Builder builder = NettyBayeuxServer.builder().host(host).port(port).jsonp(jsonp);
+        NettyBayeuxServer.Builder builder = NettyBayeuxServer.builder().host(host).port(port).jsonp(jsonp)
+                .websocketCompressionContext(compressionContext);
         if (timeout >= 0 || maxInterval >= 0) {
             // How long a /meta/connect is held, and a session kept without one; the defaults
             // (20 s, 10 s) suit production, tests want less. The rest stays the server's.
