@@ -48,12 +48,14 @@ class ContextDeflaterTest {
                 + "\"},\"channel\":\"/chat/room" + i % 3 + "\",\"id\":\"" + i + "\"}]").getBytes(StandardCharsets.UTF_8);
     }
 
-    /** The payload of {@code frame} (a server's, header of 2 bytes for these sizes), inflated by the client; the frame released. */
+    /** The payload of {@code frame} (a server's: no mask), inflated by the client; the frame released. */
     private byte[] inflate(ByteBuf frame) throws DataFormatException {
         try {
             assertEquals(0xC1, frame.getUnsignedByte(0), "FIN, RSV1, text");
-            byte[] payload = new byte[frame.readableBytes() - 2];
-            frame.getBytes(2, payload);
+            int length = frame.getUnsignedByte(1);
+            int header = length == 127 ? 10 : length == 126 ? 4 : 2;
+            byte[] payload = new byte[frame.readableBytes() - header];
+            frame.getBytes(header, payload);
             client.setInput(payload);
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             byte[] chunk = new byte[256];
@@ -142,5 +144,29 @@ class ContextDeflaterTest {
         context.frame(UnpooledByteBufAllocator.DEFAULT, new byte[][]{delivery(1)}).release();
         long next = channel.runScheduledPendingTasks();
         assertTrue(next > 0 && next <= TimeUnit.NANOSECONDS.toNanos(Duration.ofSeconds(1).toNanos()), "a round is scheduled: " + next);
+    }
+
+    @Test
+    void aLongStreamOfMessagesOfEverySizeInflatesWhole() throws Exception {
+        ContextDeflater context = new ContextDeflater(loop);
+        java.util.Random random = new java.util.Random(7);
+        for (int i = 0; i < 1000; i++) {
+            int count = 1 + random.nextInt(3);
+            byte[][] arrays = new byte[count][];
+            StringBuilder expected = new StringBuilder("[");
+            for (int m = 0; m < count; m++) {
+                // Mostly chat, now and then a message larger than the window, or of bytes that do not compress.
+                StringBuilder text = new StringBuilder();
+                int length = random.nextInt(10) == 0 ? 1 + random.nextInt(9000) : 1 + random.nextInt(200);
+                for (int c = 0; c < length; c++) {
+                    text.append(random.nextInt(4) == 0 ? (char) ('a' + random.nextInt(26)) : " lunch meeting ".charAt(c % 15));
+                }
+                String element = "{\"id\":\"" + i + "\",\"data\":\"" + text + "\"}";
+                arrays[m] = ("[" + element + "]").getBytes(StandardCharsets.UTF_8);
+                expected.append(m == 0 ? "" : ",").append(element);
+            }
+            byte[] inflated = inflate(context.frame(UnpooledByteBufAllocator.DEFAULT, arrays));
+            assertEquals(expected.append(']').toString(), new String(inflated, StandardCharsets.UTF_8), "frame " + i);
+        }
     }
 }
