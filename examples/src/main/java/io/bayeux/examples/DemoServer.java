@@ -39,6 +39,9 @@ import java.util.function.Consumer;
  * the {@code /event/**} channels (open to anyone, as the rooms are) in the {@code replay}
  * dialect; {@code --history-size 0} turns history off.
  *
+ * <p>{@code --websocket-compression-context} keeps a permessage-deflate context per connection
+ * for the clients that allow it (fewer bytes, more CPU; see docs/transports.md).
+ *
  * <p>{@code --port 0} picks a free port; the first line printed names the bound one.
  */
 public final class DemoServer {
