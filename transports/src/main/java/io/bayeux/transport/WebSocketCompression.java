@@ -92,7 +92,8 @@ public record WebSocketCompression(boolean enabled, int level, int windowBits, i
      * keeps its window between messages: a message refers back to the ones before it, so small
      * chat messages shrink several times more than alone. The price is CPU (each message is
      * compressed for each connection it goes to, not once per broadcast) and memory while busy:
-     * the deflater (JZlib, pure Java, on the heap) is made when a frame needs it and dropped when
+     * the deflater (JZlib, pure Java, on the heap; with a window of 15 and a memory level of 8, the
+     * JDK's zlib, native and faster, about 260 KiB off the heap) is made when a frame needs it and dropped when
      * the connection has sent nothing compressed for {@code releaseAfter}, so an idle connection
      * holds none (a fresh deflater's output never refers back, so the client's inflater keeps
      * working). Every message is compressed, whatever {@link #minBytes()}: with a context even a

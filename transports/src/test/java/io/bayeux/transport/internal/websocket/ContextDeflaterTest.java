@@ -148,7 +148,24 @@ class ContextDeflaterTest {
 
     @Test
     void aLongStreamOfMessagesOfEverySizeInflatesWhole() throws Exception {
-        ContextDeflater context = new ContextDeflater(loop);
+        streamInflatesWhole(new ContextDeflater(loop));
+    }
+
+    @Test
+    void withZlibsDefaultWindowAndMemoryLevelTheJdksDeflaterKeepsTheContext() throws Exception {
+        WebSocketCompression.Context jdk = new WebSocketCompression.Context(true, 15, 8, Duration.ofSeconds(1));
+        LoopContexts jdkLoop = new LoopContexts(channel.eventLoop(), WebSocketCompression.DEFAULT.withContext(jdk), compressions, held, nanos::get);
+        ContextDeflater context = new ContextDeflater(jdkLoop);
+        streamInflatesWhole(context);
+        assertTrue(context.holding());
+        nanos.addAndGet(jdk.releaseAfter().toNanos());
+        jdkLoop.releaseIdle();
+        assertFalse(context.holding());
+        assertEquals(0, held.get());
+        assertArrayEquals(delivery(1), inflate(context.frame(UnpooledByteBufAllocator.DEFAULT, new byte[][]{delivery(1)})));
+    }
+
+    private void streamInflatesWhole(ContextDeflater context) throws Exception {
         java.util.Random random = new java.util.Random(7);
         for (int i = 0; i < 1000; i++) {
             int count = 1 + random.nextInt(3);
