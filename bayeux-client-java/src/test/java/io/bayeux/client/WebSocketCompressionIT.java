@@ -2,10 +2,14 @@ package io.bayeux.client;
 
 import io.bayeux.api.Message;
 import io.bayeux.client.transport.WebSocketTransport;
+import io.bayeux.testing.Await;
 import io.bayeux.transport.NettyBayeuxServer;
+import io.bayeux.transport.WebSocketCompression;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -53,6 +57,36 @@ class WebSocketCompressionIT {
         long before = server.websocketCompressions();
         assertEquals(TWICE, roundTrip(writer, reader));
         assertTrue(server.websocketCompressions() > before, "the server compressed the delivery");
+    }
+
+    @Test
+    void aServerThatKeepsAContextPerConnectionIsUnderstoodAcrossTheReleaseOfItsDeflater() throws Exception {
+        WebSocketCompression.Context context = new WebSocketCompression.Context(true, 11, 4, Duration.ofMillis(300));
+        NettyBayeuxServer server = fixture.start(b -> b.websocketCompression(WebSocketCompression.DEFAULT.withContext(context)));
+        ClientConfig config = ClientConfig.builder().build();
+        WebSocketTransport transport = new WebSocketTransport(config);
+        BayeuxClient client = Clients.connect(fixture.client(transport, config));
+        String extensions = transport.extensions();
+        assertTrue(extensions != null && extensions.startsWith("permessage-deflate") && !extensions.contains("server_no_context_takeover"),
+                extensions);
+
+        BlockingQueue<Message> received = new LinkedBlockingQueue<>();
+        subscribe(client, "/chat", (channel, message) -> received.add(message));
+        long before = server.websocketCompressions();
+        for (int round = 0; round < 2; round++) {
+            List<Object> sent = new ArrayList<>();
+            List<Object> got = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                Map<String, Object> data = Map.of("text", "see you at lunch, round " + round + " message " + i);
+                sent.add(data);
+                server.bayeux().getChannel("/chat").publish(null, data);
+                got.add(next(received).getData());
+            }
+            assertEquals(sent, got);
+            // Idle, the connection drops its deflater: the next round starts a fresh stream the client's inflater takes as well.
+            Await.until(Clients.WAIT, () -> server.websocketCompressionContexts() == 0, () -> "the deflater dropped");
+        }
+        assertTrue(server.websocketCompressions() - before >= 20, "every delivery compressed");
     }
 
     @Test

@@ -27,7 +27,7 @@ import java.util.function.Consumer;
  *                 [--history-size 100] [--history-ttl 5m]
  *                 [--oort-url URL --oort-secret S [--oort-peers URL,...] [--oort-channels '/chat/**'] [--oort-failure-timeout MS]]
  *                 [--engine redis://HOST:PORT|redis-sentinel://HOST:PORT,.../MASTER|redis-cluster://HOST:PORT,... [--engine-channels '/chat/**']]
- *                 [--token-secret SECRET | --token-jwks URL] [--no-metrics]
+ *                 [--token-secret SECRET | --token-jwks URL] [--no-metrics] [--websocket-compression-context]
  * </pre>
  *
  * <p>With the {@code --oort-*} flags the demo is a node of a cluster ({@link DemoCluster}); with
@@ -38,6 +38,9 @@ import java.util.function.Consumer;
  * {@code --history-ttl} each (default {@code 5m}) on every {@code /chat/**} channel, and on
  * the {@code /event/**} channels (open to anyone, as the rooms are) in the {@code replay}
  * dialect; {@code --history-size 0} turns history off.
+ *
+ * <p>{@code --websocket-compression-context} keeps a permessage-deflate context per connection
+ * for the clients that allow it (fewer bytes, more CPU; see docs/transports.md).
  *
  * <p>{@code --port 0} picks a free port; the first line printed names the bound one.
  */
@@ -86,6 +89,7 @@ public final class DemoServer {
         DemoRedis redis = new DemoRedis();
         DemoTokens tokens = new DemoTokens();
         boolean metrics = true;
+        boolean compressionContext = false;
         for (int i = 0; i < args.length; i++) {
             if (DemoTokens.FLAGS.contains(args[i])) {
                 tokens.set(args[i], value(args, ++i, args[i]));
@@ -103,6 +107,7 @@ public final class DemoServer {
                 case "--port" -> port = Integer.parseInt(value(args, ++i, "--port"));
                 case "--host" -> host = value(args, ++i, "--host");
                 case "--jsonp" -> jsonp = true;
+                case "--websocket-compression-context" -> compressionContext = true;
                 case DemoMetrics.FLAG -> metrics = false;
                 case "--timeout" -> timeout = Long.parseLong(value(args, ++i, "--timeout"));
                 case "--max-interval" -> maxInterval = Long.parseLong(value(args, ++i, "--max-interval"));
@@ -111,7 +116,7 @@ public final class DemoServer {
                 case "--service" -> extra.add(value(args, ++i, "--service"));
                 case "-h", "--help" -> {
                     System.out.println("Usage: bayeux-demo [--port N] [--host ADDRESS] [--jsonp] [--timeout MS] [--max-interval MS] [--service CLASS_NAME]..."
-                            + " [--history-size N] [--history-ttl DURATION] [--no-metrics]"
+                            + " [--history-size N] [--history-ttl DURATION] [--no-metrics] [--websocket-compression-context]"
                             + " [--oort-url URL --oort-secret SECRET [--oort-peers URL,...] [--oort-channels PATTERN,...] [--oort-failure-timeout MS]]"
                             + " [--engine redis://HOST:PORT|redis-sentinel://HOST:PORT,.../MASTER|redis-cluster://HOST:PORT,... [--engine-channels PATTERN,...]]"
                             + " [--token-secret SECRET | --token-jwks URL]");
@@ -123,7 +128,8 @@ public final class DemoServer {
                 }
             }
         }
-        NettyBayeuxServer.Builder builder = NettyBayeuxServer.builder().host(host).port(port).jsonp(jsonp);
+        NettyBayeuxServer.Builder builder = NettyBayeuxServer.builder().host(host).port(port).jsonp(jsonp)
+                .websocketCompressionContext(compressionContext);
         if (timeout >= 0 || maxInterval >= 0) {
             // How long a /meta/connect is held, and a session kept without one; the defaults
             // (20 s, 10 s) suit production, tests want less. The rest stays the server's.

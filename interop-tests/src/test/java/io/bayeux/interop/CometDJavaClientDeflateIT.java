@@ -59,7 +59,6 @@ class CometDJavaClientDeflateIT {
 
     @BeforeEach
     void start() throws Exception {
-        server = new InteropServer();
         container = new JakartaWebSocketClientContainer();
         container.start();
     }
@@ -73,7 +72,9 @@ class CometDJavaClientDeflateIT {
         }
         container.stop();
         scheduler.shutdownNow();
-        server.close();
+        if (server != null) {
+            server.close();
+        }
     }
 
     private BayeuxClient connected(RecordingTransport transport) throws Exception {
@@ -89,6 +90,7 @@ class CometDJavaClientDeflateIT {
 
     @Test
     void permessageDeflateIsNegotiatedAndLargeMessagesGoCompressedBothWays() throws Exception {
+        server = new InteropServer();
         RecordingTransport writerTransport = new RecordingTransport(scheduler, container);
         writer = connected(writerTransport);
         reader = connected(new RecordingTransport(scheduler, container));
@@ -115,5 +117,31 @@ class CometDJavaClientDeflateIT {
             assertEquals(i, ((Number) message.getDataAsMap().get("n")).intValue());
         }
         assertTrue(server.server().websocketCompressions() >= before + 2, "the server compressed both deliveries");
+    }
+
+    @Test
+    void withAContextPerConnectionAStreamOfSmallMessagesInflatesWithJettysContext() throws Exception {
+        server = InteropServer.withCompressionContext();
+        RecordingTransport readerTransport = new RecordingTransport(scheduler, container);
+        reader = connected(readerTransport);
+        writer = connected(new RecordingTransport(scheduler, container));
+        List<String> extensions = readerTransport.extensions.get(WAIT, TimeUnit.SECONDS);
+        assertEquals(1, extensions.size(), extensions::toString);
+        assertTrue(extensions.get(0).startsWith("permessage-deflate") && !extensions.get(0).contains("server_no_context_takeover"),
+                extensions::toString);
+
+        BlockingQueue<Message> received = new LinkedBlockingQueue<>();
+        CompletableFuture<Message> subscribed = new CompletableFuture<>();
+        reader.getChannel("/chat/context").subscribe((channel, message) -> received.add(message), subscribed::complete);
+        assertTrue(subscribed.get(WAIT, TimeUnit.SECONDS).isSuccessful());
+        long before = server.server().websocketCompressions();
+        for (int i = 0; i < 20; i++) {
+            String text = "see you at lunch tomorrow, message " + i;
+            writer.getChannel("/chat/context").publish(Map.of("text", text));
+            Message message = received.poll(WAIT, TimeUnit.SECONDS);
+            assertNotNull(message, "the reader got nothing");
+            assertEquals(text, message.getDataAsMap().get("text"));
+        }
+        assertTrue(server.server().websocketCompressions() >= before + 20, "every delivery compressed, small as it is");
     }
 }

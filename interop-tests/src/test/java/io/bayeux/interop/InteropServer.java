@@ -35,11 +35,12 @@ final class InteropServer implements AutoCloseable {
     private final NettyBayeuxServer server;
 
     InteropServer() {
-        this(null);
+        this(null, false);
     }
 
-    private InteropServer(HistoryPolicy history) {
-        NettyBayeuxServer.Builder builder = DemoServer.configure(NettyBayeuxServer.builder().port(0));
+    private InteropServer(HistoryPolicy history, boolean compressionContext) {
+        NettyBayeuxServer.Builder builder = DemoServer.configure(NettyBayeuxServer.builder().port(0)
+                .websocketCompressionContext(compressionContext));
         if (history != null) {
             builder.service(DemoServer.history(history));
         }
@@ -51,7 +52,15 @@ final class InteropServer implements AutoCloseable {
      * on every {@code /chat/**} channel, and the {@code replay} dialect on {@code /event/**}.
      */
     static InteropServer withHistory(int size, Duration ttl) {
-        return new InteropServer(HistoryPolicy.of(size, ttl));
+        return new InteropServer(HistoryPolicy.of(size, ttl), false);
+    }
+
+    /**
+     * The demo as {@code bin/bayeux-demo --websocket-compression-context} starts it: a
+     * permessage-deflate context per connection for the clients that allow it.
+     */
+    static InteropServer withCompressionContext() {
+        return new InteropServer(null, true);
     }
 
     private void installForgetHook(BayeuxServer bayeux) {

@@ -47,6 +47,10 @@ final class ServerCommand implements Callable<Integer> {
             description = "Declines permessage-deflate (on by default, as in CometD 8): to measure bytes on the wire and CPU per delivery without it")
     boolean noWebsocketCompression;
 
+    @Option(names = "--websocket-compression-context", negatable = false,
+            description = "Keeps a permessage-deflate context per connection for clients that allow it (fewer bytes, more CPU; off by default)")
+    boolean websocketCompressionContext;
+
     @Option(names = "--metrics", negatable = false,
             description = "Binds a Prometheus registry (bayeux-metrics), serves it at /metrics and scrapes it every second itself: to measure what metrics cost")
     boolean metrics;
@@ -67,7 +71,8 @@ final class ServerCommand implements Callable<Integer> {
         if (warmUp != null) {
             System.out.println(ServerWarmUp.run(ScenarioOptions.parseDuration(warmUp, "--warm-up")).line());
         }
-        NettyBayeuxServer.Builder builder = BenchmarkServer.builder(settings(), null).websocketCompression(!noWebsocketCompression);
+        NettyBayeuxServer.Builder builder = BenchmarkServer.builder(settings(), null).websocketCompression(!noWebsocketCompression)
+                .websocketCompressionContext(websocketCompressionContext);
         if (broadcastTiming) {
             DeliveryTiming timing = new DeliveryTiming();
             builder.service(bayeux -> ((BayeuxServerImpl) bayeux).observe(timing));

@@ -181,6 +181,16 @@ public final class NettyBayeuxServer implements AutoCloseable {
     }
 
     /**
+     * The WebSocket connections that hold a compression context (a deflater of their own, see
+     * {@link WebSocketCompression.Context}) now: those that sent a compressed message within the
+     * context's release time. 0 before {@link #start()} and with contexts off.
+     */
+    public int websocketCompressionContexts() {
+        BayeuxServerInitializer current = initializer;
+        return current == null ? 0 : current.websocketCompressionContexts();
+    }
+
+    /**
      * The timers handed to the event loops so far for the ends of long-polling gather times, one
      * per slot of ends due together (see {@link GroupedTimers}); for monitoring and tests.
      */
@@ -478,6 +488,18 @@ public final class NettyBayeuxServer implements AutoCloseable {
          */
         public Builder websocketCompression(boolean websocketCompression) {
             this.websocketCompression = this.websocketCompression.withEnabled(websocketCompression);
+            return this;
+        }
+
+        /**
+         * Whether WebSocket clients that offer permessage-deflate without
+         * {@code server_no_context_takeover} get a compression context of their own (fewer bytes,
+         * more CPU: see {@link WebSocketCompression.Context}); off by default, the context's other
+         * settings those of {@link WebSocketCompression.Context#OFF} (or those given to
+         * {@link #websocketCompression(WebSocketCompression)}).
+         */
+        public Builder websocketCompressionContext(boolean websocketCompressionContext) {
+            this.websocketCompression = this.websocketCompression.withContext(websocketCompressionContext);
             return this;
         }
 

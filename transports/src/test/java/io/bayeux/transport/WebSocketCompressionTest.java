@@ -2,6 +2,8 @@ package io.bayeux.transport;
 
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -34,5 +36,28 @@ class WebSocketCompressionTest {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> new WebSocketCompression(true, 1, 15, 10, 0)).getMessage().contains("memLevel"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> new WebSocketCompression(true, 1, 15, 8, -1)).getMessage().contains("minBytes"));
         assertThrows(NullPointerException.class, () -> NettyBayeuxServer.builder().websocketCompression(null));
+    }
+
+    @Test
+    void contextsPerConnectionAreOffByDefaultAndTurnOnKeepingTheirSettings() {
+        assertEquals(WebSocketCompression.Context.OFF, WebSocketCompression.DEFAULT.context());
+        assertEquals(new WebSocketCompression.Context(false, 11, 4, Duration.ofSeconds(1)), WebSocketCompression.Context.OFF);
+        WebSocketCompression.Context tuned = new WebSocketCompression.Context(false, 12, 5, Duration.ofMillis(500));
+        WebSocketCompression on = NettyBayeuxServer.builder().websocketCompression(WebSocketCompression.DEFAULT.withContext(tuned))
+                .websocketCompressionContext(true).settings().websocketCompression();
+        assertEquals(tuned.withEnabled(true), on.context());
+        assertEquals(WebSocketCompression.DEFAULT.withContext(tuned.withEnabled(true)), on);
+    }
+
+    @Test
+    void badContextValuesAreRefusedNamingTheSetting() {
+        Duration second = Duration.ofSeconds(1);
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new WebSocketCompression.Context(true, 8, 4, second))
+                .getMessage().contains("windowBits"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new WebSocketCompression.Context(true, 11, 0, second))
+                .getMessage().contains("memLevel"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new WebSocketCompression.Context(true, 11, 4, Duration.ZERO))
+                .getMessage().contains("releaseAfter"));
+        assertThrows(NullPointerException.class, () -> WebSocketCompression.DEFAULT.withContext(null));
     }
 }

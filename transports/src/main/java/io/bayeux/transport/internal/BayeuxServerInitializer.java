@@ -89,6 +89,11 @@ public final class BayeuxServerInitializer extends ChannelInitializer<SocketChan
         return websocket.compressions();
     }
 
+    /** The WebSocket connections holding a compression context of their own now. */
+    public int websocketCompressionContexts() {
+        return websocket.heldContexts();
+    }
+
     public long gatherTimers() {
         return outboxes.groupedTimersHandedToLoops();
     }

@@ -12,7 +12,9 @@ import java.util.Map;
  * the first acceptable offer of a client's {@code Sec-WebSocket-Extensions} is answered with
  * {@code server_no_context_takeover} and {@code client_no_context_takeover}, whether offered or
  * not (section 7.1.1 lets the server add both), so that neither side keeps zlib state between
- * messages. Stateless.
+ * messages. With {@link WebSocketCompression.Context} on, an offer without
+ * {@code server_no_context_takeover} is answered without it: the server then compresses with a
+ * context of the connection's own, of the context's window. Stateless.
  */
 final class PerMessageDeflate {
     static final String NAME = "permessage-deflate";
@@ -25,12 +27,25 @@ final class PerMessageDeflate {
     }
 
     /**
+     * An accepted offer: the {@code Sec-WebSocket-Extensions} value of the answer, and whether
+     * the server keeps a compression context for the connection.
+     */
+    record Answer(String header, boolean context) {
+    }
+
+    /**
      * The {@code Sec-WebSocket-Extensions} value that accepts the first acceptable
      * {@code permessage-deflate} offer of {@code offers} (the request's header values), or null
      * when none is (none made, malformed, or asking what this server does not do: a
      * {@code server_max_window_bits} below its window, an unknown parameter).
      */
     static String accept(List<String> offers, WebSocketCompression compression) {
+        Answer answer = negotiate(offers, compression);
+        return answer == null ? null : answer.header();
+    }
+
+    /** Like {@link #accept}, saying whether the connection keeps a context too; null when no offer is accepted. */
+    static Answer negotiate(List<String> offers, WebSocketCompression compression) {
         if (!compression.enabled()) {
             return null;
         }
@@ -44,9 +59,12 @@ final class PerMessageDeflate {
             }
             for (WebSocketExtensionData offer : extensions) {
                 if (NAME.equalsIgnoreCase(offer.name())) {
-                    String answer = answer(offer.parameters(), compression.windowBits());
+                    WebSocketCompression.Context context = compression.context();
+                    boolean keep = context.enabled() && offer.parameters().keySet().stream().noneMatch(SERVER_NO_CONTEXT::equalsIgnoreCase);
+                    String answer = answer(offer.parameters(), keep ? context.windowBits() : compression.windowBits(),
+                            compression.windowBits(), keep);
                     if (answer != null) {
-                        return answer;
+                        return new Answer(answer, keep);
                     }
                 }
             }
@@ -54,9 +72,17 @@ final class PerMessageDeflate {
         return null;
     }
 
-    /** The answer to one offer with {@code parameters}, or null to decline it. */
-    private static String answer(Map<String, String> parameters, int windowBits) {
-        StringBuilder answer = new StringBuilder(NAME).append("; ").append(SERVER_NO_CONTEXT).append("; ").append(CLIENT_NO_CONTEXT);
+    /**
+     * The answer to one offer with {@code parameters}, the server compressing with a window of
+     * {@code windowBits} and a context of the connection's own if {@code context}, the client
+     * told to use a window of at most {@code clientWindowBits}; or null to decline it.
+     */
+    private static String answer(Map<String, String> parameters, int windowBits, int clientWindowBits, boolean context) {
+        StringBuilder answer = new StringBuilder(NAME);
+        if (!context) {
+            answer.append("; ").append(SERVER_NO_CONTEXT);
+        }
+        answer.append("; ").append(CLIENT_NO_CONTEXT);
         for (Map.Entry<String, String> parameter : parameters.entrySet()) {
             String value = parameter.getValue();
             switch (parameter.getKey().toLowerCase(java.util.Locale.ROOT)) {
@@ -67,7 +93,8 @@ final class PerMessageDeflate {
                 }
                 case SERVER_MAX_WINDOW -> {
                     // The server may compress with a smaller window than asked, never a larger one:
-                    // a broadcast is compressed once, with this server's window, for everyone.
+                    // a broadcast is compressed once, with this server's window, for everyone (and
+                    // a connection's own context has the context's window).
                     int asked = bits(value);
                     if (asked < windowBits) {
                         return null;
@@ -79,7 +106,7 @@ final class PerMessageDeflate {
                     if (asked < 0) {
                         return null;
                     }
-                    answer.append("; ").append(CLIENT_MAX_WINDOW).append('=').append(Math.min(asked, windowBits));
+                    answer.append("; ").append(CLIENT_MAX_WINDOW).append('=').append(Math.min(asked, clientWindowBits));
                 }
                 default -> {
                     return null;

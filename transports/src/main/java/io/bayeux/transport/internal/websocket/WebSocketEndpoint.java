@@ -52,7 +52,8 @@ import java.util.function.Consumer;
  * compressed frame shared the same way; a frame of several messages is put together from each
  * message deflated once, the same way ({@link DeflatedBatch}); replies are compressed for the
  * connection with its event loop's deflater. What is under the threshold, or does not shrink,
- * goes as for any other connection.
+ * goes as for any other connection. A connection that negotiated context takeover compresses
+ * every message with its own {@link ContextDeflater} instead.
  */
 final class WebSocketEndpoint implements Endpoint {
     /**
@@ -76,6 +77,8 @@ final class WebSocketEndpoint implements Endpoint {
     private final LoopOutbox outbox;
     /** The loop's deflater and inflater when the connection negotiated permessage-deflate, else null. */
     private final WebSocketShared.Deflation deflation;
+    /** This connection's compression context when it negotiated context takeover, else null. */
+    private final ContextDeflater context;
     /** Counts writability changes, so that a check scheduled before the last change does nothing; loop-confined. */
     private long writabilityEpisode;
     /**
@@ -91,7 +94,7 @@ final class WebSocketEndpoint implements Endpoint {
     private volatile boolean stalled;
 
     WebSocketEndpoint(Channel channel, WebSocketShared shared, String browserId, boolean cookieLess,
-                      BayeuxContext bayeuxContext, LoopOutbox outbox, WebSocketShared.Deflation deflation) {
+                      BayeuxContext bayeuxContext, LoopOutbox outbox, WebSocketShared.Deflation deflation, ContextDeflater context) {
         this.channel = channel;
         this.shared = shared;
         this.browserId = browserId;
@@ -99,6 +102,7 @@ final class WebSocketEndpoint implements Endpoint {
         this.bayeuxContext = bayeuxContext;
         this.outbox = outbox;
         this.deflation = deflation;
+        this.context = context;
     }
 
     /** The loop's deflater and inflater if this connection negotiated permessage-deflate, else null. */
@@ -201,7 +205,10 @@ final class WebSocketEndpoint implements Endpoint {
         active = true;
         ByteBuf content;
         try {
-            content = out == null ? content(messages) : deflation != null ? deflatedFrame(out.alloc(), messages) : frame(out.alloc(), messages);
+            content = out == null ? content(messages)
+                    : context != null ? contextFrame(out.alloc(), messages)
+                    : deflation != null ? deflatedFrame(out.alloc(), messages)
+                    : frame(out.alloc(), messages);
         } catch (JsonCodec.JsonException x) {
             fail(messages, failure, failed, x);
             return;
@@ -347,6 +354,15 @@ final class WebSocketEndpoint implements Endpoint {
         }
         int length = DeflatedBatch.payloadLength(arrays, pieces);
         return length < plain ? DeflatedBatch.frame(alloc, arrays, pieces, length) : batch(alloc, messages, arrays, true);
+    }
+
+    /** A whole text frame carrying {@code messages}, compressed by this connection's own context. */
+    private ByteBuf contextFrame(ByteBufAllocator alloc, List<ServerMessage> messages) throws JsonCodec.JsonException {
+        byte[][] arrays = new byte[messages.size()][];
+        for (int i = 0; i < arrays.length; i++) {
+            arrays[i] = shared.bayeux.encodeArray(messages.get(i));
+        }
+        return context.frame(alloc, arrays);
     }
 
     /** Replies to what the client sent: written and flushed from any thread, in order with the pushes of the loop. */

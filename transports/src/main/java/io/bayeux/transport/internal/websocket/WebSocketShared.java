@@ -12,12 +12,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What every WebSocket connection of one server shares, made once per server (its settings immutable):
  * an idle connection keeps a reference to it instead of its own copy of each setting (and of
- * the frame decoder's configuration), and the event loops' zlib state. Its collaborators are thread-safe.
+ * the frame decoder's configuration), and the event loops' zlib state (and the lists of the
+ * connections' own compression contexts). Its collaborators are thread-safe.
  */
 public final class WebSocketShared {
     final BayeuxServerImpl bayeux;
@@ -42,6 +44,10 @@ public final class WebSocketShared {
     final LongAdder compressions = new LongAdder();
     /** Each event loop's deflater and inflater, made when a connection of the loop negotiates permessage-deflate. */
     private final Map<EventLoop, Deflation> deflations = new ConcurrentHashMap<>();
+    /** Each event loop's connection contexts, made when a connection of the loop negotiates context takeover. */
+    private final Map<EventLoop, LoopContexts> contexts = new ConcurrentHashMap<>();
+    /** The connection contexts holding a deflater now. */
+    private final AtomicInteger heldContexts = new AtomicInteger();
 
     /** The zlib state of one event loop, used by its connections one message at a time; loop-confined. */
     record Deflation(MessageDeflater deflater, MessageInflater inflater) {
@@ -70,6 +76,17 @@ public final class WebSocketShared {
     /** The deflater and inflater of {@code loop}'s connections; any thread. */
     Deflation deflationOf(EventLoop loop) {
         return deflations.computeIfAbsent(loop, each -> new Deflation(new MessageDeflater(compression, compressions), new MessageInflater()));
+    }
+
+    /** A new compression context for a connection of {@code loop} that negotiated context takeover; any thread. */
+    ContextDeflater newContext(EventLoop loop) {
+        return new ContextDeflater(contexts.computeIfAbsent(loop,
+                each -> new LoopContexts(each, compression, compressions, heldContexts, System::nanoTime)));
+    }
+
+    /** The connections holding a compression context (a deflater of their own) now. */
+    public int heldContexts() {
+        return heldContexts.get();
     }
 
     /** The messages compressed so far by this server's connections: a broadcast counts once. */

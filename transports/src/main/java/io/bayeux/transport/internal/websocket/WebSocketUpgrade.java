@@ -73,14 +73,16 @@ public final class WebSocketUpgrade {
             browserId = cookie.newId();
             headers.add(HttpHeaderNames.SET_COOKIE, cookie.setCookie(browserId, secure));
         }
-        String deflate = PerMessageDeflate.accept(request.headers().getAll(HttpHeaderNames.SEC_WEBSOCKET_EXTENSIONS), shared.compression);
+        PerMessageDeflate.Answer deflate = PerMessageDeflate.negotiate(request.headers().getAll(HttpHeaderNames.SEC_WEBSOCKET_EXTENSIONS),
+                shared.compression);
         if (deflate != null) {
-            headers.add(HttpHeaderNames.SEC_WEBSOCKET_EXTENSIONS, deflate);
+            headers.add(HttpHeaderNames.SEC_WEBSOCKET_EXTENSIONS, deflate.header());
         }
         RequestContext context = RequestContext.ofUpgrade(ctx.channel(), request, shared.path, ConnectionTypes.WEBSOCKET);
         WebSocketFrameHandler frames = new WebSocketFrameHandler(
                 new WebSocketEndpoint(ctx.channel(), shared, browserId, cookieLess, context, shared.outboxes.of(ctx.channel()),
-                        deflate == null ? null : shared.deflationOf(ctx.channel().eventLoop())));
+                        deflate == null ? null : shared.deflationOf(ctx.channel().eventLoop()),
+                        deflate == null || !deflate.context() ? null : shared.newContext(ctx.channel().eventLoop())));
         pipeline.replace(ctx.name(), WebSocketFrameHandler.NAME, frames);
         // An idle WebSocket connection keeps only the frame codec (which the handshake puts in
         // place of the HTTP codec, gzip and aggregator) and the frame handler: the frame handler

@@ -69,4 +69,22 @@ class PerMessageDeflateTest {
         assertEquals(ACCEPTED, PerMessageDeflate.accept(
                 List.of("permessage-deflate; client_no_context_takeover; server_no_context_takeover"), ON));
     }
+
+    @Test
+    void withContextOnAnOfferThatAllowsItIsAnsweredWithoutServerNoContextTakeover() {
+        WebSocketCompression context = ON.withContext(true);
+        PerMessageDeflate.Answer answer = PerMessageDeflate.negotiate(List.of("permessage-deflate; client_max_window_bits"), context);
+        assertEquals(new PerMessageDeflate.Answer("permessage-deflate; client_no_context_takeover; client_max_window_bits=15", true), answer);
+        assertEquals(new PerMessageDeflate.Answer(ACCEPTED, false),
+                PerMessageDeflate.negotiate(List.of("permessage-deflate; server_no_context_takeover"), context));
+        assertEquals(new PerMessageDeflate.Answer(ACCEPTED, false), PerMessageDeflate.negotiate(List.of("permessage-deflate"), ON));
+    }
+
+    @Test
+    void withContextOnTheServerWindowAskedForIsTheContexts() {
+        WebSocketCompression context = ON.withContext(true);
+        assertEquals(new PerMessageDeflate.Answer("permessage-deflate; client_no_context_takeover; server_max_window_bits=11", true),
+                PerMessageDeflate.negotiate(List.of("permessage-deflate; server_max_window_bits=12"), context));
+        assertNull(PerMessageDeflate.negotiate(List.of("permessage-deflate; server_max_window_bits=10"), context));
+    }
 }

@@ -64,7 +64,7 @@ class WebSocketFrameHandlerTest {
         RequestContext context = RequestContext.ofUpgrade(channel, new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/cometd"),
                 settings.path(), ConnectionTypes.WEBSOCKET);
         WebSocketEndpoint endpoint = new WebSocketEndpoint(channel, shared, "browser-1", false, context, outboxes.of(channel),
-                deflate ? shared.deflationOf(channel.eventLoop()) : null);
+                deflate ? shared.deflationOf(channel.eventLoop()) : null, null);
         channel.pipeline().addLast(WebSocketFrameHandler.NAME, new WebSocketFrameHandler(endpoint));
     }
 
