@@ -9,6 +9,7 @@ import picocli.CommandLine.Option;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 
 /** {@code bayeux-load server}: this project's server, set up for the benchmark, until stopped. */
 @Command(name = "server", mixinStandardHelpOptions = true, sortOptions = false,
@@ -52,9 +53,14 @@ final class ServerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        NettyBayeuxServer.Builder builder = BenchmarkServer.builder(settings(), null).websocketCompression(!noWebsocketCompression);
+        AtomicReference<NettyBayeuxServer> built = new AtomicReference<>();
+        NettyBayeuxServer.Builder builder = BenchmarkServer.builder(settings(), null, () -> {
+            NettyBayeuxServer current = built.get();
+            return current == null ? null : current.writeCounts();
+        }).websocketCompression(!noWebsocketCompression);
         ScrapedMetrics scraped = metrics ? ScrapedMetrics.addTo(builder) : null;
         NettyBayeuxServer server = builder.build();
+        built.set(server);
         if (scraped != null) {
             scraped.bind(server);
         }
