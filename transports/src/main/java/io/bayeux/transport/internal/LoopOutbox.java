@@ -23,8 +23,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>It also counts, for its loop, the WebSocket frames written and the flushes done (its own
  * and those of the WebSocket connections' push rounds): loop-confined counters that other
- * threads read on request ({@link Registry#framesWritten()}, {@link Registry#flushes()}), so that counting costs the loop
- * no shared write.
+ * threads read on request ({@link Registry#framesWritten()}, {@link Registry#flushes()}), so
+ * that counting costs the loop no shared write.
  */
 public final class LoopOutbox implements Runnable {
     private static final VarHandle FRAMES;
