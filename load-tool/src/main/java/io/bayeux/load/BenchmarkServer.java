@@ -11,6 +11,7 @@ import io.bayeux.server.QueueOverflow;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * This project's server set up for the chat benchmark: the default protocol settings (20 s
@@ -85,6 +86,15 @@ public final class BenchmarkServer {
 
     /** A builder set up as {@code settings} say; {@code extra} sets up more (a test's listeners), after the history. */
     public static NettyBayeuxServer.Builder builder(Settings settings, Consumer<BayeuxServer> extra) {
+        return builder(settings, extra, () -> null);
+    }
+
+    /**
+     * The same, its stats service also telling the server's write counts as {@code writes} gives
+     * them (null while they are not known): see {@link NettyBayeuxServer#writeCounts()}.
+     */
+    public static NettyBayeuxServer.Builder builder(Settings settings, Consumer<BayeuxServer> extra,
+                                                    Supplier<NettyBayeuxServer.WriteCounts> writes) {
         NettyBayeuxServer.Builder builder = NettyBayeuxServer.builder()
                 .host(settings.host())
                 .port(settings.port())
@@ -93,7 +103,7 @@ public final class BenchmarkServer {
                 .bayeuxConfig(BayeuxServerConfig.builder().maxQueue(settings.maxQueue()).connectGather(settings.connectGather())
                         .maxInterval(settings.maxInterval()).build())
                 .service(bayeux -> bayeux.addExtension(new AcknowledgedMessagesExtension()))
-                .service(bayeux -> ServerAnnotationProcessor.services(new StatsService(bayeux)).accept(bayeux));
+                .service(bayeux -> ServerAnnotationProcessor.services(new StatsService(bayeux, writes)).accept(bayeux));
         if (settings.history() != null) {
             builder.service(history(settings.history()));
         }

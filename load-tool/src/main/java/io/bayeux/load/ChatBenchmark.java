@@ -29,9 +29,11 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * One run of the chat benchmark, client side: {@code clients} {@link BayeuxClient}s on one
- * shared event-loop group join their rooms, then publishers (one random client per batch)
- * send batches of messages to random rooms among their own, at a fixed pace; every delivery
- * is checked against the {@link Ledger} and timed into an HdrHistogram.
+ * shared event-loop group join their rooms, then batches of messages are published at a fixed
+ * pace, each message by a random client to a random room among its own, in a frame of its own
+ * (with {@code --one-frame-batches}, one random client sends the whole batch as one Bayeux batch;
+ * with {@code --spread}, a batch's messages go one by one over its interval); every delivery is
+ * checked against the {@link Ledger} and timed into an HdrHistogram.
  *
  * <p>Each message's data: {@code r} room, {@code q} the room's sequence number, {@code p}
  * publisher, {@code s} the publisher's sequence number, {@code t} send time (µs on this JVM's
@@ -170,7 +172,7 @@ public final class ChatBenchmark {
                 double seconds = (System.nanoTime() - holdStart) / 1e9;
                 toolFigures = figures.tool(toolCpu, seconds, 0);
                 rates = new RunResult.Rates(0, 0, 0, ledger.deliveriesPerMessage(), seconds, 0);
-                serverFigures = figures.server(serverCpu, wire, 0, rssBefore, heapBefore, statsBefore, statsClient);
+                serverFigures = figures.server(serverCpu, wire, 0, rssBefore, heapBefore, statsBefore, null, statsClient);
             } else {
                 ScheduledFuture<?> cutter = null;
                 if (scenario.cutEvery() != null) {
@@ -178,7 +180,7 @@ public final class ChatBenchmark {
                     Random random = new Random(scenario.seed() + 2);
                     cutter = sampler.scheduleAtFixedRate(() -> clients.cut(random), period, period, TimeUnit.MILLISECONDS);
                 }
-                Measure measure = publishAll();
+                Measure measure = publishAll(statsClient, statsBefore != null);
                 if (cutter != null) {
                     // No more cuts: the last victims reconnect and get what they missed while draining.
                     cutter.cancel(false);
@@ -192,7 +194,7 @@ public final class ChatBenchmark {
                 toolFigures = figures.tool(measure.toolCpu, seconds, deliveries);
                 rates = new RunResult.Rates(scenario.offeredRate(), measuredPublished.get() / seconds, deliveries / seconds,
                         ledger.deliveriesPerMessage(), seconds, deliveries);
-                serverFigures = figures.server(measure.serverCpu, measure.wire, deliveries, rssBefore, null, statsBefore, statsClient);
+                serverFigures = figures.server(measure.serverCpu, measure.wire, deliveries, rssBefore, null, statsBefore, measure.stats, statsClient);
                 if (!stalled.isEmpty()) {
                     Counts sofar = ledger.counts();
                     boolean everything = "complete".equals(drainOutcome) && sofar.lost() == 0 && sofar.failedPublishes() == 0;
@@ -253,10 +255,10 @@ public final class ChatBenchmark {
 
     /** Where the measured phase started, and what the CPU clocks and the server's connections said then. */
     private record Measure(long firstPublish, long start, long lastPublish, long toolCpu, ProcessFigures.CpuSample serverCpu,
-                           SocketFigures.Sample wire) {
+                           SocketFigures.Sample wire, Map<String, Object> stats) {
     }
 
-    private Measure publishAll() {
+    private Measure publishAll(BayeuxClient statsClient, boolean stats) {
         long warmup = scenario.warmupBatches();
         long total = warmup + scenario.measuredBatches();
         long interval = scenario.batchInterval().toNanos();
@@ -268,6 +270,7 @@ public final class ChatBenchmark {
         long toolCpu = ProcessFigures.ownCpuNanos();
         ProcessFigures.CpuSample serverCpu = serverPid == null ? null : ProcessFigures.cpuSample(serverPid);
         SocketFigures.Sample wire = figures.wireSample();
+        Map<String, Object> statsAtStart = stats && warmup == 0 ? RunFigures.serverStats(statsClient) : null;
         watched.start();
         long lastPublish = start;
         for (long i = 0; i < total; i++) {
@@ -287,54 +290,72 @@ public final class ChatBenchmark {
                 toolCpu = ProcessFigures.ownCpuNanos();
                 serverCpu = serverPid == null ? null : ProcessFigures.cpuSample(serverPid);
                 wire = figures.wireSample();
+                if (stats) {
+                    statsAtStart = RunFigures.serverStats(statsClient);
+                }
                 watched.start();
             }
-            publishBatch(random, i < warmup);
+            publishBatch(random, i < warmup, start + i * interval, interval);
             lastPublish = System.nanoTime();
         }
-        return new Measure(firstPublish, measureStart, lastPublish, toolCpu, serverCpu, wire);
+        return new Measure(firstPublish, measureStart, lastPublish, toolCpu, serverCpu, wire, statsAtStart);
     }
 
-    private void publishBatch(Random random, boolean warm) {
-        int publisher = clients.pickPublisher(random);
-        BayeuxClient client = clients.get(publisher);
+    /** Publishes one batch due at {@code due} (nanoTime), whose interval is {@code interval} ns. */
+    private void publishBatch(Random random, boolean warm, long due, long interval) {
+        if (scenario.oneFrameBatches()) {
+            int publisher = clients.pickPublisher(random);
+            BayeuxClient client = clients.get(publisher);
+            client.startBatch();
+            try {
+                for (int b = 0; b < scenario.batchSize(); b++) {
+                    publish(random, warm, publisher);
+                }
+            } finally {
+                client.endBatch();
+            }
+            return;
+        }
+        for (int b = 0; b < scenario.batchSize(); b++) {
+            if (scenario.spread() && b > 0) {
+                LockSupport.parkNanos(due + b * interval / scenario.batchSize() - System.nanoTime());
+            }
+            publish(random, warm, clients.pickPublisher(random));
+        }
+    }
+
+    /** Client {@code publisher} publishes one message to a random room of its own (in its batch, if it has one open). */
+    private void publish(Random random, boolean warm, int publisher) {
         int[] rooms = ledger.roomsOf(publisher);
-        client.startBatch();
-        try {
-            for (int b = 0; b < scenario.batchSize(); b++) {
-                int room = rooms[random.nextInt(rooms.length)];
-                Ledger.Stamp stamp = ledger.stamp(publisher, room);
-                expectedLive.addAndGet(ledger.expectedDeliveries(room));
-                long sent = (System.nanoTime() - epoch) / 1000;
+        int room = rooms[random.nextInt(rooms.length)];
+        Ledger.Stamp stamp = ledger.stamp(publisher, room);
+        expectedLive.addAndGet(ledger.expectedDeliveries(room));
+        long sent = (System.nanoTime() - epoch) / 1000;
+        if (windows != null && !warm) {
+            windows.expect(sent, ledger.expectedDeliveries(room));
+        }
+        Map<String, Object> data = new LinkedHashMap<>(8);
+        data.put("r", room);
+        data.put("q", stamp.roomSeq());
+        data.put("p", publisher);
+        data.put("s", stamp.pubSeq());
+        data.put("t", sent);
+        if (warm) {
+            data.put("w", true);
+        }
+        data.put("c", ChatText.of(scenario.messageSize(), random));
+        clients.get(publisher).getChannel(ChatClients.roomChannel(room)).publish(data, reply -> {
+            if (!reply.isSuccessful()) {
+                ledger.publishFailed(stamp);
+                expectedLive.addAndGet(-ledger.expectedDeliveries(room));
                 if (windows != null && !warm) {
-                    windows.expect(sent, ledger.expectedDeliveries(room));
-                }
-                Map<String, Object> data = new LinkedHashMap<>(8);
-                data.put("r", room);
-                data.put("q", stamp.roomSeq());
-                data.put("p", publisher);
-                data.put("s", stamp.pubSeq());
-                data.put("t", sent);
-                if (warm) {
-                    data.put("w", true);
-                }
-                data.put("c", ChatText.of(scenario.messageSize(), random));
-                client.getChannel(ChatClients.roomChannel(room)).publish(data, reply -> {
-                    if (!reply.isSuccessful()) {
-                        ledger.publishFailed(stamp);
-                        expectedLive.addAndGet(-ledger.expectedDeliveries(room));
-                        if (windows != null && !warm) {
-                            windows.expect(sent, -ledger.expectedDeliveries(room));
-                        }
-                    }
-                });
-                published.incrementAndGet();
-                if (!warm) {
-                    measuredPublished.incrementAndGet();
+                    windows.expect(sent, -ledger.expectedDeliveries(room));
                 }
             }
-        } finally {
-            client.endBatch();
+        });
+        published.incrementAndGet();
+        if (!warm) {
+            measuredPublished.incrementAndGet();
         }
     }
 

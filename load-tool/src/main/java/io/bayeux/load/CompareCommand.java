@@ -63,7 +63,7 @@ final class CompareCommand implements Callable<Integer> {
             throw new IllegalArgumentException("compare starts its own servers: no --url");
         }
         Path logDir = logs != null ? Files.createDirectories(logs) : Files.createTempDirectory("bayeux-load-compare");
-        Comparison comparison = run(a, b, rounds, path, scenario, output.ioThreads(),
+        Comparison comparison = run(a, b, rounds, path, scenario, output.ioThreads(scenario.clients),
                 ScenarioOptions.parseDuration(startTimeout, "--start-timeout"), logDir, System.console() != null);
         print(comparison);
         output.write(comparison, comparison.runs(), comparison);
@@ -136,6 +136,10 @@ final class CompareCommand implements Callable<Integer> {
         metrics.add(metric(runs, "server bytes sent / delivery", false, r -> r.server().wire() == null ? Double.NaN : orNaN(r.server().wire().bytesPerDelivery())));
         metrics.add(metric(runs, "server TCP segments / delivery", false,
                 r -> r.server().wire() == null ? Double.NaN : orNaN(r.server().wire().segmentsPerDelivery())));
+        metrics.add(metric(runs, "server frames / delivery", false,
+                r -> r.server().writes() == null ? Double.NaN : orNaN(r.server().writes().framesPerDelivery())));
+        metrics.add(metric(runs, "server flushes / delivery", false,
+                r -> r.server().writes() == null ? Double.NaN : orNaN(r.server().writes().flushesPerDelivery())));
         metrics.add(metric(runs, "tool CPU (% of a core)", false, r -> r.tool().cpuPercentOfOneCore()));
         metrics.add(metric(runs, "lost", false, r -> r.counts().lost()));
         metrics.add(metric(runs, "duplicated", false, r -> r.counts().duplicated()));

@@ -43,7 +43,7 @@ public final class LoadTool implements Callable<Integer> {
     public Integer call() throws Exception {
         Scenario s = scenario.toScenario(DEFAULT_URL);
         PrintStream out = System.out;
-        ChatBenchmark benchmark = new ChatBenchmark(s, label, serverPid, output.ioThreads(), out, System.console() != null)
+        ChatBenchmark benchmark = new ChatBenchmark(s, label, serverPid, output.ioThreads(s.clients()), out, System.console() != null)
                 .windows(scenario.windows());
         benchmark.watch(cpuPids == null ? List.of() : cpuPids);
         RunResult result;
@@ -87,17 +87,28 @@ public final class LoadTool implements Callable<Integer> {
 
     /** {@code --json}, {@code --report}, {@code --threads}. */
     public static final class OutputOptions {
+        /**
+         * Clients per event loop by default: few enough that a client's socket is read soon after
+         * its data arrives, as a browser's would be, not after hundreds of others' reads.
+         */
+        static final int CLIENTS_PER_LOOP = 64;
+
         @Option(names = "--json", paramLabel = "FILE", description = "Write every figure as JSON")
         Path json;
 
         @Option(names = "--report", paramLabel = "FILE.html", description = "Write a self-contained HTML report")
         Path report;
 
-        @Option(names = "--threads", paramLabel = "N", description = "Event-loop threads shared by all clients (default: the number of cores)")
+        @Option(names = "--threads", paramLabel = "N", description = "Event-loop threads shared by all clients (default: one per "
+                + CLIENTS_PER_LOOP + " clients, at least the number of cores)")
         Integer threads;
 
-        int ioThreads() {
-            return threads != null ? threads : Runtime.getRuntime().availableProcessors();
+        /** The event loops for {@code clients} clients: {@code --threads}, or one per {@value #CLIENTS_PER_LOOP}, at least the cores. */
+        int ioThreads(int clients) {
+            if (threads != null) {
+                return threads;
+            }
+            return Math.max(Runtime.getRuntime().availableProcessors(), (clients + CLIENTS_PER_LOOP - 1) / CLIENTS_PER_LOOP);
         }
 
         void write(Object json, List<RunResult> runs, Comparison comparison) throws Exception {

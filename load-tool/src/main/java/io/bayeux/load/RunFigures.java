@@ -52,17 +52,19 @@ final class RunFigures {
 
     /**
      * The server's figures now, against those taken before: CPU since {@code cpuStart}, memory,
-     * and its stats (asked only when {@code statsBefore} shows it has a stats service).
+     * and its stats (asked only when {@code statsBefore} shows it has a stats service); its
+     * writes since {@code statsAtStart} (its stats when the measured phase started, or null).
      */
     RunResult.Server server(ProcessFigures.CpuSample cpuStart, SocketFigures.Sample wireStart, long deliveries, Long rssBefore,
-                            Long heapBefore, Map<String, Object> statsBefore, BayeuxClient statsClient) {
+                            Long heapBefore, Map<String, Object> statsBefore, Map<String, Object> statsAtStart, BayeuxClient statsClient) {
         Map<String, Object> stats = statsBefore == null ? null : serverStats(statsClient);
         SocketFigures.Sample wireEnd = wireStart == null ? null : SocketFigures.sample(urls);
         RunResult.Wire wire = wireEnd == null ? null : wireEnd.since(wireStart, deliveries);
+        RunResult.Writes writes = RunResult.Writes.between(statsAtStart, stats, deliveries);
         if (serverPid == null) {
             Double cpu = reportedCpuSeconds(statsBefore, stats);
             Double perDelivery = cpu == null || deliveries == 0 ? null : cpu * 1e6 / deliveries;
-            return new RunResult.Server(null, cpu, perDelivery, null, null, null, null, null, null, stats, statsBefore, wire);
+            return new RunResult.Server(null, cpu, perDelivery, null, null, null, null, null, null, stats, statsBefore, wire, writes);
         }
         ProcessFigures.CpuSample cpuEnd = ProcessFigures.cpuSample(serverPid);
         Double cpu = cpuStart == null || cpuEnd == null ? null : (cpuEnd.processNanos() - cpuStart.processNanos()) / 1e9;
@@ -73,7 +75,7 @@ final class RunFigures {
         Long rss = ProcessFigures.rssBytes(serverPid);
         Long heap = ProcessFigures.heapAfterGcBytes(serverPid);
         return new RunResult.Server(serverPid, cpu, perDelivery, jit, perDeliveryWithoutJit, rss, rssBefore, heap, heapBefore,
-                stats, statsBefore, wire);
+                stats, statsBefore, wire, writes);
     }
 
     /**

@@ -152,11 +152,39 @@ public record RunResult(String label, Map<String, Object> scenario, String start
      * @param stats               what the server's {@code /service/load/stats} answered at the end, or null
      * @param statsBefore         the same before the measured phase, or null
      * @param wire                what the server sent on its connections over the measured phase, or null
+     * @param writes              the frames and flushes the server counted from the start of the
+     *                            measured phase to the end of the run, or null (a server that does not tell them)
      */
     public record Server(Long pid, Double cpuSeconds, Double cpuMicrosPerDelivery, Double jitCpuSeconds,
                          Double cpuMicrosPerDeliveryWithoutJit, Long rssBytes, Long rssBeforeBytes,
                          Long heapAfterGcBytes, Long heapBeforeBytes, Map<String, Object> stats,
-                         Map<String, Object> statsBefore, Wire wire) {
+                         Map<String, Object> statsBefore, Wire wire, Writes writes) {
+    }
+
+    /**
+     * What the server's event loops wrote, as its stats service counts it
+     * ({@code framesWritten}, {@code flushes}): WebSocket frames and flushes of connections.
+     *
+     * @param frames              WebSocket frames written (none over long-polling)
+     * @param flushes             flushes of connections
+     * @param framesPerDelivery   frames divided by the deliveries, or null
+     * @param flushesPerDelivery  flushes divided by the deliveries, or null
+     */
+    public record Writes(long frames, long flushes, Double framesPerDelivery, Double flushesPerDelivery) {
+        /** What {@code end} counted since {@code start} (stats service answers), or null when either lacks them. */
+        static Writes between(Map<String, Object> start, Map<String, Object> end, long deliveries) {
+            Long frames0 = RunFigures.stat(start, "framesWritten");
+            Long frames1 = RunFigures.stat(end, "framesWritten");
+            Long flushes0 = RunFigures.stat(start, "flushes");
+            Long flushes1 = RunFigures.stat(end, "flushes");
+            if (frames0 == null || frames1 == null || flushes0 == null || flushes1 == null) {
+                return null;
+            }
+            long frames = frames1 - frames0;
+            long flushes = flushes1 - flushes0;
+            return new Writes(frames, flushes, deliveries == 0 ? null : (double) frames / deliveries,
+                    deliveries == 0 ? null : (double) flushes / deliveries);
+        }
     }
 
     /**

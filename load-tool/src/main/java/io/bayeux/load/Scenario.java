@@ -38,12 +38,18 @@ import java.util.Objects;
  * @param recover         the {@code RecoveryExtension} on every client: after a re-handshake it
  *                        subscribes again with the position of the last message it got in each
  *                        room, and the server replays what it missed (the rooms need a history)
+ * @param oneFrameBatches {@code --one-frame-batches}: a batch is one random client's Bayeux batch,
+ *                        its messages in one frame (CometD's benchmark); by default each message
+ *                        of a batch is published by its own random client, in a frame of its own,
+ *                        as independent people typing would
+ * @param spread          {@code --spread}: the messages of a batch are sent one by one, evenly over
+ *                        the batch interval; by default all at the batch's instant
  */
 public record Scenario(List<URI> urls, String transport, int clients, int rooms, int roomsPerClient, long seed,
                        int rampUpRate, int batchSize, Duration batchInterval, int batches, int warmupBatches,
                        int messageSize, boolean selfDelivery, boolean idle, Duration hold, boolean ack,
                        Duration soak, Duration cutEvery, Duration drainTimeout, Duration connectTimeout,
-                       int stalledClients, Duration cutFor, boolean recover) {
+                       int stalledClients, Duration cutFor, boolean recover, boolean oneFrameBatches, boolean spread) {
     public static final String WEBSOCKET = "websocket";
     public static final String LONG_POLLING = "long-polling";
 
@@ -81,6 +87,17 @@ public record Scenario(List<URI> urls, String transport, int clients, int rooms,
         }
     }
 
+    /** The default traffic: each message from its own client, a batch's messages at one instant. */
+    public Scenario(List<URI> urls, String transport, int clients, int rooms, int roomsPerClient, long seed,
+                    int rampUpRate, int batchSize, Duration batchInterval, int batches, int warmupBatches,
+                    int messageSize, boolean selfDelivery, boolean idle, Duration hold, boolean ack,
+                    Duration soak, Duration cutEvery, Duration drainTimeout, Duration connectTimeout,
+                    int stalledClients, Duration cutFor, boolean recover) {
+        this(urls, transport, clients, rooms, roomsPerClient, seed, rampUpRate, batchSize, batchInterval, batches, warmupBatches,
+                messageSize, selfDelivery, idle, hold, ack, soak, cutEvery, drainTimeout, connectTimeout, stalledClients, cutFor, recover,
+                false, false);
+    }
+
     /** The same with stalled clients, without {@code cutFor} nor {@code recover}. */
     public Scenario(List<URI> urls, String transport, int clients, int rooms, int roomsPerClient, long seed,
                     int rampUpRate, int batchSize, Duration batchInterval, int batches, int warmupBatches,
@@ -106,14 +123,21 @@ public record Scenario(List<URI> urls, String transport, int clients, int rooms,
     public Scenario withCuts(Duration cutEvery, Duration cutFor, boolean recover) {
         return new Scenario(urls, transport, clients, rooms, roomsPerClient, seed, rampUpRate, batchSize, batchInterval, batches,
                 warmupBatches, messageSize, selfDelivery, idle, hold, ack, soak, cutEvery, drainTimeout, connectTimeout, stalledClients,
-                cutFor, recover);
+                cutFor, recover, oneFrameBatches, spread);
+    }
+
+    /** The same with this traffic shape (see {@link #oneFrameBatches()} and {@link #spread()}). */
+    public Scenario withTraffic(boolean oneFrameBatches, boolean spread) {
+        return new Scenario(urls, transport, clients, rooms, roomsPerClient, seed, rampUpRate, batchSize, batchInterval, batches,
+                warmupBatches, messageSize, selfDelivery, idle, hold, ack, soak, cutEvery, drainTimeout, connectTimeout, stalledClients,
+                cutFor, recover, oneFrameBatches, spread);
     }
 
     /** The same publishing every {@code batchInterval}. */
     public Scenario withBatchInterval(Duration batchInterval) {
         return new Scenario(urls, transport, clients, rooms, roomsPerClient, seed, rampUpRate, batchSize, batchInterval, batches,
                 warmupBatches, messageSize, selfDelivery, idle, hold, ack, soak, cutEvery, drainTimeout, connectTimeout, stalledClients,
-                cutFor, recover);
+                cutFor, recover, oneFrameBatches, spread);
     }
 
     /** The clients that read (and publish): all but the stalled ones. */

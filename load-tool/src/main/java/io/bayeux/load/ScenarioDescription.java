@@ -23,6 +23,8 @@ final class ScenarioDescription {
         map.put("batches", s.measuredBatches());
         map.put("warmupBatches", s.warmupBatches());
         map.put("messageSize", s.messageSize());
+        map.put("oneFrameBatches", s.oneFrameBatches());
+        map.put("spread", s.spread());
         map.put("offeredPublishedPerSecond", Math.round(s.offeredRate() * 100) / 100.0);
         map.put("selfDelivery", s.selfDelivery());
         map.put("idle", s.idle());

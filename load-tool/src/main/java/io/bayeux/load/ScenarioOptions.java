@@ -30,8 +30,14 @@ public final class ScenarioOptions {
     @Option(names = "--ramp-up", paramLabel = "N", description = "Clients started per second (default: ${DEFAULT-VALUE})")
     int rampUp = 500;
 
-    @Option(names = "--batch-size", description = "Messages per batch, sent by one random client in one Bayeux batch (default: ${DEFAULT-VALUE})")
+    @Option(names = "--batch-size", description = "Messages per batch, each from its own random client (with --one-frame-batches: from one client in one Bayeux batch) (default: ${DEFAULT-VALUE})")
     int batchSize = 10;
+
+    @Option(names = "--one-frame-batches", description = "A batch is one random client's Bayeux batch, its messages in one frame (CometD's benchmark); by default each message of a batch comes from its own random client in a frame of its own")
+    boolean oneFrameBatches;
+
+    @Option(names = "--spread", description = "Send the messages of a batch one by one, evenly over the batch interval, instead of all at the batch's instant")
+    boolean spread;
 
     @Option(names = "--batch-interval", paramLabel = "MS", description = "Milliseconds between batches (default: ${DEFAULT-VALUE})")
     double batchIntervalMillis = 10;
@@ -102,7 +108,7 @@ public final class ScenarioOptions {
                 soak == null ? null : parseDuration(soak, "--soak"),
                 cutEvery == null ? null : Duration.ofMillis(Math.round(cutEvery * 1000)),
                 parseDuration(drainTimeout, "--drain-timeout"), parseDuration(connectTimeout, "--connect-timeout").plus(ramp), stalledClients,
-                cutFor == null ? null : parseDuration(cutFor, "--cut-for"), recover);
+                cutFor == null ? null : parseDuration(cutFor, "--cut-for"), recover, oneFrameBatches, spread);
         Double publishRate = rate;
         if (deliveryRate != null) {
             if (rate != null) {

@@ -10,6 +10,7 @@ import picocli.CommandLine.Option;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 
 /** {@code bayeux-load server}: this project's server, set up for the benchmark, until stopped. */
 @Command(name = "server", mixinStandardHelpOptions = true, sortOptions = false,
@@ -71,14 +72,18 @@ final class ServerCommand implements Callable<Integer> {
         if (warmUp != null) {
             System.out.println(ServerWarmUp.run(ScenarioOptions.parseDuration(warmUp, "--warm-up")).line());
         }
-        NettyBayeuxServer.Builder builder = BenchmarkServer.builder(settings(), null).websocketCompression(!noWebsocketCompression)
-                .websocketCompressionContext(websocketCompressionContext);
+        AtomicReference<NettyBayeuxServer> built = new AtomicReference<>();
+        NettyBayeuxServer.Builder builder = BenchmarkServer.builder(settings(), null, () -> {
+            NettyBayeuxServer current = built.get();
+            return current == null ? null : current.writeCounts();
+        }).websocketCompression(!noWebsocketCompression).websocketCompressionContext(websocketCompressionContext);
         if (broadcastTiming) {
             DeliveryTiming timing = new DeliveryTiming();
             builder.service(bayeux -> ((BayeuxServerImpl) bayeux).observe(timing));
         }
         ScrapedMetrics scraped = metrics ? ScrapedMetrics.addTo(builder) : null;
         NettyBayeuxServer server = builder.build();
+        built.set(server);
         if (scraped != null) {
             scraped.bind(server);
         }

@@ -5,6 +5,7 @@ import io.bayeux.annotation.Service;
 import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.server.internal.BayeuxServerImpl;
+import io.bayeux.transport.NettyBayeuxServer;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
@@ -16,28 +17,45 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The benchmark server's own figures, answered on {@code /service/load/stats} (a remote call):
  * sessions, messages waiting in their queues, channels, GC counts and pause time, heap in use, direct
- * memory in use, process CPU time; with {@link DeliveryTiming} installed as the server's observer,
- * the newest publish arrival flushed and the latest flush of one ({@code deliveryNewestArrivalNanos},
- * {@code deliveryLastFlushNanos}, this process's {@link System#nanoTime()}). The load tool asks
- * before and after a run.
+ * memory in use, process CPU time, and the WebSocket frames written and flushes done by the
+ * server's event loops ({@code framesWritten}, {@code flushes}: see
+ * {@link NettyBayeuxServer#writeCounts()}) when it was given them; with {@link DeliveryTiming}
+ * installed as the server's observer, the newest publish arrival flushed and the latest flush of
+ * one ({@code deliveryNewestArrivalNanos}, {@code deliveryLastFlushNanos}, this process's
+ * {@link System#nanoTime()}). The load tool asks before and after a run.
  */
 @Service("load-stats")
 public final class StatsService {
     public static final String TARGET = "load/stats";
 
     private final BayeuxServer bayeux;
+    /** The server's write counts now, or null (a server not started yet, or none given). */
+    private final Supplier<NettyBayeuxServer.WriteCounts> writes;
 
     public StatsService(BayeuxServer bayeux) {
+        this(bayeux, () -> null);
+    }
+
+    /** @param writes the server's write counts now, or null when they are not known */
+    public StatsService(BayeuxServer bayeux, Supplier<NettyBayeuxServer.WriteCounts> writes) {
         this.bayeux = bayeux;
+        this.writes = writes;
     }
 
     @RemoteCall(TARGET)
     public void stats(RemoteCall.Caller caller, Object data) {
-        caller.result(snapshot(bayeux));
+        Map<String, Object> stats = snapshot(bayeux);
+        NettyBayeuxServer.WriteCounts counts = writes.get();
+        if (counts != null) {
+            stats.put("framesWritten", counts.frames());
+            stats.put("flushes", counts.flushes());
+        }
+        caller.result(stats);
     }
 
     /** The figures now. */

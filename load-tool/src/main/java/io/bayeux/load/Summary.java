@@ -79,6 +79,11 @@ final class Summary {
             row(out, "server wire", String.format(Locale.ROOT, "%s sent in %,d TCP segments: %.0f bytes, %.2f segments per delivery",
                     Format.bytes(wire.bytesSent()), wire.segmentsSent(), wire.bytesPerDelivery(), wire.segmentsPerDelivery()));
         }
+        RunResult.Writes writes = sv.writes();
+        if (writes != null && writes.framesPerDelivery() != null) {
+            row(out, "server writes", String.format(Locale.ROOT, "%,d WebSocket frames, %,d flushes: %.3f frames, %.3f flushes per delivery",
+                    writes.frames(), writes.flushes(), writes.framesPerDelivery(), writes.flushesPerDelivery()));
+        }
         RunResult.Stalled st0 = r.stalled();
         if (st0 != null) {
             row(out, "stalled", String.format(Locale.ROOT, "%d client(s) never read; the readers got every message in %s",

@@ -69,6 +69,15 @@ class ChatBenchmarkIT {
         assertNotNull(wire, "ss read the server's connections");
         assertTrue(wire.bytesPerDelivery() > 15, wire.toString());
         assertTrue(wire.segmentsSent() > 0 && wire.segmentsPerDelivery() > 0, wire.toString());
+        // The server's own count of its writes: a frame carries one delivery or more, and is flushed.
+        RunResult.Writes writes = result.server().writes();
+        assertNotNull(writes, "the stats service told the write counts");
+        assertTrue(writes.flushes() > 0, writes.toString());
+        if (Scenario.WEBSOCKET.equals(transport)) {
+            assertTrue(writes.frames() > 0 && writes.framesPerDelivery() <= 1.1, writes.toString());
+        } else {
+            assertEquals(0, writes.frames(), "long-polling writes responses, not frames");
+        }
         assertTrue(result.tool().cpuSeconds() > 0);
     }
 }

@@ -45,7 +45,7 @@ class MetricsScrapeIT {
                 assertTrue((Long) stats.get("cpuNanos") > 0, () -> "CPU: " + stats);
 
                 // A server whose pid the tool does not know: its CPU over the run is what its scrapes tell.
-                RunResult.Server remote = new RunFigures(null, 1, List.of(server.uri())).server(null, null, 1000, null, null, stats, client);
+                RunResult.Server remote = new RunFigures(null, 1, List.of(server.uri())).server(null, null, 1000, null, null, stats, stats, client);
                 assertNotNull(remote.cpuSeconds(), "the CPU between two scrapes");
                 assertTrue(remote.cpuSeconds() > 0 && remote.cpuMicrosPerDelivery() == remote.cpuSeconds() * 1e6 / 1000, remote::toString);
                 assertEquals("/metrics (process_cpu_time_ns_total)", RunFigures.cpuSource(remote.stats()));

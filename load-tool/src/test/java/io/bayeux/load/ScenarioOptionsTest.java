@@ -26,6 +26,17 @@ class ScenarioOptionsTest {
         assertEquals(Duration.ofMillis(10), s.batchInterval());
         assertEquals(1000.0, s.offeredRate(), 1e-9);
         assertEquals("websocket", s.transport());
+        assertEquals(false, s.oneFrameBatches(), "each message from its own client, in a frame of its own");
+        assertEquals(false, s.spread(), "a batch's messages at one instant");
+    }
+
+    @Test
+    void trafficShapeOptions() {
+        Scenario s = parse("--one-frame-batches", "--spread");
+        assertEquals(true, s.oneFrameBatches());
+        assertEquals(true, s.spread());
+        assertEquals(s, s.withTraffic(true, true));
+        assertEquals(false, s.withTraffic(false, true).oneFrameBatches());
     }
 
     @Test

@@ -10,6 +10,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /** Short scenarios and servers for the integration tests. */
@@ -25,9 +26,15 @@ final class TestScenarios {
                 true, false, Duration.ofSeconds(1), false, null, null, Duration.ofSeconds(30), Duration.ofSeconds(60));
     }
 
-    /** The benchmark server on a free port, with {@code extra} set up too. */
+    /** The benchmark server on a free port, with {@code extra} set up too; its stats service tells its write counts. */
     static NettyBayeuxServer server(Consumer<BayeuxServer> extra) {
-        return BenchmarkServer.builder("127.0.0.1", 0, BenchmarkServer.DEFAULT_MAX_QUEUE, 0, extra).build().start();
+        AtomicReference<NettyBayeuxServer> built = new AtomicReference<>();
+        NettyBayeuxServer server = BenchmarkServer.builder(BenchmarkServer.Settings.defaults("127.0.0.1", 0), extra, () -> {
+            NettyBayeuxServer current = built.get();
+            return current == null ? null : current.writeCounts();
+        }).build();
+        built.set(server);
+        return server.start();
     }
 
     /** Counts, on the server, the messages published to chat rooms and the deliveries they call for. */

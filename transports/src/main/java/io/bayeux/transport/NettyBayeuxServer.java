@@ -171,6 +171,30 @@ public final class NettyBayeuxServer implements AutoCloseable {
     }
 
     /**
+     * The WebSocket frames the event loops wrote so far, and the flushes they did (one per
+     * connection per round that wrote to it, WebSocket pushes and replies, long-polling
+     * responses): each loop counts its own, summed when asked; for the load tool and tests.
+     * Zeros before {@link #start()}.
+     */
+    public WriteCounts writeCounts() {
+        BayeuxServerInitializer current = initializer;
+        if (current == null) {
+            return new WriteCounts(0, 0);
+        }
+        long[] counts = current.writeCounts();
+        return new WriteCounts(counts[0], counts[1]);
+    }
+
+    /**
+     * What a server's event loops wrote so far: see {@link #writeCounts()}.
+     *
+     * @param frames  WebSocket frames written, pushes and replies alike
+     * @param flushes flushes asked of connections
+     */
+    public record WriteCounts(long frames, long flushes) {
+    }
+
+    /**
      * The WebSocket messages compressed with permessage-deflate so far: a broadcast counts once,
      * however many of its subscribers negotiated the extension; for monitoring and tests. 0
      * before {@link #start()}.

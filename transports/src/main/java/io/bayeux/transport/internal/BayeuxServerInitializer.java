@@ -84,6 +84,11 @@ public final class BayeuxServerInitializer extends ChannelInitializer<SocketChan
         return outboxes.sharedFrameBytes();
     }
 
+    /** The WebSocket frames written and the flushes done by the event loops so far, in that order. */
+    public long[] writeCounts() {
+        return new long[] {outboxes.framesWritten(), outboxes.flushes()};
+    }
+
     /** The WebSocket messages compressed so far: a broadcast counts once. */
     public long websocketCompressions() {
         return websocket.compressions();

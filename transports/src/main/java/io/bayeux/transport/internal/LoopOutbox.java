@@ -5,6 +5,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.EventExecutor;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,8 +20,26 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * channel it wrote to once. When a publish answers a hundred held long-polls from the
  * executor, their loop wakes up once rather than a hundred times, and a channel that got two
  * answers in the round is flushed once. A write asked for on the loop itself is done at once.
+ *
+ * <p>It also counts, for its loop, the WebSocket frames written and the flushes done (its own
+ * and those of the WebSocket connections' push rounds): loop-confined counters that other
+ * threads read on request ({@link Registry#framesWritten()}, {@link Registry#flushes()}), so
+ * that counting costs the loop no shared write.
  */
 public final class LoopOutbox implements Runnable {
+    private static final VarHandle FRAMES;
+    private static final VarHandle FLUSHES;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            FRAMES = lookup.findVarHandle(LoopOutbox.class, "framesWritten", long.class);
+            FLUSHES = lookup.findVarHandle(LoopOutbox.class, "flushes", long.class);
+        } catch (ReflectiveOperationException x) {
+            throw new ExceptionInInitializerError(x);
+        }
+    }
+
     /** Writes done in one task before the loop gets to its other work. */
     private static final int ROUND_LIMIT = 4096;
 
@@ -33,6 +53,10 @@ public final class LoopOutbox implements Runnable {
      */
     private final ArrayList<Channel> written = new ArrayList<>();
     private final SharedFrames frames;
+    /** WebSocket frames written on this loop; written by the loop only (opaque), read from any thread. */
+    private long framesWritten;
+    /** Flushes done on this loop (see {@link #flushed()}); written by the loop only (opaque), read from any thread. */
+    private long flushes;
 
     private LoopOutbox(EventLoop loop, SharedFrames frames) {
         this.loop = loop;
@@ -68,10 +92,42 @@ public final class LoopOutbox implements Runnable {
             return sum;
         }
 
+        /** The WebSocket frames written by these loops so far, summed now; any thread. */
+        public long framesWritten() {
+            long sum = 0;
+            for (LoopOutbox outbox : outboxes.values()) {
+                sum += (long) FRAMES.getOpaque(outbox);
+            }
+            return sum;
+        }
+
+        /** The flushes done by these loops so far (see {@link LoopOutbox#flushed()}), summed now; any thread. */
+        public long flushes() {
+            long sum = 0;
+            for (LoopOutbox outbox : outboxes.values()) {
+                sum += (long) FLUSHES.getOpaque(outbox);
+            }
+            return sum;
+        }
+
         /** The direct bytes held by the shared frames of these loops now: this turn's, and those not written yet. */
         public long sharedFrameBytes() {
             return sharedAlloc.metric().usedDirectMemory();
         }
+    }
+
+    /** On the loop: a WebSocket frame was written. */
+    public void frameWritten() {
+        FRAMES.setOpaque(this, framesWritten + 1);
+    }
+
+    /**
+     * On the loop: a connection is about to be flushed; one per WebSocket connection per push
+     * round that wrote to it, and one per connection per round of this outbox (replies,
+     * long-polling responses).
+     */
+    public void flushed() {
+        FLUSHES.setOpaque(this, flushes + 1);
     }
 
     /** The loop's shared broadcast frames of the current turn. */
@@ -86,6 +142,7 @@ public final class LoopOutbox implements Runnable {
     public void write(Channel channel, Runnable write) {
         if (loop.inEventLoop()) {
             write.run();
+            flushed();
             channel.flush();
             return;
         }
@@ -115,6 +172,7 @@ public final class LoopOutbox implements Runnable {
                 }
             }
             for (int i = 0, n = written.size(); i < n; i++) {
+                flushed();
                 written.get(i).flush();
             }
             written.clear();

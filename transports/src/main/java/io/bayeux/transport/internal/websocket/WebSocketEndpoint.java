@@ -171,6 +171,7 @@ final class WebSocketEndpoint implements Endpoint {
 
     @Override
     public void flush() {
+        outbox.flushed();
         ChannelHandlerContext out = frameOut;
         if (out != null && !out.isRemoved()) {
             out.flush();
@@ -214,6 +215,7 @@ final class WebSocketEndpoint implements Endpoint {
             return;
         }
         boolean tell = failure != null || failed != null;
+        outbox.frameWritten();
         if (out == null) {
             ChannelFuture future = channel.write(new TextWebSocketFrame(content));
             if (tell) {
