@@ -19,8 +19,6 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPipeline;
-import io.netty.channel.ChannelPromise;
-import io.netty.channel.DefaultChannelPromise;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameEncoder;
 
@@ -230,47 +228,12 @@ final class WebSocketEndpoint implements Endpoint {
         }
     }
 
-    private void fail(List<ServerMessage> messages, PushFailure failure, Consumer<Throwable> failed, Throwable cause) {
+    /** Tells of a failed write: {@code failure} if there is one, else {@code failed}, else no one. */
+    void fail(List<ServerMessage> messages, PushFailure failure, Consumer<Throwable> failed, Throwable cause) {
         if (failure != null) {
             failure.pushFailed(this, messages, cause);
         } else if (failed != null) {
             failed.accept(cause);
-        }
-    }
-
-    /**
-     * A write's promise that tells of its failure itself: no listener to add, and nothing to
-     * notify when the write succeeds, which is every write but those pending when the
-     * connection closes.
-     */
-    private static final class FailurePromise extends DefaultChannelPromise {
-        private final WebSocketEndpoint endpoint;
-        private final List<ServerMessage> messages;
-        private final PushFailure failure;
-        private final Consumer<Throwable> failed;
-
-        FailurePromise(WebSocketEndpoint endpoint, List<ServerMessage> messages, PushFailure failure, Consumer<Throwable> failed) {
-            super(endpoint.channel);
-            this.endpoint = endpoint;
-            this.messages = messages;
-            this.failure = failure;
-            this.failed = failed;
-        }
-
-        @Override
-        public boolean tryFailure(Throwable cause) {
-            if (super.tryFailure(cause)) {
-                endpoint.fail(messages, failure, failed, cause);
-                return true;
-            }
-            return false;
-        }
-
-        @Override
-        public ChannelPromise setFailure(Throwable cause) {
-            super.setFailure(cause);
-            endpoint.fail(messages, failure, failed, cause);
-            return this;
         }
     }
 
