@@ -43,7 +43,9 @@ class RedisSentinelIT {
         await("the replica in sync", () -> "up".equals(field(replica, "replication", "master_link_status")));
         List<RedisProcess> sentinels = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            sentinels.add(fixture.closing(RedisProcess.sentinel(master, MASTER, Duration.ofMillis(500), Duration.ofSeconds(3))));
+            // Down after 1.5 s: short enough for a quick failover, long enough that a master slowed by a
+            // busy machine is not failed over before the kill (the nodes would then publish on two servers).
+            sentinels.add(fixture.closing(RedisProcess.sentinel(master, MASTER, Duration.ofMillis(1500), Duration.ofSeconds(3))));
         }
         for (RedisProcess sentinel : sentinels) {
             // A Sentinel that knows no replica, or too few peers for the quorum, would not fail over.
@@ -69,7 +71,13 @@ class RedisSentinelIT {
                 // Both channels' last message before the kill through first: Redis replicates
                 // asynchronously, so a write the master took but had not yet passed to its replica
                 // would be lost with it, whatever the engine does.
-                await("the first messages on B", () -> onB.contains(killAt - 1) && keptOnB.contains(killAt - 1));
+                try {
+                    await("the first messages on B", () -> onB.contains(killAt - 1) && keptOnB.contains(killAt - 1));
+                } catch (AssertionError x) {
+                    throw new AssertionError(x.getMessage() + " (B has " + onB.size() + " and " + keptOnB.size()
+                            + "; the master's role: " + field(master, "replication", "role") + ")\nA Sentinel's log:\n"
+                            + sentinels.get(0).log(), x);
+                }
                 master.kill();
             }
             // Each waits for A's reply, which never waits for Redis: a steady load through the switch.
