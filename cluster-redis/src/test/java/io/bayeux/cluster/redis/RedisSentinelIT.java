@@ -2,6 +2,7 @@ package io.bayeux.cluster.redis;
 
 import io.bayeux.api.server.HistoryPolicy;
 import io.bayeux.client.BayeuxClient;
+import io.bayeux.testing.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -28,6 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * After the failover both nodes are subscribed again, on the promoted replica, and traffic
  * flows; each message published reaches the other node at most once, in order, and every one
  * that did not is counted lost there; on a channel with a history in Redis, every one reaches it.
+ * And a failover that leaves the old master running, as a replica of the new one: both nodes
+ * follow the new master (a node left on the old one would publish where no other node listens).
  */
 class RedisSentinelIT {
     private static final Logger LOGGER = LoggerFactory.getLogger(RedisSentinelIT.class);
@@ -106,6 +110,50 @@ class RedisSentinelIT {
         // The history's messages wait in Lettuce's queue through the switch, then go through the new master's
         // history in order: every one reaches B, once.
         assertEquals(IntStream.rangeClosed(0, total).boxed().toList(), keptOnB, "the channel with a history: all, once each, in order");
+    }
+
+    @Test
+    void nodesFollowAFailoverThatLeavesTheOldMasterRunningAsAReplica() throws Exception {
+        RedisProcess master = fixture.closing(RedisProcess.start());
+        RedisProcess replica = fixture.closing(RedisProcess.replicaOf(master));
+        await("the replica in sync", () -> "up".equals(field(replica, "replication", "master_link_status")));
+        List<RedisProcess> sentinels = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            sentinels.add(fixture.closing(RedisProcess.sentinel(master, MASTER, Duration.ofMillis(1500), Duration.ofSeconds(3))));
+        }
+        for (RedisProcess sentinel : sentinels) {
+            await("a Sentinel that knows the replica and the two other Sentinels",
+                    () -> String.valueOf(field(sentinel, "sentinel", "master0")).contains("slaves=1,sentinels=3"));
+        }
+        String uri = sentinels.stream().map(s -> "127.0.0.1:" + s.port())
+                .collect(Collectors.joining(",", "redis-sentinel://", "/" + MASTER));
+        RedisTesting.Node a = fixture.closing(node(uri));
+        RedisTesting.Node b = fixture.closing(node(uri));
+        List<Integer> onB = new CopyOnWriteArrayList<>();
+        BayeuxClient subscriber = fixture.connected(b.url(), "websocket");
+        assertTrue(subscribe(subscriber, "/chat/room", (ch, m) -> onB.add(((Number) m.getDataAsMap().get("n")).intValue())).isSuccessful());
+        await("B subscribed", () -> b.cluster().isSubscribed("/chat/room"));
+        BayeuxClient publisher = fixture.connected(a.url(), "websocket");
+        assertTrue(publish(publisher, "/chat/room", Map.of("n", 0)).isSuccessful());
+        await("the first message on B", () -> onB.contains(0));
+
+        // What a Sentinel does when the master was unreachable for a while but comes back: the
+        // replica is promoted and the old master, still running, is turned into its replica.
+        // PUBLISH works on a replica too, so a node left on the old master would publish where
+        // no other node listens.
+        assertTrue(reply(sentinels.get(0), "SENTINEL FAILOVER " + MASTER).startsWith("+OK"), "the failover accepted");
+        await("the Sentinels to name the replica",
+                () -> reply(sentinels.get(0), "SENTINEL get-master-addr-by-name " + MASTER).contains(String.valueOf(replica.port())));
+        await("the old master a replica", () -> "slave".equals(field(master, "replication", "role")));
+        await("B's subscription on the new master", () -> reply(replica, "PUBSUB NUMSUB bayeux:/chat/room").contains(":1\r\n"));
+        // A publishes at each poll (at most every 25 ms, for at most 30 s): once A follows the new
+        // master, one of them reaches B.
+        AtomicInteger next = new AtomicInteger(1);
+        Await.until(Duration.ofSeconds(30), () -> {
+            publisher.getChannel("/chat/room").publish(Map.of("n", next.getAndIncrement()));
+            return onB.stream().anyMatch(n -> n > 0);
+        }, () -> "a message published on A after the failover on B (" + next.get() + " tried; B has " + onB
+                + "; subscribers of the room on the old master: " + reply(master, "PUBSUB NUMSUB bayeux:/chat/room") + ")");
     }
 
     /** A node sharing /chat/** (no history) and /event/** (a history in Redis), reconnecting at least every 200 ms. */
