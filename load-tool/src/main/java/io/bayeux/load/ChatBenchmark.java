@@ -76,6 +76,8 @@ public final class ChatBenchmark {
     private final LongAdder measuredDeliveries = new LongAdder();
     private final AtomicLong expectedLive = new AtomicLong();
     private final AtomicLong published = new AtomicLong();
+    /** Publishes whose reply has not come yet: the run waits for them, so that every refusal is counted. */
+    private final AtomicLong unanswered = new AtomicLong();
     private final AtomicLong measuredPublished = new AtomicLong();
     private final RecoveryCount recoveries = new RecoveryCount();
     private final List<RunResult.Sample> timeline = new ArrayList<>();
@@ -344,7 +346,9 @@ public final class ChatBenchmark {
             data.put("w", true);
         }
         data.put("c", ChatText.of(scenario.messageSize(), random));
+        unanswered.incrementAndGet();
         clients.get(publisher).getChannel(ChatClients.roomChannel(room)).publish(data, reply -> {
+            unanswered.decrementAndGet();
             if (!reply.isSuccessful()) {
                 ledger.publishFailed(stamp);
                 expectedLive.addAndGet(-ledger.expectedDeliveries(room));
@@ -362,7 +366,14 @@ public final class ChatBenchmark {
     /** After the last batch: waits until everything expected arrived, or nothing arrived for a while. */
     private String drain() {
         // A client cut at the end comes back only when its cut is over: that is not part of the wait.
-        return waitForArrivals(scenario.cutFor() == null ? scenario.drainTimeout() : scenario.drainTimeout().plus(scenario.cutFor()));
+        Duration timeout = scenario.cutFor() == null ? scenario.drainTimeout() : scenario.drainTimeout().plus(scenario.cutFor());
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String outcome = waitForArrivals(timeout);
+        // A refused publish whose room expects no delivery holds up no arrival: wait for its reply too.
+        while (unanswered.get() > 0 && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        return outcome;
     }
 
     /** @return {@code complete}, {@code quiet} (nothing arrived for a while) or {@code timeout} (still arriving) */

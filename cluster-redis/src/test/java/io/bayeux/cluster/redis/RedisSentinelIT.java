@@ -42,22 +42,11 @@ class RedisSentinelIT {
 
     @Test
     void nodesFollowTheMasterSentinelNamesWhenItIsKilledUnderLoad() throws Exception {
-        RedisProcess master = fixture.closing(RedisProcess.start());
-        RedisProcess replica = fixture.closing(RedisProcess.replicaOf(master));
-        await("the replica in sync", () -> "up".equals(field(replica, "replication", "master_link_status")));
-        List<RedisProcess> sentinels = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            // Down after 1.5 s: short enough for a quick failover, long enough that a master slowed by a
-            // busy machine is not failed over before the kill (the nodes would then publish on two servers).
-            sentinels.add(fixture.closing(RedisProcess.sentinel(master, MASTER, Duration.ofMillis(1500), Duration.ofSeconds(3))));
-        }
-        for (RedisProcess sentinel : sentinels) {
-            // A Sentinel that knows no replica, or too few peers for the quorum, would not fail over.
-            await("a Sentinel that knows the replica and the two other Sentinels",
-                    () -> String.valueOf(field(sentinel, "sentinel", "master0")).contains("slaves=1,sentinels=3"));
-        }
-        String uri = sentinels.stream().map(s -> "127.0.0.1:" + s.port())
-                .collect(Collectors.joining(",", "redis-sentinel://", "/" + MASTER));
+        Sentinels setup = startSentinels();
+        RedisProcess master = setup.master();
+        RedisProcess replica = setup.replica();
+        List<RedisProcess> sentinels = setup.sentinels();
+        String uri = setup.uri();
         RedisTesting.Node a = fixture.closing(node(uri));
         RedisTesting.Node b = fixture.closing(node(uri));
         List<Integer> onB = new CopyOnWriteArrayList<>();
@@ -114,19 +103,11 @@ class RedisSentinelIT {
 
     @Test
     void nodesFollowAFailoverThatLeavesTheOldMasterRunningAsAReplica() throws Exception {
-        RedisProcess master = fixture.closing(RedisProcess.start());
-        RedisProcess replica = fixture.closing(RedisProcess.replicaOf(master));
-        await("the replica in sync", () -> "up".equals(field(replica, "replication", "master_link_status")));
-        List<RedisProcess> sentinels = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            sentinels.add(fixture.closing(RedisProcess.sentinel(master, MASTER, Duration.ofMillis(1500), Duration.ofSeconds(3))));
-        }
-        for (RedisProcess sentinel : sentinels) {
-            await("a Sentinel that knows the replica and the two other Sentinels",
-                    () -> String.valueOf(field(sentinel, "sentinel", "master0")).contains("slaves=1,sentinels=3"));
-        }
-        String uri = sentinels.stream().map(s -> "127.0.0.1:" + s.port())
-                .collect(Collectors.joining(",", "redis-sentinel://", "/" + MASTER));
+        Sentinels setup = startSentinels();
+        RedisProcess master = setup.master();
+        RedisProcess replica = setup.replica();
+        List<RedisProcess> sentinels = setup.sentinels();
+        String uri = setup.uri();
         RedisTesting.Node a = fixture.closing(node(uri));
         RedisTesting.Node b = fixture.closing(node(uri));
         List<Integer> onB = new CopyOnWriteArrayList<>();
@@ -154,6 +135,30 @@ class RedisSentinelIT {
             return onB.stream().anyMatch(n -> n > 0);
         }, () -> "a message published on A after the failover on B (" + next.get() + " tried; B has " + onB
                 + "; subscribers of the room on the old master: " + reply(master, "PUBSUB NUMSUB bayeux:/chat/room") + ")");
+    }
+
+    /** A master, its replica in sync, three Sentinels that know both and each other, and the engine's URI for them. */
+    private record Sentinels(RedisProcess master, RedisProcess replica, List<RedisProcess> sentinels, String uri) {
+    }
+
+    private Sentinels startSentinels() throws Exception {
+        RedisProcess master = fixture.closing(RedisProcess.start());
+        RedisProcess replica = fixture.closing(RedisProcess.replicaOf(master));
+        await("the replica in sync", () -> "up".equals(field(replica, "replication", "master_link_status")));
+        List<RedisProcess> sentinels = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            // Down after 1.5 s: short enough for a quick failover, long enough that a master slowed by a
+            // busy machine is not failed over before the test means it (the nodes would then publish on two servers).
+            sentinels.add(fixture.closing(RedisProcess.sentinel(master, MASTER, Duration.ofMillis(1500), Duration.ofSeconds(3))));
+        }
+        for (RedisProcess sentinel : sentinels) {
+            // A Sentinel that knows no replica, or too few peers for the quorum, would not fail over.
+            await("a Sentinel that knows the replica and the two other Sentinels",
+                    () -> String.valueOf(field(sentinel, "sentinel", "master0")).contains("slaves=1,sentinels=3"));
+        }
+        String uri = sentinels.stream().map(s -> "127.0.0.1:" + s.port())
+                .collect(Collectors.joining(",", "redis-sentinel://", "/" + MASTER));
+        return new Sentinels(master, replica, sentinels, uri);
     }
 
     /** A node sharing /chat/** (no history) and /event/** (a history in Redis), reconnecting at least every 200 ms. */
