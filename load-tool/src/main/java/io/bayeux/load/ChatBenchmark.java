@@ -78,6 +78,8 @@ public final class ChatBenchmark {
     private final AtomicLong published = new AtomicLong();
     /** Publishes whose reply has not come yet: the run waits for them, so that every refusal is counted. */
     private final AtomicLong unanswered = new AtomicLong();
+    /** How many failed publishes were told with their reason (the first few only). */
+    private final AtomicLong toldFailures = new AtomicLong();
     private final AtomicLong measuredPublished = new AtomicLong();
     private final RecoveryCount recoveries = new RecoveryCount();
     private final List<RunResult.Sample> timeline = new ArrayList<>();
@@ -126,6 +128,11 @@ public final class ChatBenchmark {
     /** The CPU of the {@link #watch watched} processes over the last run's measured window; empty if none. */
     List<WatchedProcesses.Figure> watchedFigures() {
         return watchedFigures;
+    }
+
+    /** After a run: up to {@code limit} of its lost deliveries (see {@link Ledger#lostExamples}). */
+    List<String> lostExamples(int limit) {
+        return ledger == null ? List.of() : ledger.lostExamples(limit);
     }
 
     /** Runs the scenario once; throws {@link BenchmarkException} when the clients cannot all connect. */
@@ -350,6 +357,9 @@ public final class ChatBenchmark {
         clients.get(publisher).getChannel(ChatClients.roomChannel(room)).publish(data, reply -> {
             unanswered.decrementAndGet();
             if (!reply.isSuccessful()) {
+                if (toldFailures.getAndIncrement() < 3) {
+                    out.println("publish of " + stamp + " failed: " + reply);
+                }
                 ledger.publishFailed(stamp);
                 expectedLive.addAndGet(-ledger.expectedDeliveries(room));
                 if (windows != null && !warm) {

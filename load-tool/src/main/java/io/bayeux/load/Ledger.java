@@ -1,6 +1,8 @@
 package io.bayeux.load;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -181,6 +183,27 @@ final class Ledger {
         }
         return new Counts(published, failedPublishes.sum(), expected, received, distinct, expected - distinct,
                 duplicated, unexpected, lateFailed, receivers[0].lastPubSeq == null ? -1 : outOfOrder);
+    }
+
+    /**
+     * Up to {@code limit} lost deliveries, as {@code client c: room r #q}: the first message of
+     * each room that a client missed. Call once nothing more is expected to arrive.
+     */
+    List<String> lostExamples(int limit) {
+        List<String> examples = new ArrayList<>();
+        for (int c = 0; c < clients && examples.size() < limit; c++) {
+            Receiver receiver = receivers[c];
+            synchronized (receiver) {
+                for (int i = 0; i < receiver.rooms.length && examples.size() < limit; i++) {
+                    int room = receiver.rooms[i];
+                    long missing = receiver.seen[i].firstMissing(publishedPerRoom.get(room));
+                    if (missing >= 0) {
+                        examples.add("client " + c + ": room " + room + " #" + missing);
+                    }
+                }
+            }
+        }
+        return examples;
     }
 
     /** A message's identity. */

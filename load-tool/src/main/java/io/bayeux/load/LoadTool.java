@@ -55,6 +55,9 @@ public final class LoadTool implements Callable<Integer> {
         }
         Summary.print(result, out);
         benchmark.watchedFigures().forEach(figure -> out.println(figure.line()));
+        if (result.counts().lost() > 0) {
+            out.println("  first lost      " + String.join(", ", benchmark.lostExamples(5)));
+        }
         output.write(result, List.of(result), null);
         Counts c = result.counts();
         // Refused publishes are a failure too, except where connections are cut on purpose.

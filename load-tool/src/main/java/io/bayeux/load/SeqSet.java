@@ -56,6 +56,12 @@ final class SeqSet {
         return true;
     }
 
+    /** The smallest number below {@code end} neither added nor skipped, or -1 when there is none. */
+    long firstMissing(long end) {
+        long first = offset + bits.nextClearBit(0);
+        return first < end ? first : -1;
+    }
+
     /** How many distinct numbers were added (skipped ones not counted). */
     long distinct() {
         return distinct;

@@ -58,9 +58,11 @@ class TrafficShapeIT {
                 BATCHES, WARMUP, 50, true, false, Duration.ofSeconds(1), false, null, null, Duration.ofSeconds(30), Duration.ofSeconds(60))
                 .withTraffic(oneFrameBatches, false);
 
-        RunResult result = new ChatBenchmark(scenario, "test", null, 2, TestScenarios.QUIET, false).run();
+        java.io.ByteArrayOutputStream said = new java.io.ByteArrayOutputStream();
+        ChatBenchmark benchmark = new ChatBenchmark(scenario, "test", null, 2, new java.io.PrintStream(said, true), false);
+        RunResult result = benchmark.run();
 
-        assertEquals(0, result.counts().lost());
+        assertEquals(0, result.counts().lost(), () -> result.counts() + ", " + result.connect() + ", first lost: " + benchmark.lostExamples(10) + "\n" + said);
         assertEquals((BATCHES + WARMUP) * BATCH, result.counts().published());
         return frames;
     }

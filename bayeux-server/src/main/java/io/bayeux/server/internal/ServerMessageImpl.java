@@ -29,6 +29,8 @@ public class ServerMessageImpl extends HashMapMessage implements ServerMessage.M
      * {@code ServerObserver} is installed, before the message is frozen and shared.
      */
     private long arrivedNanos;
+    /** Kept in place of a compressed form when the compressor returned its argument (not worth compressing). */
+    private static final byte[] NOT_COMPRESSED = new byte[0];
     /** What a transport's compressor made of {@link #array} (see {@link #compressArray}), once frozen; written under this. */
     private volatile byte[] compressed;
     /** What a transport's compressor made of this message as an element of a larger array (see {@link #compressElement}); the same. */
@@ -117,7 +119,8 @@ public class ServerMessageImpl extends HashMapMessage implements ServerMessage.M
      * {@code compressor} applied to {@code array}, this message's {@link #encodeArray}: for a
      * frozen message computed once, whichever threads ask at the same time, and shared
      * afterwards (a WebSocket broadcast is deflated once for all its subscribers); callers must
-     * not modify it. {@code compressor} may return its argument itself (not worth compressing).
+     * not modify it. {@code compressor} may return its argument itself (not worth compressing):
+     * then every caller gets back the array it passed, which is how it tells.
      */
     public byte[] compressArray(byte[] array, UnaryOperator<byte[]> compressor) {
         return compressOnce(false, array, compressor);
@@ -143,6 +146,9 @@ public class ServerMessageImpl extends HashMapMessage implements ServerMessage.M
                 result = element ? compressedElement : compressed;
                 if (result == null) {
                     result = compressor.apply(array);
+                    if (result == array) {
+                        result = NOT_COMPRESSED;
+                    }
                     if (element) {
                         compressedElement = result;
                     } else {
@@ -151,7 +157,9 @@ public class ServerMessageImpl extends HashMapMessage implements ServerMessage.M
                 }
             }
         }
-        return result;
+        // "Not compressed" is told by identity with the caller's array: the JSON bytes are cached
+        // racily, so another thread may hold an equal array that is not this one.
+        return result == NOT_COMPRESSED ? array : result;
     }
 
     @Override
