@@ -163,12 +163,18 @@ final class OutageBuffer {
         try {
             inFlight.incrementAndGet();
             message.send().apply(message.order()).whenComplete((reply, failure) -> {
-                inFlight.decrementAndGet();
                 if (failure == null) {
+                    inFlight.decrementAndGet();
                     if (message.message()) {
                         published.incrementAndGet();
                     }
-                } else if (!again(message)) {
+                    return;
+                }
+                // Kept to send again before it counts as answered: a flush that finds nothing in
+                // flight must find it among the failed, or it would send later ones before it.
+                boolean kept = again(message);
+                inFlight.decrementAndGet();
+                if (!kept) {
                     LOGGER.debug("Message on {} dropped: {}", message.what(), failure.toString());
                     message.lost().accept(failure);
                 }

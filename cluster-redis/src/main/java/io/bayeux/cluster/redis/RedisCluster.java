@@ -47,8 +47,8 @@ public class RedisCluster implements AutoCloseable {
     private static final Logger LOGGER = LoggerFactory.getLogger(RedisCluster.class);
     /** The default prefix of every Redis channel and key: {@link RedisConfig#DEFAULT_PREFIX}. */
     public static final String DEFAULT_PREFIX = RedisConfig.DEFAULT_PREFIX;
-    /** How many times, on a Redis Cluster, a message is sent at most when its publish fails (its master died). */
-    static final int CLUSTER_ATTEMPTS = 4;
+    /** How many times, on a Redis Cluster or behind Sentinel, a message is sent at most when its publish fails (its master died). */
+    static final int FAILOVER_ATTEMPTS = 4;
 
     private final BayeuxServer bayeux;
     private final RedisConfig config;
@@ -83,8 +83,9 @@ public class RedisCluster implements AutoCloseable {
         this.config = Objects.requireNonNull(config, "config");
         this.observed = new ObservedChannels(config.prefix(), config.mode() == RedisConfig.Mode.CLUSTER);
         config.channels().forEach(observed::add);
-        // On a cluster, a message whose master died is sent again once the replica took over (Lettuce does that for one server).
-        this.outbox = new OutageBuffer(config.bufferSize(), () -> connected, this::publish, isSharded() ? CLUSTER_ATTEMPTS : 1, this::afterSettling);
+        // Where a master can change (a cluster, Sentinel), a message whose publish failed (its master died, or the new
+        // master does not know the history's script) is sent again in its turn once the new master took over.
+        this.outbox = new OutageBuffer(config.bufferSize(), () -> connected, this::publish, followsFailovers() ? FAILOVER_ATTEMPTS : 1, this::afterSettling);
         this.stats = new RedisStats(outbox);
         this.inbound = new InboundMessages(nodeId, bayeux, () -> session, () -> history, this::receives, stats::arrived);
     }
@@ -294,6 +295,16 @@ public class RedisCluster implements AutoCloseable {
     /** The Redis channel of {@code channelId}'s messages: {@code <prefix><channel>}, hash-tagged on a cluster. */
     String redisChannel(String channelId) {
         return observed.redisChannel(channelId);
+    }
+
+    /** Whether the master this node publishes to can change under it: on a Redis Cluster or behind Sentinel. */
+    boolean followsFailovers() {
+        return config.mode() != RedisConfig.Mode.STANDALONE;
+    }
+
+    /** Holds this node's next messages back until every one sent is answered (see {@link OutageBuffer#hold()}). */
+    void holdOutbox() {
+        outbox.hold();
     }
 
     /** Whether this node is on a Redis Cluster, with sharded pub/sub. */

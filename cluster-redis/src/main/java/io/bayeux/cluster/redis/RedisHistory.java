@@ -193,7 +193,7 @@ final class RedisHistory implements HistoryEngine {
             publishFailures.incrementAndGet();
             return;
         }
-        if (cluster.isSharded()) {
+        if (cluster.followsFailovers()) {
             // In turn with the node's messages: after a failover, sent again (once the new master is known) in order;
             // the script applies each number of this node once.
             cluster.submit(channel, order -> {
@@ -237,6 +237,13 @@ final class RedisHistory implements HistoryEngine {
         }
         return commands.<String>evalsha(sha, ScriptOutputType.VALUE, keys, args).exceptionallyCompose(failure -> {
             if (failure instanceof RedisNoScriptException || failure.getCause() instanceof RedisNoScriptException) {
+                if (!reload) {
+                    // Sent again by the caller in its turn: until then, nothing after it may go (as a whole script, it would go first).
+                    if (publishSha != null) {
+                        LOGGER.info("Redis does not know the history script (a new master?): this node's messages are held and sent again in order");
+                    }
+                    cluster.holdOutbox();
+                }
                 publishSha = null;
                 if (reload) {
                     return run(keys, args, false);
