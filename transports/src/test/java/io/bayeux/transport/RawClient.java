@@ -174,7 +174,9 @@ public final class RawClient implements AutoCloseable {
                 try {
                     received.addAll((List<Map<String, Object>>) JSON.parse(text.toString().getBytes(StandardCharsets.UTF_8)));
                 } catch (Exception x) {
-                    throw new AssertionError("Invalid JSON frame: " + text, x);
+                    AssertionError invalid = new AssertionError("Invalid JSON frame: " + text, x);
+                    closed.completeExceptionally(invalid);
+                    throw invalid;
                 } finally {
                     text.setLength(0);
                 }

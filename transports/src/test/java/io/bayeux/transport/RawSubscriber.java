@@ -17,6 +17,7 @@ final class RawSubscriber implements AutoCloseable {
     final RawClient client;
     private final boolean websocket;
     private final BlockingQueue<Map<String, Object>> deliveries = new LinkedBlockingQueue<>();
+    private final java.util.Queue<Map<String, Object>> others = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile boolean running = true;
     private final Thread poller;
 
@@ -50,14 +51,25 @@ final class RawSubscriber implements AutoCloseable {
         for (Map<String, Object> message : messages) {
             if (message.containsKey("data")) {
                 deliveries.add(message);
+            } else {
+                other(message);
             }
+        }
+    }
+
+    /** Keeps the last few messages that were not deliveries (a reply, a disconnect): a failed wait names them. */
+    private void other(Map<String, Object> message) {
+        others.add(message);
+        while (others.size() > 5) {
+            others.poll();
         }
     }
 
     /** The next delivery, waiting at most {@code seconds}; fails without one. */
     Map<String, Object> next(int seconds) throws InterruptedException {
         Map<String, Object> delivery = poll(seconds, TimeUnit.SECONDS);
-        assertNotNull(delivery, "no delivery within " + seconds + " s");
+        assertNotNull(delivery, () -> "no delivery within " + seconds + " s; the last other messages: " + others
+                + (client.closed().isDone() ? "; the connection ended: " + client.closed() : ""));
         return delivery;
     }
 
@@ -76,6 +88,9 @@ final class RawSubscriber implements AutoCloseable {
                     TimeUnit.MILLISECONDS);
             if (message != null && message.containsKey("data")) {
                 return message;
+            }
+            if (message != null) {
+                other(message);
             }
         } while (System.nanoTime() < deadline);
         return deliveries.poll();
