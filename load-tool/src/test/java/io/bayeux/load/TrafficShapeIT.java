@@ -7,6 +7,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -58,8 +60,8 @@ class TrafficShapeIT {
                 BATCHES, WARMUP, 50, true, false, Duration.ofSeconds(1), false, null, null, Duration.ofSeconds(30), Duration.ofSeconds(60))
                 .withTraffic(oneFrameBatches, false);
 
-        java.io.ByteArrayOutputStream said = new java.io.ByteArrayOutputStream();
-        ChatBenchmark benchmark = new ChatBenchmark(scenario, "test", null, 2, new java.io.PrintStream(said, true), false);
+        ByteArrayOutputStream said = new ByteArrayOutputStream();
+        ChatBenchmark benchmark = new ChatBenchmark(scenario, "test", null, 2, new PrintStream(said, true), false);
         RunResult result = benchmark.run();
 
         assertEquals(0, result.counts().lost(), () -> result.counts() + ", " + result.connect() + ", first lost: " + benchmark.lostExamples(10) + "\n" + said);

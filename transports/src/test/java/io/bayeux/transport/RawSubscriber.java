@@ -2,7 +2,9 @@ package io.bayeux.transport;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -17,7 +19,7 @@ final class RawSubscriber implements AutoCloseable {
     final RawClient client;
     private final boolean websocket;
     private final BlockingQueue<Map<String, Object>> deliveries = new LinkedBlockingQueue<>();
-    private final java.util.Queue<Map<String, Object>> others = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final Queue<Map<String, Object>> others = new ConcurrentLinkedQueue<>();
     private volatile boolean running = true;
     private final Thread poller;
 

@@ -18,6 +18,8 @@ import java.util.function.UnaryOperator;
  * under this message's monitor).
  */
 public class ServerMessageImpl extends HashMapMessage implements ServerMessage.Mutable {
+    /** Kept in place of a compressed form when the compressor returned its argument (not worth compressing). */
+    private static final byte[] NOT_COMPRESSED = new byte[0];
     private ServerMessage associated;
     private boolean lazy;
     private BayeuxContext bayeuxContext;
@@ -29,8 +31,6 @@ public class ServerMessageImpl extends HashMapMessage implements ServerMessage.M
      * {@code ServerObserver} is installed, before the message is frozen and shared.
      */
     private long arrivedNanos;
-    /** Kept in place of a compressed form when the compressor returned its argument (not worth compressing). */
-    private static final byte[] NOT_COMPRESSED = new byte[0];
     /** What a transport's compressor made of {@link #array} (see {@link #compressArray}), once frozen; written under this. */
     private volatile byte[] compressed;
     /** What a transport's compressor made of this message as an element of a larger array (see {@link #compressElement}); the same. */
