@@ -142,6 +142,16 @@ public final class RawClient implements AutoCloseable {
         throw new AssertionError("No delivery on " + channel + " within 10 s");
     }
 
+    /** The messages of a frame's JSON array; fails naming the text when it is not one. */
+    @SuppressWarnings("unchecked")
+    public static List<Map<String, Object>> parseMessages(byte[] json) {
+        try {
+            return (List<Map<String, Object>>) JSON.parse(json);
+        } catch (Exception x) {
+            throw new AssertionError(new String(json, StandardCharsets.UTF_8), x);
+        }
+    }
+
     public static Map<String, Object> reply(List<Map<String, Object>> messages, String channel) {
         for (Map<String, Object> message : messages) {
             if (channel.equals(message.get("channel")) && message.containsKey("successful")) {
@@ -167,14 +177,13 @@ public final class RawClient implements AutoCloseable {
         private final StringBuilder text = new StringBuilder();
 
         @Override
-        @SuppressWarnings("unchecked")
         public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
             text.append(data);
             if (last) {
                 try {
-                    received.addAll((List<Map<String, Object>>) JSON.parse(text.toString().getBytes(StandardCharsets.UTF_8)));
-                } catch (Exception x) {
-                    AssertionError invalid = new AssertionError("Invalid JSON frame: " + text, x);
+                    received.addAll(parseMessages(text.toString().getBytes(StandardCharsets.UTF_8)));
+                } catch (AssertionError invalid) {
+                    // Reading stops here: a waiting test says so.
                     closed.completeExceptionally(invalid);
                     throw invalid;
                 } finally {

@@ -1,6 +1,5 @@
 package io.bayeux.transport;
 
-import io.bayeux.common.json.JacksonJsonCodec;
 import io.bayeux.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -26,7 +25,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * deflater while idle, side by side with clients of the shared compression and plain ones.
  */
 class WebSocketCompressionContextIT {
-    private static final JacksonJsonCodec JSON = new JacksonJsonCodec();
     private static final Duration WAIT = Duration.ofSeconds(10);
     /** Long enough that a busy connection is not found idle between two of its messages, even on a loaded machine. */
     private static final Duration RELEASE = Duration.ofSeconds(1);
@@ -165,10 +163,10 @@ class WebSocketCompressionContextIT {
             RawWebSocket.Frame frame = socket.read();
             lastPayload = frame.payload().length;
             if (!frame.rsv1()) {
-                return parse(frame.payload());
+                return RawClient.parseMessages(frame.payload());
             }
             compressed++;
-            return parse(inflate(frame.payload()));
+            return RawClient.parseMessages(inflate(frame.payload()));
         }
 
         private byte[] inflate(byte[] payload) throws DataFormatException {
@@ -210,15 +208,6 @@ class WebSocketCompressionContextIT {
         public void close() throws IOException {
             inflater.end();
             socket.close();
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static List<Map<String, Object>> parse(byte[] json) {
-        try {
-            return (List<Map<String, Object>>) JSON.parse(json);
-        } catch (Exception x) {
-            throw new AssertionError(new String(json, StandardCharsets.UTF_8), x);
         }
     }
 }

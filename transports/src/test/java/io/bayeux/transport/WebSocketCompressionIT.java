@@ -141,7 +141,7 @@ class WebSocketCompressionIT {
             for (Client client : clients) {
                 RawWebSocket.Frame frame = client.nextDelivery("/chat");
                 assertTrue(frame.rsv1(), "a frame of several messages is compressed");
-                List<Map<String, Object>> messages = parse(inflate(frame.payload()));
+                List<Map<String, Object>> messages = RawClient.parseMessages(inflate(frame.payload()));
                 List<Object> data = new ArrayList<>();
                 for (Map<String, Object> message : messages) {
                     data.add(message.get("data"));
@@ -259,7 +259,7 @@ class WebSocketCompressionIT {
         }
 
         private List<Map<String, Object>> messages(RawWebSocket.Frame frame) throws DataFormatException {
-            return parse(frame.rsv1() ? inflate(frame.payload()) : frame.payload());
+            return RawClient.parseMessages(frame.rsv1() ? inflate(frame.payload()) : frame.payload());
         }
 
         Map<String, Object> reply(String id) throws Exception {
@@ -285,17 +285,8 @@ class WebSocketCompressionIT {
         }
     }
 
-    @SuppressWarnings("unchecked")
-    private static List<Map<String, Object>> parse(byte[] json) {
-        try {
-            return (List<Map<String, Object>>) JSON.parse(json);
-        } catch (Exception x) {
-            throw new AssertionError(new String(json, StandardCharsets.UTF_8), x);
-        }
-    }
-
     private static Object data(byte[] json) {
-        return parse(json).get(0).get("data");
+        return RawClient.parseMessages(json).get(0).get("data");
     }
 
     /** A message compressed as a permessage-deflate sender does: sync flush, its last four bytes left out. */

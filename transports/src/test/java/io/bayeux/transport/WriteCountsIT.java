@@ -1,6 +1,5 @@
 package io.bayeux.transport;
 
-import io.bayeux.common.json.JacksonJsonCodec;
 import io.bayeux.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -16,7 +15,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** The server's count of its WebSocket frames and flushes ({@link NettyBayeuxServer#writeCounts()}), over real sockets. */
 class WriteCountsIT {
-    private static final JacksonJsonCodec JSON = new JacksonJsonCodec();
     private static final Duration WAIT = Duration.ofSeconds(10);
     private NettyBayeuxServer server;
 
@@ -79,7 +77,7 @@ class WriteCountsIT {
 
     private static Map<String, Object> reply(RawWebSocket socket, String id) throws IOException {
         while (true) {
-            for (Map<String, Object> message : parse(socket.read().payload())) {
+            for (Map<String, Object> message : RawClient.parseMessages(socket.read().payload())) {
                 if (id.equals(message.get("id")) && message.containsKey("successful")) {
                     return message;
                 }
@@ -89,20 +87,11 @@ class WriteCountsIT {
 
     private static void nextDelivery(RawWebSocket socket, String channel) throws IOException {
         while (true) {
-            for (Map<String, Object> message : parse(socket.read().payload())) {
+            for (Map<String, Object> message : RawClient.parseMessages(socket.read().payload())) {
                 if (channel.equals(message.get("channel")) && message.containsKey("data")) {
                     return;
                 }
             }
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static List<Map<String, Object>> parse(byte[] json) {
-        try {
-            return (List<Map<String, Object>>) JSON.parse(json);
-        } catch (Exception x) {
-            throw new AssertionError(new String(json, StandardCharsets.UTF_8), x);
         }
     }
 }
