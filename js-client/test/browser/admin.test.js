@@ -67,4 +67,19 @@ describe('the admin page', () => {
     await admin.waitForFunction(() => Number(document.getElementById('chart').dataset.points) >= 3, null, POLL);
     assert.match(await figure(admin, 'status'), /^Updated /);
   });
+
+  it('counts the nodes of an Oort cluster as they join and as one dies', async () => {
+    const oort = ['--oort-secret', 'admin-page-test', '--oort-failure-timeout', '2000'];
+    await server.kill();
+    server = await startDemo({ args: oort });
+    const second = await startDemo({ args: [...oort, '--oort-peers', server.url] });
+    try {
+      const admin = await openAdmin();
+      await admin.waitForFunction(() => document.getElementById('nodes').textContent === '2', null, POLL);
+      await second.kill();
+      await admin.waitForFunction(() => document.getElementById('nodes').textContent === '1', null, POLL);
+    } finally {
+      await second.kill();
+    }
+  });
 });

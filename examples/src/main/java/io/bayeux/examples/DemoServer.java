@@ -154,7 +154,7 @@ public final class DemoServer {
             System.err.println("--engine and --oort-* are two ways to make a cluster: choose one");
             System.exit(2);
         }
-        DemoMetrics demoMetrics = metrics ? new DemoMetrics() : null;
+        DemoMetrics demoMetrics = !metrics ? null : new DemoMetrics(cluster.enabled() ? "oort" : redis.enabled() ? "redis" : null);
         if (demoMetrics != null) {
             demoMetrics.addTo(builder);
         }
@@ -166,6 +166,11 @@ public final class DemoServer {
         }
         if (demoMetrics != null) {
             demoMetrics.bind(server);
+            if (node != null) {
+                demoMetrics.bind(node, !cluster.peers().isEmpty());
+            } else if (redisNode != null) {
+                demoMetrics.bind(redisNode);
+            }
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

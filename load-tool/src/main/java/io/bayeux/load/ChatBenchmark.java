@@ -144,7 +144,8 @@ public final class ChatBenchmark {
             thread.setDaemon(true);
             return thread;
         });
-        ClientConfig config = ClientConfig.builder().eventLoopGroup(group).maxPending(100_000).build();
+        ClientConfig config = ClientConfig.builder().eventLoopGroup(group).maxPending(100_000)
+                .websocketCompression(scenario.offerDeflate()).build();
         ledger = new Ledger(scenario.readers(), scenario.rooms(), scenario.roomsPerClient(), scenario.seed(), scenario.selfDelivery());
         clients = new ChatClients(scenario, ledger, recoveries);
         BayeuxClient statsClient = null;

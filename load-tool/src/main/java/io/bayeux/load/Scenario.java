@@ -44,12 +44,15 @@ import java.util.Objects;
  *                        as independent people typing would
  * @param spread          {@code --spread}: the messages of a batch are sent one by one, evenly over
  *                        the batch interval; by default all at the batch's instant
+ * @param offerDeflate    whether WebSocket clients offer permessage-deflate (by default they do, as
+ *                        browsers and CometD's clients do; {@code --no-client-compression}: they do not)
  */
 public record Scenario(List<URI> urls, String transport, int clients, int rooms, int roomsPerClient, long seed,
                        int rampUpRate, int batchSize, Duration batchInterval, int batches, int warmupBatches,
                        int messageSize, boolean selfDelivery, boolean idle, Duration hold, boolean ack,
                        Duration soak, Duration cutEvery, Duration drainTimeout, Duration connectTimeout,
-                       int stalledClients, Duration cutFor, boolean recover, boolean oneFrameBatches, boolean spread) {
+                       int stalledClients, Duration cutFor, boolean recover, boolean oneFrameBatches, boolean spread,
+                       boolean offerDeflate) {
     public static final String WEBSOCKET = "websocket";
     public static final String LONG_POLLING = "long-polling";
 
@@ -95,7 +98,7 @@ public record Scenario(List<URI> urls, String transport, int clients, int rooms,
                     int stalledClients, Duration cutFor, boolean recover) {
         this(urls, transport, clients, rooms, roomsPerClient, seed, rampUpRate, batchSize, batchInterval, batches, warmupBatches,
                 messageSize, selfDelivery, idle, hold, ack, soak, cutEvery, drainTimeout, connectTimeout, stalledClients, cutFor, recover,
-                false, false);
+                false, false, true);
     }
 
     /** The same with stalled clients, without {@code cutFor} nor {@code recover}. */
@@ -123,21 +126,28 @@ public record Scenario(List<URI> urls, String transport, int clients, int rooms,
     public Scenario withCuts(Duration cutEvery, Duration cutFor, boolean recover) {
         return new Scenario(urls, transport, clients, rooms, roomsPerClient, seed, rampUpRate, batchSize, batchInterval, batches,
                 warmupBatches, messageSize, selfDelivery, idle, hold, ack, soak, cutEvery, drainTimeout, connectTimeout, stalledClients,
-                cutFor, recover, oneFrameBatches, spread);
+                cutFor, recover, oneFrameBatches, spread, offerDeflate);
     }
 
     /** The same with this traffic shape (see {@link #oneFrameBatches()} and {@link #spread()}). */
     public Scenario withTraffic(boolean oneFrameBatches, boolean spread) {
         return new Scenario(urls, transport, clients, rooms, roomsPerClient, seed, rampUpRate, batchSize, batchInterval, batches,
                 warmupBatches, messageSize, selfDelivery, idle, hold, ack, soak, cutEvery, drainTimeout, connectTimeout, stalledClients,
-                cutFor, recover, oneFrameBatches, spread);
+                cutFor, recover, oneFrameBatches, spread, offerDeflate);
+    }
+
+    /** The same with clients that offer permessage-deflate or not (see {@link #offerDeflate()}). */
+    public Scenario withOfferDeflate(boolean offerDeflate) {
+        return new Scenario(urls, transport, clients, rooms, roomsPerClient, seed, rampUpRate, batchSize, batchInterval, batches,
+                warmupBatches, messageSize, selfDelivery, idle, hold, ack, soak, cutEvery, drainTimeout, connectTimeout, stalledClients,
+                cutFor, recover, oneFrameBatches, spread, offerDeflate);
     }
 
     /** The same publishing every {@code batchInterval}. */
     public Scenario withBatchInterval(Duration batchInterval) {
         return new Scenario(urls, transport, clients, rooms, roomsPerClient, seed, rampUpRate, batchSize, batchInterval, batches,
                 warmupBatches, messageSize, selfDelivery, idle, hold, ack, soak, cutEvery, drainTimeout, connectTimeout, stalledClients,
-                cutFor, recover, oneFrameBatches, spread);
+                cutFor, recover, oneFrameBatches, spread, offerDeflate);
     }
 
     /** The clients that read (and publish): all but the stalled ones. */

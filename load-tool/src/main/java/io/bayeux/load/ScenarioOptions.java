@@ -36,6 +36,9 @@ public final class ScenarioOptions {
     @Option(names = "--one-frame-batches", description = "A batch is one random client's Bayeux batch, its messages in one frame (CometD's benchmark); by default each message of a batch comes from its own random client in a frame of its own")
     boolean oneFrameBatches;
 
+    @Option(names = "--no-client-compression", description = "The WebSocket clients do not offer permessage-deflate (by default they do, as browsers do)")
+    boolean noClientCompression;
+
     @Option(names = "--spread", description = "Send the messages of a batch one by one, evenly over the batch interval, instead of all at the batch's instant")
     boolean spread;
 
@@ -108,7 +111,7 @@ public final class ScenarioOptions {
                 soak == null ? null : parseDuration(soak, "--soak"),
                 cutEvery == null ? null : Duration.ofMillis(Math.round(cutEvery * 1000)),
                 parseDuration(drainTimeout, "--drain-timeout"), parseDuration(connectTimeout, "--connect-timeout").plus(ramp), stalledClients,
-                cutFor == null ? null : parseDuration(cutFor, "--cut-for"), recover, oneFrameBatches, spread);
+                cutFor == null ? null : parseDuration(cutFor, "--cut-for"), recover, oneFrameBatches, spread, !noClientCompression);
         Double publishRate = rate;
         if (deliveryRate != null) {
             if (rate != null) {

@@ -2,7 +2,9 @@ package io.bayeux.load;
 
 import io.bayeux.annotation.RemoteCall;
 import io.bayeux.annotation.Service;
+import io.bayeux.api.Message;
 import io.bayeux.api.server.BayeuxServer;
+import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.server.internal.BayeuxServerImpl;
 import io.bayeux.transport.NettyBayeuxServer;
@@ -17,6 +19,8 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 /**
@@ -27,7 +31,8 @@ import java.util.function.Supplier;
  * {@link NettyBayeuxServer#writeCounts()}) when it was given them; with {@link DeliveryTiming}
  * installed as the server's observer, the newest publish arrival flushed and the latest flush of
  * one ({@code deliveryNewestArrivalNanos}, {@code deliveryLastFlushNanos}, this process's
- * {@link System#nanoTime()}). The load tool asks before and after a run.
+ * {@link System#nanoTime()}); the messages that met a full session queue since the start
+ * ({@code queueOverflows}). The load tool asks before and after a run.
  */
 @Service("load-stats")
 public final class StatsService {
@@ -36,6 +41,7 @@ public final class StatsService {
     private final BayeuxServer bayeux;
     /** The server's write counts now, or null (a server not started yet, or none given). */
     private final Supplier<NettyBayeuxServer.WriteCounts> writes;
+    private final OverflowCount overflows = new OverflowCount();
 
     public StatsService(BayeuxServer bayeux) {
         this(bayeux, () -> null);
@@ -45,6 +51,7 @@ public final class StatsService {
     public StatsService(BayeuxServer bayeux, Supplier<NettyBayeuxServer.WriteCounts> writes) {
         this.bayeux = bayeux;
         this.writes = writes;
+        bayeux.addListener(overflows);
     }
 
     @RemoteCall(TARGET)
@@ -55,6 +62,7 @@ public final class StatsService {
             stats.put("framesWritten", counts.frames());
             stats.put("flushes", counts.flushes());
         }
+        stats.put("queueOverflows", overflows.count.sum());
         caller.result(stats);
     }
 
@@ -93,6 +101,33 @@ public final class StatsService {
         }
         stats.put("pid", ProcessHandle.current().pid());
         return stats;
+    }
+
+    /**
+     * Counts the messages that meet a full session queue ({@code queueOverflows}), whatever the
+     * server's overflow policy then does with them (the benchmark server drops the oldest): a run
+     * that lost messages can tell whether the server turned them away. It lets the policy decide
+     * (answers true: the answers of a queue's listeners are and-ed).
+     */
+    private static final class OverflowCount implements BayeuxServer.SessionListener, ServerSession.QueueMaxedListener {
+        final LongAdder count = new LongAdder();
+
+        @Override
+        public void sessionAdded(ServerSession session, ServerMessage message) {
+            if (!session.isLocalSession()) {
+                session.addListener(this);
+            }
+        }
+
+        @Override
+        public void sessionRemoved(ServerSession session, ServerMessage message, boolean timeout) {
+        }
+
+        @Override
+        public boolean queueMaxed(ServerSession session, Queue<ServerMessage> queue, ServerSession sender, Message message) {
+            count.increment();
+            return true;
+        }
     }
 
     /**

@@ -35,8 +35,12 @@ final class Summary {
                     Math.round(r.rates().deliveredPerSecond()), r.rates().expectedDeliveriesPerMessage()));
             row(out, "expected", String.format(Locale.ROOT, "%,d", c.expected()));
             row(out, "received", String.format(Locale.ROOT, "%,d", c.received()));
-            row(out, "lost", String.format(Locale.ROOT, "%,d%s%s", c.lost(), c.lost() != 0 ? "   <-- LOST MESSAGES" : "",
-                    "timeout".equals(r.drain()) ? " (the drain timed out while messages were still arriving: some were late, not lost)" : ""));
+            Long overflows = r.server() == null ? null : RunFigures.stat(r.server().stats(), "queueOverflows");
+            row(out, "lost", String.format(Locale.ROOT, "%,d%s%s%s", c.lost(), c.lost() != 0 ? "   <-- LOST MESSAGES" : "",
+                    "timeout".equals(r.drain()) ? " (the drain timed out while messages were still arriving: some were late, not lost)" : "",
+                    overflows != null && overflows > 0 ? String.format(Locale.ROOT,
+                            " (the server's full session queues met %,d messages since it started, each handled as its overflow policy says)",
+                            overflows) : ""));
             row(out, "duplicated", String.format(Locale.ROOT, "%,d%s", c.duplicated(), c.duplicated() != 0 ? "   <-- DUPLICATES" : ""));
             if (c.unexpected() != 0 || c.lateFailed() != 0) {
                 row(out, "unexpected", String.format(Locale.ROOT, "%,d (late after a failed publish: %,d)", c.unexpected(), c.lateFailed()));

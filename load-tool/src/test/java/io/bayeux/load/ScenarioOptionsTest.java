@@ -28,6 +28,14 @@ class ScenarioOptionsTest {
         assertEquals("websocket", s.transport());
         assertEquals(false, s.oneFrameBatches(), "each message from its own client, in a frame of its own");
         assertEquals(false, s.spread(), "a batch's messages at one instant");
+        assertEquals(true, s.offerDeflate(), "the clients offer permessage-deflate, as browsers do");
+    }
+
+    @Test
+    void clientsOfferNoCompressionWhenToldNotTo() {
+        Scenario s = parse("--no-client-compression", "--rate", "200");
+        assertEquals(false, s.offerDeflate());
+        assertEquals(true, s.withOfferDeflate(true).offerDeflate());
     }
 
     @Test

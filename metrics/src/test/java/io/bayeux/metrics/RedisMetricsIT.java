@@ -67,6 +67,11 @@ class RedisMetricsIT {
         return found.value(sample);
     }
 
+    private static void signal(RedisProcess redis, String signal) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(redis.pid())).inheritIO().start();
+        assertEquals(0, kill.waitFor(), "kill -" + signal);
+    }
+
     private static LocalSession session(RedisCluster cluster, String name) {
         LocalSession session = cluster.getBayeuxServer().newLocalSession(name);
         session.handshake();
@@ -101,6 +106,21 @@ class RedisMetricsIT {
         Await.until(WAIT, () -> value(registryA, "bayeux_redis_in_flight", "gauge", "bayeux_redis_in_flight") == 0,
                 () -> "A's publishes answered");
         assertEquals(0, value(registryA, "bayeux_redis_buffered", "gauge", "bayeux_redis_buffered"));
+
+        // Redis paused (SIGSTOP): what A publishes is sent and waits for Redis's answers, in flight.
+        signal(redis, "STOP");
+        try {
+            for (int i = 0; i < 3; i++) {
+                publisher.getChannel("/chat/room").publish("paused " + i);
+            }
+            Await.until(WAIT, () -> value(registryA, "bayeux_redis_in_flight", "gauge", "bayeux_redis_in_flight") == 3,
+                    () -> "A's three publishes in flight");
+        } finally {
+            signal(redis, "CONT");
+        }
+        Await.until(WAIT, () -> value(registryA, "bayeux_redis_in_flight", "gauge", "bayeux_redis_in_flight") == 0,
+                () -> "A's publishes answered once Redis went on");
+        Await.until(WAIT, () -> onB.size() == PUBLISHED + 3, () -> "B got the three: " + onB);
 
         redis.close();
         redis = null;

@@ -7,6 +7,8 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -45,6 +47,28 @@ class WebSocketIdleTimeoutIT {
             assertEquals(1001, socket.awaitCloseCode());
             long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - opened);
             assertTrue(elapsedMillis >= IDLE_TIMEOUT.toMillis(), "closed after " + elapsedMillis + " ms");
+        }
+    }
+
+    @Test
+    void theIdleOnesAreClosedWhateverOrderTheOthersLeftIn() throws Exception {
+        NettyBayeuxServer server = start();
+        List<RawWebSocket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < 9; i++) {
+                sockets.add(RawWebSocket.open(server.port(), server.uri().getPath()));
+            }
+            // Connections leave their loop's sweep from its first place, its middle and its end.
+            for (int leaving : new int[]{0, 4, 8, 5}) {
+                sockets.get(leaving).close();
+            }
+            for (int i : new int[]{1, 2, 3, 6, 7}) {
+                assertEquals(1001, sockets.get(i).awaitCloseCode(), "socket " + i);
+            }
+        } finally {
+            for (RawWebSocket socket : sockets) {
+                socket.close();
+            }
         }
     }
 

@@ -139,7 +139,8 @@ public final class RedisProcess implements AutoCloseable {
         return "redis://127.0.0.1:" + port;
     }
 
-    long pid() {
+    /** The server's process id. */
+    public long pid() {
         return process.pid();
     }
 
@@ -170,7 +171,7 @@ public final class RedisProcess implements AutoCloseable {
     }
 
     /** Kills the server by its pid ({@code SIGKILL}: Redis gone at once, as when it crashes). */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         if (process != null) {
             ProcessHandle.of(process.pid()).ifPresent(ProcessHandle::destroyForcibly);
             process.waitFor(10, TimeUnit.SECONDS);

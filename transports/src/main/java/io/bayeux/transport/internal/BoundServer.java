@@ -1,7 +1,6 @@
 package io.bayeux.transport.internal;
 
 import io.bayeux.transport.ServerSettings;
-import io.bayeux.transport.internal.websocket.IdleSweep;
 import io.bayeux.transport.internal.websocket.WebSocketUpgrade;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
@@ -64,7 +63,6 @@ public final class BoundServer {
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         BoundServer bound = new BoundServer(new AcceptLoop(io),
                 new MultiThreadIoEventLoopGroup(settings.ioThreads(), new DefaultThreadFactory("bayeux-io"), io), connections, epoll);
-        IdleSweep.start(bound.loops, connections, settings.idleTimeout());
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(bound.acceptor, bound.loops)
                 .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)

@@ -1,10 +1,6 @@
 package io.bayeux.transport.internal.websocket;
 
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.group.ChannelGroup;
-import io.netty.util.concurrent.EventExecutor;
+import io.netty.channel.EventLoop;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -17,42 +13,72 @@ import java.util.concurrent.TimeUnit;
  * (1001 "Idle"). So a connection is closed between the idle timeout and the idle timeout plus
  * a period after its last read or write, never before.
  *
- * <p>A round goes over the server's channel group and skips the other loops' channels: with
- * one loop per core that is a few pointer comparisons per connection per second.
+ * <p>The loop's WebSocket connections are linked through their endpoints (two references each,
+ * no node): a round visits those and nothing else, neither the loop's HTTP connections nor the
+ * other loops'. Loop-confined: connections join and leave on their loop.
  */
-public final class IdleSweep implements Runnable {
+final class IdleSweep implements Runnable {
     /** The longest period between two rounds; shorter idle timeouts get a quarter of theirs. */
     static final Duration MAX_PERIOD = Duration.ofSeconds(1);
-    private final EventExecutor loop;
-    private final ChannelGroup channels;
     private final long idleNanos;
+    /** The loop's first WebSocket connection, or null. */
+    private WebSocketEndpoint first;
 
-    private IdleSweep(EventExecutor loop, ChannelGroup channels, long idleNanos) {
-        this.loop = loop;
-        this.channels = channels;
+    private IdleSweep(long idleNanos) {
         this.idleNanos = idleNanos;
     }
 
-    /** Starts one sweep per loop of {@code loops}, for the WebSocket connections among {@code channels}; they end with the loops. */
-    public static void start(EventLoopGroup loops, ChannelGroup channels, Duration idleTimeout) {
+    /** The sweep of {@code loop}, started: it runs until the loop shuts down. */
+    static IdleSweep start(EventLoop loop, Duration idleTimeout) {
         long idleNanos = idleTimeout.toNanos();
         long period = Math.max(TimeUnit.MILLISECONDS.toNanos(10), Math.min(MAX_PERIOD.toNanos(), idleNanos / 4));
-        for (EventExecutor loop : loops) {
-            loop.scheduleAtFixedRate(new IdleSweep(loop, channels, idleNanos), period, period, TimeUnit.NANOSECONDS);
+        IdleSweep sweep = new IdleSweep(idleNanos);
+        loop.scheduleAtFixedRate(sweep, period, period, TimeUnit.NANOSECONDS);
+        return sweep;
+    }
+
+    /** On the loop: {@code endpoint}'s connection is looked at from the next round on. */
+    void add(WebSocketEndpoint endpoint) {
+        if (endpoint.sweptBefore != null || first == endpoint) {
+            return;
         }
+        endpoint.sweptAfter = first;
+        if (first != null) {
+            first.sweptBefore = endpoint;
+        }
+        first = endpoint;
+    }
+
+    /** On the loop: {@code endpoint}'s connection is no longer looked at; nothing when it was not. */
+    void remove(WebSocketEndpoint endpoint) {
+        WebSocketEndpoint before = endpoint.sweptBefore;
+        WebSocketEndpoint after = endpoint.sweptAfter;
+        if (before == null && first != endpoint) {
+            return;
+        }
+        if (before == null) {
+            first = after;
+        } else {
+            before.sweptAfter = after;
+        }
+        if (after != null) {
+            after.sweptBefore = before;
+        }
+        endpoint.sweptBefore = null;
+        endpoint.sweptAfter = null;
     }
 
     @Override
     public void run() {
         long now = System.nanoTime();
-        for (Channel channel : channels) {
-            if (channel.eventLoop() != loop) {
-                continue;
+        WebSocketEndpoint endpoint = first;
+        while (endpoint != null) {
+            // Read before closing: a closed connection leaves the list (later, on this loop).
+            WebSocketEndpoint next = endpoint.sweptAfter;
+            if (endpoint.idleFor(now, idleNanos)) {
+                endpoint.closeIdle();
             }
-            ChannelHandlerContext ctx = channel.pipeline().context(WebSocketFrameHandler.NAME);
-            if (ctx != null && ctx.handler() instanceof WebSocketFrameHandler frames && frames.idleFor(now, idleNanos)) {
-                frames.closeIdle(ctx);
-            }
+            endpoint = next;
         }
     }
 }

@@ -86,6 +86,9 @@ final class WebSocketEndpoint implements Endpoint {
      */
     private boolean active = true;
     private long quietSince;
+    /** The connections before and after this one in its loop's {@link IdleSweep}; loop-confined. */
+    WebSocketEndpoint sweptBefore;
+    WebSocketEndpoint sweptAfter;
     /** Where frames are written from; loop-confined (see {@link #frameOut()}). */
     private ChannelHandlerContext frameOut;
     /** Whether the channel stayed unwritable for a stall time without its reader taking any byte. */
@@ -253,6 +256,14 @@ final class WebSocketEndpoint implements Endpoint {
             return false;
         }
         return now - quietSince >= idleNanos;
+    }
+
+    /** On the loop: the idle sweep found nothing read or written for the idle timeout. */
+    void closeIdle() {
+        ChannelHandlerContext ctx = channel.pipeline().context(WebSocketFrameHandler.NAME);
+        if (ctx != null && ctx.handler() instanceof WebSocketFrameHandler frames) {
+            frames.closeIdle(ctx);
+        }
     }
 
     /**

@@ -134,14 +134,6 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
         }
     }
 
-    /**
-     * On the loop, from its idle sweep at {@code now}: whether nothing was read or written for
-     * {@code idleNanos}. A connection found active is only marked quiet from now on.
-     */
-    boolean idleFor(long now, long idleNanos) {
-        return endpoint.idleFor(now, idleNanos);
-    }
-
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
         if (event instanceof ReadGate.HeldBack held) {
@@ -450,8 +442,14 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
     }
 
     @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        shared().sweepOf(ctx.channel().eventLoop()).add(endpoint);
+    }
+
+    @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         dropFragments();
+        shared().sweepOf(ctx.channel().eventLoop()).remove(endpoint);
         connection.close();
         super.channelInactive(ctx);
     }
@@ -459,6 +457,7 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
         dropFragments();
+        shared().sweepOf(ctx.channel().eventLoop()).remove(endpoint);
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.bayeux.transport.internal.http.BrowserCookie;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -44,6 +45,9 @@ public final class WebSocketShared {
     final LongAdder compressions = new LongAdder();
     /** Each event loop's deflater and inflater, made when a connection of the loop negotiates permessage-deflate. */
     private final Map<EventLoop, Deflation> deflations = new ConcurrentHashMap<>();
+    /** Each loop's idle sweep, started with its first WebSocket connection. */
+    private final Map<EventLoop, IdleSweep> sweeps = new ConcurrentHashMap<>();
+    private final Duration idleTimeout;
     /** Each event loop's connection contexts, made when a connection of the loop negotiates context takeover. */
     private final Map<EventLoop, LoopContexts> contexts = new ConcurrentHashMap<>();
     /** The connection contexts holding a deflater now. */
@@ -60,6 +64,7 @@ public final class WebSocketShared {
         this.handshakePerConnection = settings.handshakePerConnection();
         this.maxMessageSize = settings.maxMessageSize();
         this.stallNanos = settings.stallTime().toNanos();
+        this.idleTimeout = settings.idleTimeout();
         this.decoderConfig = WebSocketDecoderConfig.newBuilder()
                 .maxFramePayloadLength(settings.maxMessageSize())
                 .allowExtensions(settings.websocketCompression().enabled())
@@ -76,6 +81,11 @@ public final class WebSocketShared {
     /** The deflater and inflater of {@code loop}'s connections; any thread. */
     Deflation deflationOf(EventLoop loop) {
         return deflations.computeIfAbsent(loop, each -> new Deflation(new MessageDeflater(compression, compressions), new MessageInflater()));
+    }
+
+    /** The idle sweep of {@code loop}, started with the first connection that asks for it. */
+    IdleSweep sweepOf(EventLoop loop) {
+        return sweeps.computeIfAbsent(loop, each -> IdleSweep.start(each, idleTimeout));
     }
 
     /** A new compression context for a connection of {@code loop} that negotiated context takeover; any thread. */
