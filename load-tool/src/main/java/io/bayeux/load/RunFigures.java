@@ -53,7 +53,8 @@ final class RunFigures {
     /**
      * The server's figures now, against those taken before: CPU since {@code cpuStart}, memory,
      * and its stats (asked only when {@code statsBefore} shows it has a stats service); its
-     * writes since {@code statsAtStart} (its stats when the measured phase started, or null).
+     * writes since {@code statsAtStart} (its stats when the measured phase started, or null), and
+     * so its CPU too when the tool does not know its process.
      */
     RunResult.Server server(ProcessFigures.CpuSample cpuStart, SocketFigures.Sample wireStart, long deliveries, Long rssBefore,
                             Long heapBefore, Map<String, Object> statsBefore, Map<String, Object> statsAtStart, BayeuxClient statsClient) {
@@ -62,7 +63,8 @@ final class RunFigures {
         RunResult.Wire wire = wireEnd == null ? null : wireEnd.since(wireStart, deliveries);
         RunResult.Writes writes = RunResult.Writes.between(statsAtStart, stats, deliveries);
         if (serverPid == null) {
-            Double cpu = reportedCpuSeconds(statsBefore, stats);
+            // From the measured phase's start when there was one (the warm-up's CPU is not the deliveries').
+            Double cpu = reportedCpuSeconds(statsAtStart != null ? statsAtStart : statsBefore, stats);
             Double perDelivery = cpu == null || deliveries == 0 ? null : cpu * 1e6 / deliveries;
             return new RunResult.Server(null, cpu, perDelivery, null, null, null, null, null, null, stats, statsBefore, wire, writes);
         }

@@ -49,6 +49,14 @@ class MetricsScrapeIT {
                 assertNotNull(remote.cpuSeconds(), "the CPU between two scrapes");
                 assertTrue(remote.cpuSeconds() > 0 && remote.cpuMicrosPerDelivery() == remote.cpuSeconds() * 1e6 / 1000, remote::toString);
                 assertEquals("/metrics (process_cpu_time_ns_total)", RunFigures.cpuSource(remote.stats()));
+
+                // Its CPU is counted from the measured phase's start, not from before the warm-up.
+                Map<String, Object> beforeWarmUp = Map.of("source", "metrics", "cpuNanos", 1L);
+                Map<String, Object> atStart = RunFigures.serverStats(client);
+                RunResult.Server measured = new RunFigures(null, 1, List.of(server.uri())).server(null, null, 1000, null, null, beforeWarmUp, atStart, client);
+                long sinceStart = ProcessFigures.ownCpuNanos() - (Long) atStart.get("cpuNanos");
+                assertTrue(measured.cpuSeconds() * 1e9 <= sinceStart,
+                        () -> "counted from the measured phase's start: " + measured.cpuSeconds() + " s, at most " + sinceStart / 1e9 + " s");
             } finally {
                 client.disconnect();
             }
