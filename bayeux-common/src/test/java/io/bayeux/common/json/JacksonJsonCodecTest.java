@@ -378,6 +378,75 @@ class JacksonJsonCodecTest {
         assertEquals(List.of(message), codec.decode(json, HashMapMessage::new));
     }
 
+    /** An application's object in a message's data: databind writes it from its getters. */
+    public record Position(double latitude, double longitude, String label) {
+    }
+
+    @Test
+    void aMessageIsEncodedToTheBytesDatabindWritesForIt() throws JsonException {
+        HashMapMessage reply = new HashMapMessage();
+        reply.setChannel("/meta/connect");
+        reply.setId("12");
+        reply.setClientId("1a2b3c");
+        reply.setSuccessful(true);
+        Map<String, Object> advice = reply.getAdvice(true);
+        advice.put("reconnect", "retry");
+        advice.put("interval", 0L);
+        advice.put("timeout", 30_000L);
+
+        HashMapMessage broadcast = new HashMapMessage();
+        broadcast.setChannel("/chat/room");
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("text", "quote \" backslash \\ control \u0001 unicode é 😀 </script>");
+        data.put("numbers", List.of(1, -2L, 2.5, Double.NaN, 1.0e300, new java.math.BigInteger("123456789012345678901234567890"),
+                new java.math.BigDecimal("0.1"), (short) 3, 4.5f));
+        data.put("nested", Map.of("empty", Map.of(), "none", List.of(), "deep", List.of(List.of(List.of(List.of(List.of(
+                List.of(List.of(List.of(List.of(List.of("ten levels"))))))))))));
+        data.put("null", null);
+        data.put("position", new Position(48.85, 2.35, "Paris"));
+        data.put("array", new int[] {1, 2});
+        data.put("numbers by name", Map.of(1, "one"));
+        broadcast.setData(data);
+        broadcast.getExt(true).put("ack", true);
+
+        HashMapMessage plain = new HashMapMessage();
+        plain.setChannel("/chat/room");
+        Map<String, Object> chat = new LinkedHashMap<>();
+        chat.put("user", "ada \"quoted\" back\\slash ~ {}[],:");
+        chat.put("seq", List.of(Integer.MIN_VALUE, Long.MAX_VALUE, 0, -1, List.of(), Map.of()));
+        chat.put("flags", Map.of("read", false, "sent", true, "none", new LinkedHashMap<>()));
+        chat.put("nothing", null);
+        plain.setData(chat);
+
+        HashMapMessage almostPlain = new HashMapMessage();
+        almostPlain.setChannel("/chat/room");
+        almostPlain.setData(Map.of("text", "tab\there, delete \u007f, é"));
+
+        HashMapMessage empty = new HashMapMessage();
+        ObjectMapper databind = new ObjectMapper();
+        for (HashMapMessage message : List.of(reply, broadcast, plain, almostPlain, empty)) {
+            byte[] expected;
+            try {
+                expected = databind.writeValueAsBytes(message);
+            } catch (com.fasterxml.jackson.core.JsonProcessingException x) {
+                throw new AssertionError(x);
+            }
+            assertEquals(new String(expected, StandardCharsets.UTF_8), new String(codec.encode(message), StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void aMessageThatContainsItselfIsRefusedWithAnError() {
+        HashMapMessage message = new HashMapMessage();
+        message.setChannel("/loop");
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("self", data);
+        message.setData(data);
+
+        JsonException x = assertThrows(JsonException.class, () -> codec.encode(message));
+        assertTrue(x.getMessage().startsWith("Cannot write JSON"), x::getMessage);
+    }
+
     @Test
     void writesAnyJsonValueAndParsesItBack() throws JsonException {
         List<Object> batch = List.of(Map.of("channel", "/a"), Map.of("channel", "/b", "data", List.of()));

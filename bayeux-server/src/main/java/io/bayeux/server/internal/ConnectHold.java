@@ -4,6 +4,8 @@ import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession.HeartBeatListener;
 import io.bayeux.server.BayeuxServerConfig;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.concurrent.Future;
 
@@ -25,10 +27,20 @@ import java.util.concurrent.Future;
 final class ConnectHold {
     /** How much the last connect reply weighs in the session's recent rate. */
     private static final double RECENT_WEIGHT = 0.2;
+    /** {@link #heldConnect}, read without the lock by {@link #isHeld}. */
+    private static final VarHandle HELD;
+
+    static {
+        try {
+            HELD = MethodHandles.lookup().findVarHandle(ConnectHold.class, "heldConnect", PendingBatch.class);
+        } catch (ReflectiveOperationException x) {
+            throw new ExceptionInInitializerError(x);
+        }
+    }
 
     private final ServerSessionImpl session;
     private final SessionLock lock;
-    /** Guarded by lock. */
+    /** Guarded by lock; read without it by {@link #isHeld}. */
     private PendingBatch heldConnect;
     /** When (scheduler time) a connect reply last went out or a held connect was dropped; guarded by lock. */
     private long connectEndedAt = Long.MIN_VALUE / 2;
@@ -117,12 +129,9 @@ final class ConnectHold {
 
     /** Whether a {@code /meta/connect} of this session is held now. */
     boolean isHeld() {
-        lock.lock();
-        try {
-            return heldConnect != null;
-        } finally {
-            lock.unlock();
-        }
+        // Without the lock, which a census of every session would take once per session: the
+        // field is written under the lock, whose release publishes it; a reader may see it a moment late.
+        return HELD.getOpaque(this) != null;
     }
 
     /** Under the lock: the held connect, or null. */
