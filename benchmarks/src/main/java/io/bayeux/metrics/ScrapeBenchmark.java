@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * What the {@code /metrics} endpoint's work costs for a bound server with {@code sessions} local
  * sessions subscribed to 100 channels: every meter read (the server's, Netty's, the JVM's), the
- * registry's snapshot and the text written into the reply's bytes. Run with {@code -prof gc} for
+ * registry's snapshot and the text written into the reply's bytes; with and without the JVM's
+ * meters, to tell their share. Run with {@code -prof gc} for
  * what a scrape allocates; {@code ScrapeCostTest} bounds that.
  */
 @BenchmarkMode(Mode.AverageTime)
@@ -34,6 +35,9 @@ import java.util.concurrent.TimeUnit;
 public class ScrapeBenchmark {
     @Param({"1000"})
     public int sessions;
+    /** Whether the JVM's meters are bound too (memory, GC, threads, class loading, uptime), as {@code BayeuxMetrics.bind} does. */
+    @Param({"true", "false"})
+    public boolean jvm;
 
     private PrometheusMeterRegistry registry;
     private NettyBayeuxServer server;
@@ -44,7 +48,7 @@ public class ScrapeBenchmark {
     public void setUp() {
         registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         server = NettyBayeuxServer.builder().host("127.0.0.1").port(0).build();
-        metrics = BayeuxMetrics.bind(server, registry);
+        metrics = jvm ? BayeuxMetrics.bind(server, registry) : BayeuxMetrics.bindWithoutJvm(server, registry);
         server.start();
         for (int i = 0; i < sessions; i++) {
             LocalSession session = server.bayeux().newLocalSession("s" + i);

@@ -116,26 +116,27 @@ final class CompactConnect {
         return true;
     }
 
-    /** The fields a reply takes from its request (as the server's newReply gives them): channel, client id, id. */
+    /**
+     * The fields a reply takes from its request (as the server's newReply gives them): channel,
+     * client id, id; put into {@code reply} where it has none.
+     */
     private static void replyFields(ServerMessage request, Map<String, Object> reply) {
         if (request.get(Message.CHANNEL_FIELD) instanceof String channel) {
-            reply.put(Message.CHANNEL_FIELD, channel);
+            reply.putIfAbsent(Message.CHANNEL_FIELD, channel);
             if (channel.startsWith(Channel.META + "/") && request.get(Message.CLIENT_ID_FIELD) instanceof String clientId) {
-                reply.put(Message.CLIENT_ID_FIELD, clientId);
+                reply.putIfAbsent(Message.CLIENT_ID_FIELD, clientId);
             }
         }
         Object id = request.get(Message.ID_FIELD);
         if (id instanceof String || id instanceof Number) {
-            reply.put(Message.ID_FIELD, id);
+            reply.putIfAbsent(Message.ID_FIELD, id);
         }
     }
 
     /** The hold of a connect whose reply was {@linkplain #deferReply emptied} ends: its fields are written again, what is there already kept. */
     static void restoreReply(Exchange connect, ServerSessionImpl session, BayeuxServerConfig config) {
         ServerMessage.Mutable reply = connect.reply;
-        Map<String, Object> fields = new HashMap<>(8);
-        replyFields(connect.message, fields);
-        fields.forEach(reply::putIfAbsent);
+        replyFields(connect.message, reply);
         reply.putIfAbsent(Message.SUCCESSFUL_FIELD, Boolean.TRUE);
         Map<String, Object> advice = reply.getAdvice(true);
         advice.putIfAbsent(Message.RECONNECT_FIELD, Message.RECONNECT_RETRY_VALUE);

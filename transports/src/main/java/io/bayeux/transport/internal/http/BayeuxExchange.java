@@ -196,7 +196,7 @@ final class BayeuxExchange implements Runnable, Consumer<List<ServerMessage>> {
     private void writeEncoded(List<byte[]> arrays, boolean gzipped) {
         answered();
         String setCookie = newBrowserId == null ? null : shared.browserCookie().setCookie(newBrowserId, connection.secure);
-        LoopOutbox outbox = shared.outboxes().of(ctx.channel());
+        LoopOutbox outbox = connection.outbox(shared.outboxes());
         GzipCompressors gzip = gzipped ? gzipper.compressors() : null;
         Runnable write = () -> {
             EncodedResponse response = gzip == null ? EncodedResponse.encode(ctx.alloc(), arrays, setCookie, keepAlive)
@@ -221,7 +221,7 @@ final class BayeuxExchange implements Runnable, Consumer<List<ServerMessage>> {
             response.headers().add(HttpHeaderNames.SET_COOKIE, shared.browserCookie().setCookie(newBrowserId, connection.secure));
         }
         response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
-        LoopOutbox outbox = shared.outboxes().of(ctx.channel());
+        LoopOutbox outbox = connection.outbox(shared.outboxes());
         if (keepAlive) {
             response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
             outbox.write(ctx.channel(), () -> ctx.write(response));

@@ -37,6 +37,8 @@ final class HttpConnection {
     private volatile Scheduler.Cancellable inFlight;
     /** Whether a request is being handled: an idle timeout then leaves the connection open. */
     private volatile boolean busy;
+    /** The outbox of this connection's event loop, found on the first reply written. */
+    private volatile LoopOutbox outbox;
 
     HttpConnection(ChannelHandlerContext ctx) {
         this.ctx = ctx;
@@ -54,6 +56,17 @@ final class HttpConnection {
             holds = timer;
         }
         return timer;
+    }
+
+    /** From any thread: the outbox of this connection's event loop, looked up in {@code outboxes} the first time only. */
+    LoopOutbox outbox(LoopOutbox.Registry outboxes) {
+        LoopOutbox found = outbox;
+        if (found == null) {
+            // Two threads may look it up at once: they find the same one.
+            found = outboxes.of(ctx.channel());
+            outbox = found;
+        }
+        return found;
     }
 
     /** The hold timer, or null before the connection's first Bayeux request. */
