@@ -42,7 +42,11 @@ final class LongPolling {
             return;
         }
         byte[] body;
-        if (MediaTypes.isMediaType(contentType, HttpHeaderValues.APPLICATION_X_WWW_FORM_URLENCODED)) {
+        // JSON first: what nearly every request is.
+        if (MediaTypes.isMediaType(contentType, HttpHeaderValues.APPLICATION_JSON) || MediaTypes.isMediaType(contentType, TEXT_JSON)
+                || MediaTypes.isMediaType(contentType, HttpHeaderValues.TEXT_PLAIN)) {
+            body = ByteBufUtil.getBytes(request.content());
+        } else if (MediaTypes.isMediaType(contentType, HttpHeaderValues.APPLICATION_X_WWW_FORM_URLENCODED)) {
             String form = request.content().toString(StandardCharsets.UTF_8);
             List<String> message = new QueryStringDecoder(form, StandardCharsets.UTF_8, false).parameters().get("message");
             if (message == null || message.isEmpty()) {
@@ -50,9 +54,6 @@ final class LongPolling {
                 return;
             }
             body = message.get(0).getBytes(StandardCharsets.UTF_8);
-        } else if (MediaTypes.isMediaType(contentType, HttpHeaderValues.APPLICATION_JSON) || MediaTypes.isMediaType(contentType, TEXT_JSON)
-                || MediaTypes.isMediaType(contentType, HttpHeaderValues.TEXT_PLAIN)) {
-            body = ByteBufUtil.getBytes(request.content());
         } else {
             connection.send(request, HttpErrors.response(HttpResponseStatus.UNSUPPORTED_MEDIA_TYPE,
                     "Unsupported content type '" + contentType + "': POST application/json"));
