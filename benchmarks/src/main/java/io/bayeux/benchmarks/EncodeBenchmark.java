@@ -96,7 +96,7 @@ public class EncodeBenchmark {
         }
     }
 
-    /** The codec's encode of a connect reply: its fields written straight to a generator. */
+    /** The codec's encode of a connect reply: a message of the common shape, written without a JSON generator. */
     @Benchmark
     public byte[] encodeOfConnectReply(ConnectReply state) throws JsonCodec.JsonException {
         return state.codec.encode(state.reply);
