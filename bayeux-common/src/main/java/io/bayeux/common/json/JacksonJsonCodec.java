@@ -1,14 +1,10 @@
 package io.bayeux.common.json;
 
-import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.core.util.BufferRecycler;
-import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
@@ -40,8 +36,6 @@ public final class JacksonJsonCodec implements JsonCodec {
     /** Eight bytes of a byte[] as one long, for the ASCII fast path of the UTF-8 check. */
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long HIGH_BITS = 0x8080808080808080L;
-    /** How deep {@link #encode} writes maps and lists itself; below that, databind does (and finds cycles). */
-    private static final int MAX_OWN_DEPTH = 8;
 
     private final ObjectMapper mapper;
     private final ObjectReader anyReader;
@@ -193,74 +187,14 @@ public final class JacksonJsonCodec implements JsonCodec {
      * {@inheritDoc}
      *
      * <p>A message of the common shape (printable ASCII strings, booleans, integers, nulls, and
-     * maps and lists of them: replies, most chat messages) is written by {@link PlainJson}, with
-     * no generator; any other is written field by field to a streaming generator, strings,
-     * booleans, integers, nulls, maps and lists by this codec and any other value (a double, a
-     * big number, an application's object) by databind. Either way the bytes are those
-     * {@link #write} gives for the same message, without its serializer look-ups.
+     * maps and lists of them: replies, most chat messages) is written by {@link PlainJson},
+     * without databind's serializer look-ups; any other as {@link #write} writes it. The bytes
+     * are the same either way.
      */
     @Override
     public byte[] encode(Message message) throws JsonException {
-        if (!(message instanceof Map<?, ?> fields)) {
-            return write(message);
-        }
-        byte[] plain = PlainJson.write(fields);
-        if (plain != null) {
-            return plain;
-        }
-        BufferRecycler recycler = mapper.getFactory()._getBufferRecycler();
-        try (ByteArrayBuilder bytes = new ByteArrayBuilder(recycler)) {
-            try (JsonGenerator generator = writer.createGenerator(bytes, JsonEncoding.UTF8)) {
-                writeMap(generator, fields, 0);
-            }
-            return bytes.getClearAndRelease();
-        } catch (JsonProcessingException x) {
-            throw new JsonException("Cannot write JSON: " + x.getOriginalMessage(), x);
-        } catch (IOException x) {
-            throw new JsonException("Cannot write JSON: " + x.getMessage(), x);
-        } finally {
-            recycler.releaseToPool();
-        }
-    }
-
-    private void writeMap(JsonGenerator generator, Map<?, ?> map, int depth) throws IOException {
-        for (Object key : map.keySet()) {
-            if (!(key instanceof String)) {
-                // Keys other than strings are databind's to write (or refuse).
-                writer.writeValue(generator, map);
-                return;
-            }
-        }
-        generator.writeStartObject(map);
-        for (Map.Entry<?, ?> field : map.entrySet()) {
-            generator.writeFieldName((String) field.getKey());
-            writeValue(generator, field.getValue(), depth);
-        }
-        generator.writeEndObject();
-    }
-
-    private void writeValue(JsonGenerator generator, Object value, int depth) throws IOException {
-        if (value == null) {
-            generator.writeNull();
-        } else if (value instanceof String string) {
-            generator.writeString(string);
-        } else if (value instanceof Boolean bool) {
-            generator.writeBoolean(bool);
-        } else if (value instanceof Integer number) {
-            generator.writeNumber(number);
-        } else if (value instanceof Long number) {
-            generator.writeNumber(number);
-        } else if (value instanceof Map<?, ?> map && depth < MAX_OWN_DEPTH) {
-            writeMap(generator, map, depth + 1);
-        } else if (value instanceof List<?> list && depth < MAX_OWN_DEPTH) {
-            generator.writeStartArray(list, list.size());
-            for (Object element : list) {
-                writeValue(generator, element, depth + 1);
-            }
-            generator.writeEndArray();
-        } else {
-            writer.writeValue(generator, value);
-        }
+        byte[] plain = message instanceof Map<?, ?> fields ? PlainJson.write(fields) : null;
+        return plain != null ? plain : write(message);
     }
 
     @Override
