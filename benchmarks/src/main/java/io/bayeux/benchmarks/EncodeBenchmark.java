@@ -77,7 +77,7 @@ public class EncodeBenchmark {
         }
     }
 
-    /** The reply to a long-polling client's {@code /meta/connect}, as the server writes one per cycle. */
+    /** A reply to a long-polling client's {@code /meta/connect} with the advice, as the server writes the first of a session's. */
     @State(Scope.Benchmark)
     public static class ConnectReply {
         final JsonCodec codec = new JacksonJsonCodec();

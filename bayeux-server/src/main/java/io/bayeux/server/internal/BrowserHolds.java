@@ -14,7 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * times a second under load: its count stays in the map when it drops to zero (counting is a
  * compare-and-set on it, with no lock and no entry made or removed), and the {@link Sweeper}
  * removes the counts at zero ({@link #sweep}), so that the map keeps only the browsers seen
- * since the last sweep.
+ * since the last sweep. What {@link #tryAcquire} counted is given back through the count it
+ * returns, without looking the browser up again: a count above zero is never swept.
  */
 final class BrowserHolds {
     /** A count the sweep took out of the map: whoever finds it looks again. */
@@ -29,26 +30,33 @@ final class BrowserHolds {
         }
     }
 
+    /** What {@link #tryAcquire} gives when there is no limit: counted nowhere, released for nothing. */
+    private static final Count UNCOUNTED = new Count();
+
     private final Map<String, Count> holds = new ConcurrentHashMap<>();
 
-    /** One browser's held connects, or {@link #GONE}. */
-    private static final class Count {
+    /** One browser's held connects, or {@link #GONE}; what {@link #release} takes. */
+    static final class Count {
         volatile int held = 1;
     }
 
-    /** @return whether the browser may hold one more connect (and it is counted) */
-    boolean tryAcquire(String browserId, int max) {
+    /**
+     * @return the browser's count, which now counts one more connect, to be given to
+     *         {@link #release} when it is over; null when the browser may hold no more
+     */
+    Count tryAcquire(String browserId, int max) {
         if (max < 0) {
-            return true;
+            return UNCOUNTED;
         }
         for (;;) {
             Count count = holds.get(browserId);
             if (count == null) {
                 if (max == 0) {
-                    return false;
+                    return null;
                 }
-                if (holds.putIfAbsent(browserId, new Count()) == null) {
-                    return true;
+                Count made = new Count();
+                if (holds.putIfAbsent(browserId, made) == null) {
+                    return made;
                 }
                 continue;
             }
@@ -59,19 +67,18 @@ final class BrowserHolds {
                 continue;
             }
             if (held >= max) {
-                return false;
+                return null;
             }
             if (HELD.compareAndSet(count, held, held + 1)) {
-                return true;
+                return count;
             }
         }
     }
 
-    /** A connect {@link #tryAcquire} counted is over. */
-    void release(String browserId) {
-        // Counted, so neither at zero nor swept: the count found is the one acquired.
-        Count count = holds.get(browserId);
-        if (count == null) {
+    /** A connect {@link #tryAcquire} counted in {@code count} is over. */
+    void release(Count count) {
+        // Above zero until this, so never swept: the count is the one in the map.
+        if (count == UNCOUNTED) {
             return;
         }
         for (int held = count.held; held > 0; held = count.held) {

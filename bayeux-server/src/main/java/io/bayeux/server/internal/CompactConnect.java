@@ -3,7 +3,6 @@ package io.bayeux.server.internal;
 import io.bayeux.api.Channel;
 import io.bayeux.api.Message;
 import io.bayeux.api.server.ServerMessage;
-import io.bayeux.server.BayeuxServerConfig;
 import io.bayeux.server.spi.Endpoint;
 
 import java.util.HashMap;
@@ -82,29 +81,21 @@ final class CompactConnect {
 
     /**
      * A held connect's reply is kept empty while the connect is held, when it is what the
-     * connect handler made of the request (channel, client id, id, {@code successful}, and the
-     * advice {@link Advice#retry} writes, nothing else): its entries, the advice map and its
-     * boxed numbers are made again when the hold ends ({@link #restoreReply}), the advice from
-     * the session's settings of that moment. What is written to the reply meanwhile (a removed
-     * session's error and {@code reconnect}) is kept, and completed as before.
+     * connect handler made of the request (channel, client id, id, {@code successful}, nothing
+     * else: no advice, which a client has once and keeps): its entries are made again when the
+     * hold ends ({@link #restoreReply}). What is written to the reply meanwhile (a removed
+     * session's error and advice) is kept, and completed as before.
      *
      * @return whether the reply was emptied
      */
-    static boolean deferReply(Exchange connect, ServerSessionImpl session, BayeuxServerConfig config) {
-        if (!(connect.reply instanceof ServerMessageImpl reply) || reply.isFrozen()) {
+    static boolean deferReply(Exchange connect) {
+        if (!(connect.reply instanceof ServerMessageImpl reply) || reply.isFrozen() || reply.getAdvice() != null) {
             return false;
         }
         Map<String, Object> expected = new HashMap<>(8);
         replyFields(connect.message, expected);
         expected.put(Message.SUCCESSFUL_FIELD, Boolean.TRUE);
-        Map<String, Object> advice = reply.getAdvice();
-        boolean maxInterval = config.adviseMaxInterval();
-        if (advice == null || advice.size() != (maxInterval ? 4 : 3)
-                || !Message.RECONNECT_RETRY_VALUE.equals(advice.get(Message.RECONNECT_FIELD))
-                || !Long.valueOf(session.interval()).equals(advice.get(Message.INTERVAL_FIELD))
-                || !Long.valueOf(session.timeout()).equals(advice.get(Message.TIMEOUT_FIELD))
-                || maxInterval && !Long.valueOf(session.maxInterval()).equals(advice.get(Message.MAX_INTERVAL_FIELD))
-                || reply.size() != expected.size() + 1) {
+        if (reply.size() != expected.size()) {
             return false;
         }
         for (Map.Entry<String, Object> field : expected.entrySet()) {
@@ -133,17 +124,17 @@ final class CompactConnect {
         }
     }
 
-    /** The hold of a connect whose reply was {@linkplain #deferReply emptied} ends: its fields are written again, what is there already kept. */
-    static void restoreReply(Exchange connect, ServerSessionImpl session, BayeuxServerConfig config) {
+    /**
+     * The hold of a connect whose reply was {@linkplain #deferReply emptied} ends: its fields are
+     * written again, what is there already kept; with the advice when the session's settings
+     * changed during the hold and nothing else advised the client.
+     */
+    static void restoreReply(Exchange connect, ServerSessionImpl session) {
         ServerMessage.Mutable reply = connect.reply;
         replyFields(connect.message, reply);
         reply.putIfAbsent(Message.SUCCESSFUL_FIELD, Boolean.TRUE);
-        Map<String, Object> advice = reply.getAdvice(true);
-        advice.putIfAbsent(Message.RECONNECT_FIELD, Message.RECONNECT_RETRY_VALUE);
-        advice.putIfAbsent(Message.INTERVAL_FIELD, session.interval());
-        advice.putIfAbsent(Message.TIMEOUT_FIELD, session.timeout());
-        if (config.adviseMaxInterval()) {
-            advice.putIfAbsent(Message.MAX_INTERVAL_FIELD, session.maxInterval());
+        if (reply.getAdvice() == null && !session.isRemoved() && session.takeAdvice()) {
+            Advice.retry(session.server(), session, reply);
         }
     }
 

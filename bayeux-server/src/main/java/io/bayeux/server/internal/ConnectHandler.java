@@ -6,7 +6,9 @@ import java.util.Map;
 
 /**
  * {@code /meta/connect}: the first connect after a handshake is answered at once; later ones
- * are held for the timeout (the client may ask for another one in its advice).
+ * are held for the timeout (the client may ask for another one in its advice). A reply carries
+ * the advice when the client has not had it yet (the first connect, a change of the session's
+ * settings or transport), as CometD's server does: clients keep the last advice they got.
  */
 final class ConnectHandler implements MetaHandler {
     private final BayeuxServerImpl server;
@@ -22,7 +24,9 @@ final class ConnectHandler implements MetaHandler {
         session.transportName(exchange.connection.endpoint().transportName());
         boolean first = session.firstConnect();
         exchange.reply.setSuccessful(true);
-        Advice.retry(server, session, exchange.reply);
+        if (session.takeAdvice()) {
+            Advice.retry(server, session, exchange.reply);
+        }
         if (first || session.localSession() != null) {
             // The first connect is answered at once (clients often ask so, with a timeout of 0),
             // and the client connects again at once: its next connect is the one held.

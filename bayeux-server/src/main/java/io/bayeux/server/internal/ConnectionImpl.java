@@ -200,19 +200,18 @@ final class ConnectionImpl implements Connection {
                 hold = i == batch.size() - 1 ? exchange.holdMillis : -1;
             }
         }
-        String browser = null;
+        BrowserHolds.Count browser = null;
         if (hold > 0 && !endpoint.canPush() && endpoint.browserId() != null) {
-            browser = endpoint.browserId();
-            if (!server.browserHolds().tryAcquire(browser, server.config().maxSessionsPerBrowser())) {
+            browser = server.browserHolds().tryAcquire(endpoint.browserId(), server.config().maxSessionsPerBrowser());
+            if (browser == null) {
                 adviseMultipleClients(exchanges.get(exchanges.size() - 1));
-                browser = null;
                 hold = -1;
             }
         }
         if (hold > 0 && session != null && !closed) {
             Exchange connectExchange = exchanges.get(exchanges.size() - 1);
             CompactConnect.shareStrings(connectExchange, session, endpoint);
-            boolean replyDeferred = CompactConnect.deferReply(connectExchange, session, server.config());
+            boolean replyDeferred = CompactConnect.deferReply(connectExchange);
             PendingBatch held;
             if (replyDeferred && exchanges.size() == 1 && session.listeners().heartBeat().isEmpty() && CompactConnect.isPlainConnect(connectExchange.message, session, endpoint)) {
                 // The connect alone, as rebuildConnect makes it again: only its id is kept.
@@ -237,7 +236,7 @@ final class ConnectionImpl implements Connection {
                 return DONE;
             }
             if (replyDeferred) {
-                CompactConnect.restoreReply(connectExchange, session, server.config());
+                CompactConnect.restoreReply(connectExchange, session);
             }
         }
         if (browser != null) {
@@ -248,6 +247,9 @@ final class ConnectionImpl implements Connection {
     }
 
     private void adviseMultipleClients(Exchange connect) {
+        if (connect.session != null) {
+            connect.session.forgetAdvice();
+        }
         Map<String, Object> advice = connect.reply.getAdvice(true);
         advice.put(Message.MULTIPLE_CLIENTS_FIELD, true);
         advice.put(Message.RECONNECT_FIELD, Message.RECONNECT_RETRY_VALUE);
@@ -257,7 +259,7 @@ final class ConnectionImpl implements Connection {
     void completeHeld(PendingBatch held) {
         List<Exchange> exchanges = held.exchanges();
         if (held.replyDeferred) {
-            CompactConnect.restoreReply(exchanges.get(exchanges.size() - 1), held.session, server.config());
+            CompactConnect.restoreReply(exchanges.get(exchanges.size() - 1), held.session);
         }
         releaseBrowser(held);
         removePending(held);
@@ -274,8 +276,8 @@ final class ConnectionImpl implements Connection {
     }
 
     private void releaseBrowser(PendingBatch held) {
-        if (held.browserId != null) {
-            server.browserHolds().release(held.browserId);
+        if (held.browserHold != null) {
+            server.browserHolds().release(held.browserHold);
         }
     }
 

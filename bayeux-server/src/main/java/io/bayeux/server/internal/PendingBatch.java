@@ -45,8 +45,8 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
      */
     private volatile Object exchanges;
     final Consumer<List<ServerMessage>> responder;
-    /** The browser whose hold count this batch took, or null. */
-    final String browserId;
+    /** The browser's hold count this batch took, or null. */
+    final BrowserHolds.Count browserHold;
     /** Whether the connect's reply waits empty, its fields written again when the batch completes (see ConnectionImpl). */
     final boolean replyDeferred;
     /** The id of a compact connect kept as {@link #INT_ID}: a number instead of a String (and its bytes). */
@@ -61,18 +61,18 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
     private volatile boolean timedOut;
 
     PendingBatch(ConnectionImpl connection, ServerSessionImpl session, List<Exchange> exchanges, Consumer<List<ServerMessage>> responder,
-                 String browserId, boolean replyDeferred) {
-        this(connection, session, exchanges, 0, responder, browserId, replyDeferred);
+                 BrowserHolds.Count browserHold, boolean replyDeferred) {
+        this(connection, session, exchanges, 0, responder, browserHold, replyDeferred);
     }
 
     private PendingBatch(ConnectionImpl connection, ServerSessionImpl session, Object exchanges, int intId,
-                         Consumer<List<ServerMessage>> responder, String browserId, boolean replyDeferred) {
+                         Consumer<List<ServerMessage>> responder, BrowserHolds.Count browserHold, boolean replyDeferred) {
         this.connection = connection;
         this.session = session;
         this.exchanges = exchanges;
         this.intId = intId;
         this.responder = responder;
-        this.browserId = browserId;
+        this.browserHold = browserHold;
         this.replyDeferred = replyDeferred;
     }
 
@@ -81,12 +81,12 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
      * its request and reply are {@linkplain CompactConnect#rebuildConnect made again} when asked for.
      */
     static PendingBatch compact(ConnectionImpl connection, ServerSessionImpl session, Object id,
-                                Consumer<List<ServerMessage>> responder, String browserId) {
+                                Consumer<List<ServerMessage>> responder, BrowserHolds.Count browserHold) {
         int number = id instanceof String text ? decimal(text) : -1;
         if (number >= 0) {
-            return new PendingBatch(connection, session, INT_ID, number, responder, browserId, true);
+            return new PendingBatch(connection, session, INT_ID, number, responder, browserHold, true);
         }
-        return new PendingBatch(connection, session, id == null ? NO_ID : id, 0, responder, browserId, true);
+        return new PendingBatch(connection, session, id == null ? NO_ID : id, 0, responder, browserHold, true);
     }
 
     /** The int {@code text} is the decimal form of (no sign, no leading zero), or -1. */

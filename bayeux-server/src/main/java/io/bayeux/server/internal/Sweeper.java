@@ -17,11 +17,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * or authorizers goes after three idle sweeps. Each sweep also lets the registries of sessions and
  * of adopting connections give back the tables they grew to once most of their entries are gone.
  *
- * <p>A sweep looks only at the sessions whose expiry is {@linkplain #counting counting}: those
- * with no connect held or in progress, which {@link SessionExpiry} adds and takes out as it
- * starts and stops counting. An idle WebSocket session holds its connect, so a million of them
- * cost a sweep nothing; the sweep's work is proportional to the sessions between connects and
- * to the channels.
+ * <p>A sweep looks only at the sessions {@link SessionExpiry} lists when their expiry starts
+ * counting, and takes off the list those it finds suspended (a connect held or in progress) at
+ * two sweeps in a row: an idle WebSocket session holds its connect, so a million of them cost
+ * a sweep nothing, and a long-polling session that connects again and again stays listed
+ * without a change to the list at each connect. The sweep's work is proportional to the
+ * sessions between connects, those busy with connects, and the channels.
  */
 final class Sweeper {
     private static final Logger LOG = LoggerFactory.getLogger(Sweeper.class);
@@ -31,7 +32,7 @@ final class Sweeper {
     private Scheduler.Cancellable task;
     /** Guarded by this. */
     private boolean running;
-    /** Sessions whose expiry counts; concurrent: added and taken out under each session's lock, read by the sweep. */
+    /** Sessions whose expiry counts or did lately; concurrent: added and taken out under each session's lock, read by the sweep. */
     private final Set<ServerSessionImpl> counting = ConcurrentHashMap.newKeySet();
 
     Sweeper(BayeuxServerImpl server) {
@@ -69,13 +70,13 @@ final class Sweeper {
         }
     }
 
-    /** Under {@code session}'s lock: its expiry counts from now on, until {@link #suspended}. */
-    void counting(ServerSessionImpl session) {
+    /** Under {@code session}'s lock: its expiry counts from now on; the sweeps look at it until it {@linkplain #unlist leaves}. */
+    void list(ServerSessionImpl session) {
         counting.add(session);
     }
 
-    /** Under {@code session}'s lock: its expiry is suspended (a connect is held or in progress). */
-    void suspended(ServerSessionImpl session) {
+    /** Under {@code session}'s lock: its expiry stayed suspended (a connect held) over two sweeps. */
+    void unlist(ServerSessionImpl session) {
         counting.remove(session);
     }
 
@@ -92,11 +93,10 @@ final class Sweeper {
             if (session.isRemoved() || session.localSession() != null) {
                 // Removed by a disconnect, or local (never expires): nothing to watch.
                 counting.remove(session);
-            } else if (session.expiry().isExpired(now)) {
+            } else if (session.expiry().swept(now)) {
                 if (LOG.isDebugEnabled()) {
                     LOG.debug("Session {} expired: {}", session, session.expiry().context(now));
                 }
-                counting.remove(session);
                 server.runTimerWork(() -> server.removeSession(session, null, true));
             }
         }

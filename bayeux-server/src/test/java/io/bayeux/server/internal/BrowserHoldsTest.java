@@ -10,9 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The count of long-polling connects each browser holds. */
 class BrowserHoldsTest {
@@ -20,48 +19,53 @@ class BrowserHoldsTest {
 
     @Test
     void aBrowserHoldsUpToTheLimitAndAgainOnceOneIsReleased() {
-        assertTrue(holds.tryAcquire("b", 2));
-        assertTrue(holds.tryAcquire("b", 2));
-        assertFalse(holds.tryAcquire("b", 2), "a third connect past a limit of 2");
+        BrowserHolds.Count first = holds.tryAcquire("b", 2);
+        assertNotNull(first);
+        assertNotNull(holds.tryAcquire("b", 2));
+        assertNull(holds.tryAcquire("b", 2), "a third connect past a limit of 2");
         assertEquals(2, holds.holds("b"));
-        assertTrue(holds.tryAcquire("other", 2), "each browser has its own count");
-        holds.release("b");
+        assertNotNull(holds.tryAcquire("other", 2), "each browser has its own count");
+        holds.release(first);
         assertEquals(1, holds.holds("b"));
-        assertTrue(holds.tryAcquire("b", 2));
-        assertFalse(holds.tryAcquire("b", 2));
+        assertEquals(1, holds.holds("other"), "a release counts down its own browser only");
+        assertNotNull(holds.tryAcquire("b", 2));
+        assertNull(holds.tryAcquire("b", 2));
     }
 
     @Test
     void noLimitCountsNothingAndALimitOfZeroRefusesAll() {
-        assertTrue(holds.tryAcquire("b", -1));
+        BrowserHolds.Count uncounted = holds.tryAcquire("b", -1);
+        assertNotNull(uncounted);
         assertEquals(0, holds.holds("b"));
-        assertFalse(holds.tryAcquire("b", 0));
+        holds.release(uncounted);
+        assertNull(holds.tryAcquire("b", 0));
         assertEquals(0, holds.browsers());
     }
 
     @Test
-    void aReleaseOfNothingHeldChangesNothing() {
-        holds.release("unknown");
-        assertTrue(holds.tryAcquire("b", 1));
-        holds.release("b");
-        holds.release("b");
+    void aSecondReleaseDoesNotCountBelowZero() {
+        BrowserHolds.Count count = holds.tryAcquire("b", 1);
+        holds.release(count);
+        holds.release(count);
         assertEquals(0, holds.holds("b"));
-        assertTrue(holds.tryAcquire("b", 1));
-        assertFalse(holds.tryAcquire("b", 1), "the second release did not count below zero");
+        assertNotNull(holds.tryAcquire("b", 1));
+        assertNull(holds.tryAcquire("b", 1), "the second release did not count below zero");
     }
 
     @Test
     void aSweepForgetsTheBrowsersThatHoldNothingAndKeepsTheOthers() {
-        holds.tryAcquire("idle", 1);
-        holds.release("idle");
-        holds.tryAcquire("holding", 1);
+        holds.release(holds.tryAcquire("idle", 1));
+        BrowserHolds.Count holding = holds.tryAcquire("holding", 1);
         assertEquals(2, holds.browsers(), "a browser at zero stays until the sweep");
         holds.sweep();
         assertEquals(1, holds.browsers());
         assertEquals(1, holds.holds("holding"));
-        assertFalse(holds.tryAcquire("holding", 1), "a sweep leaves a held count as it was");
-        assertTrue(holds.tryAcquire("idle", 1), "a swept browser is counted again from its next hold");
+        assertNull(holds.tryAcquire("holding", 1), "a sweep leaves a held count as it was");
+        assertNotNull(holds.tryAcquire("idle", 1), "a swept browser is counted again from its next hold");
         assertEquals(2, holds.browsers());
+        holds.release(holding);
+        assertEquals(0, holds.holds("holding"), "the count given before the sweep is the one in the map");
+        assertNotNull(holds.tryAcquire("holding", 1));
     }
 
     @Test
@@ -77,12 +81,13 @@ class BrowserHoldsTest {
             Thread worker = new Thread(() -> {
                 try {
                     for (int i = 0; i < cycles; i++) {
-                        if (holds.tryAcquire("b", max)) {
+                        BrowserHolds.Count count = holds.tryAcquire("b", max);
+                        if (count != null) {
                             if (inside.incrementAndGet() > max) {
                                 failure.compareAndSet(null, "more than " + max + " held at once");
                             }
                             inside.decrementAndGet();
-                            holds.release("b");
+                            holds.release(count);
                         }
                     }
                 } finally {
@@ -102,8 +107,8 @@ class BrowserHoldsTest {
         assertEquals(0, holds.holds("b"));
         holds.sweep();
         assertEquals(0, holds.browsers());
-        assertTrue(holds.tryAcquire("b", max));
-        assertTrue(holds.tryAcquire("b", max));
-        assertFalse(holds.tryAcquire("b", max), "the count is exact after the run");
+        assertNotNull(holds.tryAcquire("b", max));
+        assertNotNull(holds.tryAcquire("b", max));
+        assertNull(holds.tryAcquire("b", max), "the count is exact after the run");
     }
 }

@@ -62,7 +62,6 @@ class DisconnectTest extends ServerTestSupport {
         Map<?, ?> advice = (Map<?, ?>) reply.get("advice");
         assertEquals("handshake", advice.get("reconnect"));
         assertEquals(0, ((Number) advice.get("interval")).intValue(), advice.toString());
-        assertEquals(20000, ((Number) advice.get("timeout")).intValue(), advice.toString());
         assertNull(server.getSession(client.clientId()));
         assertEquals("402::session_unknown", TestClient.reply(client.connect().join(), "/meta/connect").get("error"),
                 "the reason is told once");

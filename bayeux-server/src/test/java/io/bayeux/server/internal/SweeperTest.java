@@ -13,8 +13,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@link Sweeper}: a sweep looks only at the sessions between connects, so idle sessions that
- * hold their connect cost it nothing, and it still removes every session that expires; after a
+ * {@link Sweeper}: a sweep looks only at the sessions between connects and those that connect
+ * again and again, so idle sessions that hold their connect cost it nothing after two sweeps,
+ * and it still removes every session that expires; after a
  * burst of sessions left, the registry gives back the table it grew to.
  */
 class SweeperTest extends ServerTestSupport {
@@ -23,14 +24,18 @@ class SweeperTest extends ServerTestSupport {
     }
 
     @Test
-    void sessionsHoldingTheirConnectAreNotLookedAtAndTheOthersAre() {
+    void sessionsHoldingTheirConnectLeaveTheWatchAtTheSecondSweepAndTheOthersStay() {
         TestClient holding = new TestClient(server, true).connected();
         TestClient between = new TestClient(server, true).connected();
         assertEquals(2, sweeper().countingSessions(), "both between connects after the first connect's reply");
 
         CompletableFuture<List<Map<String, Object>>> held = holding.connect();
         assertFalse(held.isDone(), "the server holds it");
-        assertEquals(1, sweeper().countingSessions(), "only the session without a held connect");
+        assertEquals(2, sweeper().countingSessions(), "a connect held leaves the list as it is");
+        sweeper().sweep();
+        assertEquals(2, sweeper().countingSessions(), "held at one sweep: still watched");
+        sweeper().sweep();
+        assertEquals(1, sweeper().countingSessions(), "held at two sweeps in a row: only the session without a held connect");
 
         scheduler.advance(11_000);
         assertNotNull(server.getSession(holding.clientId()), "a held connect keeps its session");
@@ -39,9 +44,27 @@ class SweeperTest extends ServerTestSupport {
     }
 
     @Test
+    void aSessionThatConnectsAgainBetweenSweepsStaysWatchedAndExpiresOnceItStops() {
+        TestClient polling = new TestClient(server, false).connected();
+        polling.subscribe("/a");
+        for (int sweep = 0; sweep < 5; sweep++) {
+            CompletableFuture<List<Map<String, Object>>> held = polling.connect();
+            scheduler.advance(server.config().sweepPeriod().toMillis());
+            assertFalse(held.isDone(), "held over the sweep");
+            assertEquals(1, sweeper().countingSessions(), "watched, though held at every sweep: it counted between them");
+            server.getChannel("/a").publish(null, "m" + sweep);
+            assertTrue(held.isDone(), "answered with the message");
+        }
+        scheduler.advance(server.config().maxInterval().toMillis() + 2 * server.config().sweepPeriod().toMillis());
+        assertNull(server.getSession(polling.clientId()), "no connect after the last reply: expired");
+        assertEquals(0, sweeper().countingSessions());
+    }
+
+    @Test
     void aHeldConnectAnsweredAtItsTimeoutStartsTheCountAgain() {
         TestClient client = new TestClient(server, true).connected();
         CompletableFuture<List<Map<String, Object>>> held = client.connect();
+        scheduler.advance(2 * server.config().sweepPeriod().toMillis());
         assertEquals(0, sweeper().countingSessions());
 
         scheduler.advance(server.config().timeout().toMillis() + 1);
