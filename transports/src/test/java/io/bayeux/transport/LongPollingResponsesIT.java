@@ -474,16 +474,6 @@ class LongPollingResponsesIT {
     }
 
     @Test
-    void aHeldConnectWokenByAPublishIsAnsweredOnTheConnectionsEventLoopNotByThePublishingThread() throws Exception {
-        NonBlockingConnectThreads extension = new NonBlockingConnectThreads();
-        connectTwiceAndPublish(extension, true);
-        assertEquals(2, extension.replied.size(), "the two connects' replies: " + extension.replied);
-        String publisher = Thread.currentThread().getName();
-        String thread = extension.replied.get(1);
-        assertTrue(thread.startsWith("bayeux-io"), "the held connect's reply, woken by " + publisher + ", made on: " + thread);
-    }
-
-    @Test
     void aHeldConnectsReplyIsMadeOnTheExecutorWhenAnExtensionMayBlock() throws Exception {
         String thread = heldReplyThread(new ConnectThreads());
         assertTrue(thread.startsWith("bayeux-app"), "application code runs on the executor: " + thread);

@@ -148,16 +148,11 @@ public final class BayeuxServerImpl implements BayeuxServer {
      * application code takes part in it (see {@link NonBlocking}), on the executor otherwise.
      */
     void completeFromLoop(ServerSessionImpl session, Runnable completion) {
-        if (repliesOnLoop(session)) {
+        if (extensions.isNonBlocking() && session.repliesWithoutApplicationCode()) {
             completion.run();
         } else {
             runTimerWork(completion);
         }
-    }
-
-    /** Whether the replies to {@code session}'s held connects may be made on an event loop: no application code takes part (see {@link NonBlocking}). */
-    boolean repliesOnLoop(ServerSessionImpl session) {
-        return extensions.isNonBlocking() && session.repliesWithoutApplicationCode();
     }
 
     /**

@@ -256,10 +256,6 @@ final class SessionOutbox implements Endpoint.PushFailure {
                 ConnectHold hold = session.connectHold();
                 held = hold.held();
                 gatherWait = held != null ? hold.gatherWait() : 0;
-                if (held != null && gatherWait <= 0 && session.server().repliesOnLoop(session)) {
-                    // Answered on its connection's loop, in one round with the others this thread wakes there.
-                    loopFlusher = held.connection.loopFlusher();
-                }
             }
         } finally {
             lock.unlock();
@@ -288,9 +284,7 @@ final class SessionOutbox implements Endpoint.PushFailure {
     /**
      * On the push connection's event loop: writes what is queued, in frames of at most
      * {@link BayeuxServerConfig#maxBatchBytes()}, while the endpoint is writable (its
-     * {@code writable()} brings the session back for the rest). A session whose messages ride
-     * in connect replies has its held connect answered instead, on the loop of that connect's
-     * connection.
+     * {@code writable()} brings the session back for the rest).
      *
      * @param tally hears of each frame pushed while the server is observed
      * @return the connection written to, to be flushed at the end of the round, or null
@@ -305,17 +299,9 @@ final class SessionOutbox implements Endpoint.PushFailure {
             boolean wasBehind;
             boolean more;
             int depth = 0;
-            PendingBatch held = null;
-            long gatherWait = 0;
             lock.lock();
             try {
                 connection = pushConnection;
-                if (written == null && (connection == null || session.localSession() == null && session.isMetaConnectDeliveryOnly())
-                        && queue.isDue() && !session.isRemoved()) {
-                    ConnectHold hold = session.connectHold();
-                    held = hold.held();
-                    gatherWait = held != null ? hold.gatherWait() : 0;
-                }
                 // A connection that replaced the one written to is listed by whoever set it.
                 if (connection == null || (written != null && connection != written) || session.isRemoved()
                         || (session.localSession() == null && session.isMetaConnectDeliveryOnly()) || !queue.isDue()
@@ -335,14 +321,6 @@ final class SessionOutbox implements Endpoint.PushFailure {
                 lock.unlock();
             }
             caughtUp(wasBehind);
-            if (held != null) {
-                if (gatherWait > 0) {
-                    held.resumeAfter(gatherWait);
-                } else {
-                    session.server().completeFromLoop(session, held::resume);
-                }
-                return written;
-            }
             if (connection == null) {
                 return written;
             }

@@ -68,11 +68,6 @@ public interface Endpoint {
      * carries everything a connection got in it. A write's {@code written} only needs to be
      * failed when the write fails. The transport tells the core, through
      * {@code Connection.writable()}, when a connection that was not writable is again.
-     *
-     * <p>An endpoint that cannot {@linkplain #canPush push} may name its event loop too: when a
-     * publish wakes a connect it holds, the core then makes that connect's reply on this executor
-     * (if no application code takes part in it), in one task with the others the publish wakes
-     * there, and the replies reach the endpoint's responder on it.
      */
     default Executor eventLoop() {
         return null;

@@ -42,11 +42,6 @@ final class HoldTimer {
         this.grouped = grouped;
     }
 
-    /** The event loop the holds are timed on. */
-    EventExecutor loop() {
-        return loop;
-    }
-
     /**
      * Runs {@code task} on the loop after {@code delayMillis}, at most {@code slackMillis} late,
      * with the other tasks of the loop due about then (see {@link GroupedTimers}); not cancelled.

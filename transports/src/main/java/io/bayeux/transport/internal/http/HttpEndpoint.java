@@ -4,7 +4,6 @@ import io.bayeux.api.server.BayeuxContext;
 import io.bayeux.server.spi.Endpoint;
 
 import java.net.InetSocketAddress;
-import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
 
 /**
@@ -26,12 +25,6 @@ record HttpEndpoint(String transportName, String browserId, String sessionBrowse
     public Future<?> schedule(Runnable task, long delayMillis) {
         // Null when the loop is shutting down: the server's scheduler times it.
         return holds.schedule(task, delayMillis);
-    }
-
-    /** The connection's event loop, where the core answers the held connects a publish wakes. */
-    @Override
-    public Executor eventLoop() {
-        return holds.loop();
     }
 
     /** On the connection's event loop, grouped with the loop's other timers due about then. */
