@@ -20,9 +20,9 @@ import java.util.concurrent.Future;
  * the ratio of the two, each averaged over the recent replies (an average of the ratios would
  * be thrown by two replies that happen to come close together).
  *
- * <p>Every mutable field is guarded by the session's {@link SessionLock}, which the methods
- * take themselves unless they say "under the lock". {@link HeartBeatListener}s and the held
- * batch's resumption run after it is released.
+ * <p>Every mutable field but {@code advised} is guarded by the session's {@link SessionLock},
+ * which the methods take themselves unless they say "under the lock". {@link HeartBeatListener}s
+ * and the held batch's resumption run after it is released.
  */
 final class ConnectHold {
     /** How much the last connect reply weighs in the session's recent rate. */
@@ -57,6 +57,13 @@ final class ConnectHold {
      * for {@code maxInterval} at most.
      */
     private boolean connectDue;
+    /**
+     * The session's settings the client was last advised of in a connect reply, or null (see
+     * {@link ServerSessionImpl#takeAdvice}). Not guarded: written by the threads that make
+     * connect replies, without the lock; a race costs at most one advice more. (Here, not in the
+     * session, where it would make every session 8 bytes bigger.)
+     */
+    private SessionSettings advised;
 
     ConnectHold(ServerSessionImpl session, SessionLock lock) {
         this.session = session;
@@ -164,6 +171,20 @@ final class ConnectHold {
     private boolean heldOrDue() {
         return heldConnect != null
                 || connectDue && session.server().scheduler().now() - connectEndedAt < session.maxInterval();
+    }
+
+    /** Whether the client is still to be advised of {@code current}; if so, it counts as advised from now on. */
+    boolean takeAdvice(SessionSettings current) {
+        if (advised == current) {
+            return false;
+        }
+        advised = current;
+        return true;
+    }
+
+    /** The next connect reply advises the client again. */
+    void forgetAdvice() {
+        advised = null;
     }
 
     /** Under the lock: a reply took {@code messages} from the queue, and left some in it or not. */

@@ -71,12 +71,6 @@ public final class ServerSessionImpl implements ServerSession {
     private volatile boolean metaConnectDeliveryOnly;
     /** What the application set (copy-on-write under this object's monitor): one shared value until it sets any. */
     private volatile SessionSettings settings = SessionSettings.NONE;
-    /**
-     * The settings the client was last advised of in a connect reply, or null: the advice goes
-     * again when they (or the transport) change. Written by the threads that make connect
-     * replies, without a lock: a race costs at most one advice more.
-     */
-    private SessionSettings advised;
 
     ServerSessionImpl(BayeuxServerImpl server, String id, LocalSessionImpl localSession) {
         this.server = server;
@@ -337,7 +331,7 @@ public final class ServerSessionImpl implements ServerSession {
 
     void transportName(String name) {
         if (!Objects.equals(transportName, name)) {
-            advised = null;
+            connectHold.forgetAdvice();
         }
         this.transportName = name;
     }
@@ -348,17 +342,12 @@ public final class ServerSessionImpl implements ServerSession {
      * CometD's clients do). When true, they count as advised from now on.
      */
     boolean takeAdvice() {
-        SessionSettings current = settings;
-        if (advised == current) {
-            return false;
-        }
-        advised = current;
-        return true;
+        return connectHold.takeAdvice(settings);
     }
 
     /** The client was advised otherwise (a longer interval): the next connect reply advises again. */
     void forgetAdvice() {
-        advised = null;
+        connectHold.forgetAdvice();
     }
 
     @Override
