@@ -79,6 +79,41 @@ class ConnectTest extends ServerTestSupport {
                 normalize(TestClient.reply(held.join(), "/meta/connect").get("advice")), "changed while held: told in that reply");
     }
 
+    @Test
+    void theAdviceGoesAgainWhenTheSessionConnectsOverAnotherTransport() {
+        TestClient polling = new TestClient(server, false).connected();
+        TestClient pushing = new TestClient(server, true);
+        pushing.clientId(polling.clientId());
+        CompletableFuture<List<Map<String, Object>>> moved = pushing.connect();
+        scheduler.advance(20_000);
+        assertTrue(moved.isDone(), "held until the timeout");
+        assertEquals(Map.of("reconnect", "retry", "interval", 0, "timeout", 20000),
+                normalize(TestClient.reply(moved.join(), "/meta/connect").get("advice")), "the first reply over the new transport advises");
+        CompletableFuture<List<Map<String, Object>>> next = pushing.connect();
+        scheduler.advance(20_000);
+        assertNull(TestClient.reply(next.join(), "/meta/connect").get("advice"), "and the next does not");
+    }
+
+    @Test
+    void afterAMultipleClientsAdviceTheNextConnectReplyAdvisesTheIntervalAgain() {
+        TestClient first = new TestClient(server, "browser-1").connected();
+        TestClient second = new TestClient(server, "browser-1").connected();
+        CompletableFuture<List<Map<String, Object>>> held = first.connect();
+        assertFalse(held.isDone(), "the browser's one hold");
+        Map<String, Object> refused = TestClient.reply(second.connect().join(), "/meta/connect");
+        Map<?, ?> refusedAdvice = (Map<?, ?>) refused.get("advice");
+        assertEquals(true, refusedAdvice.get("multiple-clients"), refused.toString());
+        assertTrue(((Number) refusedAdvice.get("interval")).longValue() > 0, refused.toString());
+
+        first.disconnect();
+        assertTrue(held.isDone(), "the first tab left: the browser holds no connect");
+        CompletableFuture<List<Map<String, Object>>> again = second.connect();
+        assertFalse(again.isDone(), "held now");
+        scheduler.advance(20_000);
+        assertEquals(Map.of("reconnect", "retry", "interval", 0, "timeout", 20000),
+                normalize(TestClient.reply(again.join(), "/meta/connect").get("advice")), "the interval set back to 0");
+    }
+
     @ParameterizedTest(name = "id={0}")
     @ValueSource(strings = {"held-1", "42", "042"})
     void aHeldConnectsReplyAndAHeartBeatListenerAddedDuringTheHoldSeeTheConnectAsItWasSent(String id) {
