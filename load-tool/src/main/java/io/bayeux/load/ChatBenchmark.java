@@ -384,6 +384,11 @@ public final class ChatBenchmark {
         while (unanswered.get() > 0 && System.nanoTime() < deadline) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
         }
+        // A client cut after the last publish missed nothing, so the arrivals do not wait for it:
+        // the run ends once it is back, so that the count of connected clients is the final one.
+        while (scenario.cutEvery() != null && clients.connectedCount() < clients.size() && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+        }
         return outcome;
     }
 
