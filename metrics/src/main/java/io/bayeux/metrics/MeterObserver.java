@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.BaseUnits;
 
@@ -22,9 +23,9 @@ import java.util.concurrent.TimeUnit;
  * The {@link ServerObserver} that counts into Micrometer meters: the server's events become the
  * counters, timers and distributions of {@code docs/metrics.md}.
  *
- * <p>Thread-safe. Per message it only adds to counters (Micrometer's are {@code LongAdder}s, which
- * event loops do not contend on), found by identity for the transports (see
- * {@link LabelledCounters}). A histogram record costs more (Micrometer's updates a time-windowed
+ * <p>Thread-safe. Per message and frame it only adds to counters, found by identity for the
+ * transports: an event loop adds to {@link LoopTallies}, counts of its own with plain stores (no
+ * atomic instruction), which a scrape sums. A histogram record costs more (Micrometer's updates a time-windowed
  * max and a shared bucket array, a few hundred nanoseconds: {@code ObserverBenchmark}), so the
  * server reports those per flush, not per message: one delivery latency per response and per
  * event loop round, one queue depth in {@link ServerObserver#QUEUE_DEPTH_SAMPLING} WebSocket
@@ -51,17 +52,19 @@ final class MeterObserver implements ServerObserver {
     private final MeterRegistry registry;
     private final List<Meter> meters = new ArrayList<>();
     private final LabelledCounters handshakes;
-    private final LabelledCounters received;
-    private final LabelledCounters published;
-    private final LabelledCounters delivered;
+    /** The counters of every message and frame, which event loops add to without atomics. */
+    private final LoopTallies tallies;
+    private final ByTransport received;
+    private final ByTransport published;
+    private final ByTransport delivered;
     private final LabelledCounters refused;
     private final LabelledCounters recoveries;
     private final Counter replayed;
     private final Map<DisconnectCause, Counter> disconnects = new EnumMap<>(DisconnectCause.class);
     private final Map<QueueOverflow, Counter> overflows = new EnumMap<>(QueueOverflow.class);
     private final Map<String, Timer> metaHandling;
-    private final Counter bytesRead;
-    private final Counter bytesWritten;
+    private final int bytesRead;
+    private final int bytesWritten;
     private final DistributionSummary queueDepth;
     private final Timer deliveryLatency;
 
@@ -70,13 +73,13 @@ final class MeterObserver implements ServerObserver {
         handshakes = new LabelledCounters(registry, "bayeux.handshakes",
                 "Handshakes answered, by outcome: success, or the message of the refusal's error", null, "outcome",
                 List.of("success", "handshake_denied"));
-        received = new LabelledCounters(registry, "bayeux.messages.received",
-                "Messages received from clients (meta messages included), by transport", null, "transport", ServerGauges.TRANSPORTS);
-        published = new LabelledCounters(registry, "bayeux.messages.published",
-                "Publishes of clients accepted, by transport", null, "transport", ServerGauges.TRANSPORTS);
-        delivered = new LabelledCounters(registry, "bayeux.messages.delivered",
-                "Messages flushed to the network from session queues, in frames or responses, by the session's transport",
-                null, "transport", ServerGauges.TRANSPORTS);
+        tallies = new LoopTallies(registry);
+        received = new ByTransport(registry, tallies, "bayeux.messages.received",
+                "Messages received from clients (meta messages included), by transport");
+        published = new ByTransport(registry, tallies, "bayeux.messages.published",
+                "Publishes of clients accepted, by transport");
+        delivered = new ByTransport(registry, tallies, "bayeux.messages.delivered",
+                "Messages flushed to the network from session queues, in frames or responses, by the session's transport", "none");
         refused = new LabelledCounters(registry, "bayeux.publishes.refused",
                 "Publishes of clients refused, by the message of the error", null, "reason",
                 List.of("publish_denied", "channel_create_denied", "message_deleted", "channel_invalid"));
@@ -100,12 +103,12 @@ final class MeterObserver implements ServerObserver {
                 Channel.META_SUBSCRIBE, metaTimer(Channel.META_SUBSCRIBE),
                 Channel.META_UNSUBSCRIBE, metaTimer(Channel.META_UNSUBSCRIBE),
                 Channel.META_DISCONNECT, metaTimer(Channel.META_DISCONNECT));
-        bytesRead = keep(Counter.builder("bayeux.network.received").baseUnit(BaseUnits.BYTES)
-                .description("Bytes read from the network by connections opened while observed").register(registry));
-        bytesWritten = keep(Counter.builder("bayeux.network.sent").baseUnit(BaseUnits.BYTES)
-                .description("Bytes written to the network by connections opened while observed").register(registry));
+        bytesRead = tallies.register("bayeux.network.received", "Bytes read from the network by connections opened while observed",
+                BaseUnits.BYTES, Tags.empty());
+        bytesWritten = tallies.register("bayeux.network.sent", "Bytes written to the network by connections opened while observed",
+                BaseUnits.BYTES, Tags.empty());
         queueDepth = keep(DistributionSummary.builder("bayeux.queue.depth").baseUnit("messages")
-                .description("The length of a session's queue when a frame or response takes from it (1 WebSocket frame in 16 per event loop)")
+                .description("The length of a session's queue when a frame or response takes from it (1 WebSocket frame in 64 per event loop)")
                 .serviceLevelObjectives(DEPTH_BUCKETS).register(registry));
         deliveryLatency = keep(Timer.builder("bayeux.delivery.latency")
                 .description("From a publish's arrival to the flush of its frame or response, of the message that waited longest;"
@@ -145,12 +148,12 @@ final class MeterObserver implements ServerObserver {
 
     @Override
     public void received(String transport, int messages) {
-        received.get(transport).increment(messages);
+        received.add(transport, messages);
     }
 
     @Override
     public void published(String transport) {
-        published.get(transport).increment();
+        published.add(transport, 1);
     }
 
     @Override
@@ -168,7 +171,7 @@ final class MeterObserver implements ServerObserver {
 
     @Override
     public void delivered(String transport, int messages, long oldestNanos, long flushedNanos) {
-        delivered.get(transport == null ? "none" : transport).increment(messages);
+        delivered.add(transport == null ? "none" : transport, messages);
         if (oldestNanos != 0) {
             deliveryLatency.record(flushedNanos - oldestNanos, TimeUnit.NANOSECONDS);
         }
@@ -194,19 +197,61 @@ final class MeterObserver implements ServerObserver {
 
     @Override
     public void bytesRead(long bytes) {
-        bytesRead.increment(bytes);
+        tallies.add(bytesRead, bytes);
     }
 
     @Override
     public void bytesWritten(long bytes) {
-        bytesWritten.increment(bytes);
+        tallies.add(bytesWritten, bytes);
     }
 
     /** Removes every meter this made from the registry. */
     void remove() {
         meters.forEach(registry::remove);
-        for (LabelledCounters counters : List.of(handshakes, received, published, delivered, refused, recoveries)) {
+        for (LabelledCounters counters : List.of(handshakes, received.others, published.others, delivered.others, refused, recoveries)) {
             counters.remove();
+        }
+        tallies.remove();
+    }
+
+    /**
+     * A counter by transport: the server's transports (and the values given, such as
+     * {@code none}) in loop tallies, any other value in counters of its own, at most
+     * {@link LabelledCounters#MAX_VALUES}.
+     */
+    private static final class ByTransport {
+        private final String[] known;
+        private final int[] slots;
+        private final LoopTallies tallies;
+        final LabelledCounters others;
+
+        ByTransport(MeterRegistry registry, LoopTallies tallies, String name, String description, String... more) {
+            this.tallies = tallies;
+            List<String> values = new ArrayList<>(ServerGauges.TRANSPORTS);
+            values.addAll(List.of(more));
+            known = values.toArray(String[]::new);
+            slots = new int[known.length];
+            for (int i = 0; i < known.length; i++) {
+                slots[i] = tallies.register(name, description, null, Tags.of("transport", known[i]));
+            }
+            others = new LabelledCounters(registry, name, description, null, "transport", List.of());
+        }
+
+        void add(String transport, long n) {
+            // Transport names are constants: identity first, then equality.
+            for (int i = 0; i < known.length; i++) {
+                if (known[i] == transport) {
+                    tallies.add(slots[i], n);
+                    return;
+                }
+            }
+            for (int i = 0; i < known.length; i++) {
+                if (known[i].equals(transport)) {
+                    tallies.add(slots[i], n);
+                    return;
+                }
+            }
+            others.get(transport).increment(n);
         }
     }
 

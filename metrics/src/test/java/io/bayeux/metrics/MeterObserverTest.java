@@ -2,6 +2,7 @@ package io.bayeux.metrics;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
@@ -39,8 +40,40 @@ class MeterObserverTest {
         hotPath(observer, EVENTS);
         long allocated = allocatedBytes() - before;
         assertTrue(allocated < 64 * 1024, () -> allocated + " bytes allocated by " + EVENTS + " rounds of events");
-        assertEquals(2.0 * (EVENTS + 10_000), registry.get("bayeux.messages.received").tag("transport", "websocket").counter().count());
+        assertEquals(2.0 * (EVENTS + 10_000), registry.get("bayeux.messages.received").tag("transport", "websocket").functionCounter().count());
         assertEquals(EVENTS + 10_000, registry.get("bayeux.delivery.latency").timer().count());
+    }
+
+    @Test
+    void onAnEventLoopTheHotPathEventsAllocateNothingPerEventEither() throws Exception {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        MeterObserver observer = new MeterObserver(registry);
+        long[] allocated = new long[1];
+        Thread loop = new DefaultThreadFactory("loop").newThread(() -> {
+            hotPath(observer, 10_000);
+            long before = allocatedBytes();
+            hotPath(observer, EVENTS);
+            allocated[0] = allocatedBytes() - before;
+        });
+        loop.start();
+        loop.join();
+        assertTrue(allocated[0] < 64 * 1024, () -> allocated[0] + " bytes allocated by " + EVENTS + " rounds of events");
+        assertEquals(300.0 * (EVENTS + 10_000), registry.get("bayeux.network.sent").functionCounter().count(), "the loop's counts outlive it");
+        assertEquals(3.0 * (EVENTS + 10_000), registry.get("bayeux.messages.delivered").tag("transport", "websocket").functionCounter().count());
+    }
+
+    @Test
+    void aTransportNamedByAnEqualStringCountsWithTheKnownOneAndAnUnknownOneApart() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        MeterObserver observer = new MeterObserver(registry);
+        observer.published(new String("websocket".toCharArray()));
+        observer.published("carrier-pigeon");
+        observer.delivered(null, 2, 0, 0);
+        assertEquals(1.0, registry.get("bayeux.messages.published").tag("transport", "websocket").functionCounter().count());
+        assertEquals(1.0, registry.get("bayeux.messages.published").tag("transport", "carrier-pigeon").counter().count());
+        assertEquals(2.0, registry.get("bayeux.messages.delivered").tag("transport", "none").functionCounter().count());
+        observer.remove();
+        assertTrue(registry.find("bayeux.messages.published").meters().isEmpty(), "removed, the unknown transport's too");
     }
 
     @Test

@@ -148,7 +148,7 @@ class ScrapeIT {
         assertTrue(latency.value("bayeux_delivery_latency_seconds_count") >= 1, "a frame carried publishes");
         assertEquals(latency.value("bayeux_delivery_latency_seconds_count"), latency.value("bayeux_delivery_latency_seconds_bucket", "le", "+Inf"));
         PrometheusParser.Family depth = family(after, "bayeux_queue_depth_messages", "histogram");
-        // Every response reports its queue's depth; WebSocket frames one in 16 per event loop, its first included.
+        // Every response reports its queue's depth; WebSocket frames one in 64 per event loop, its first included.
         assertTrue(depth.value("bayeux_queue_depth_messages_count") - family(before, "bayeux_queue_depth_messages", "histogram")
                 .value("bayeux_queue_depth_messages_count") >= (transport.equals("websocket") ? 1 : SUBSCRIBERS));
         assertEquals(SUBSCRIBERS + 1, family(after, "bayeux_meta_handling_seconds", "histogram")

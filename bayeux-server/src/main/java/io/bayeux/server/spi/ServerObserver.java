@@ -87,7 +87,7 @@ public interface ServerObserver {
     }
 
     /** On an event loop's push path, one frame in this many reports its {@link #queueDepth}. */
-    int QUEUE_DEPTH_SAMPLING = 16;
+    int QUEUE_DEPTH_SAMPLING = 64;
 
     /** A session's queue was full and {@code policy} applied to a message. */
     default void queueOverflowed(QueueOverflow policy) {
