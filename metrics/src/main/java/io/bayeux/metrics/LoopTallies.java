@@ -9,6 +9,7 @@ import io.netty.util.concurrent.FastThreadLocalThread;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -71,7 +72,7 @@ final class LoopTallies {
      */
     int register(String name, String description, String baseUnit, Tags tags) {
         int slot = others.length;
-        LongAdder[] grown = java.util.Arrays.copyOf(others, slot + 1);
+        LongAdder[] grown = Arrays.copyOf(others, slot + 1);
         grown[slot] = new LongAdder();
         others = grown;
         names.add(name);

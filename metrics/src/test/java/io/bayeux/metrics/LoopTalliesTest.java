@@ -52,7 +52,7 @@ class LoopTalliesTest {
             last = now;
         }
         assertEquals(3L * ADDS, tallies.sum(a));
-        assertEquals(registry.get("test.b").tag("k", "v").functionCounter().count(), 6.0 * ADDS);
+        assertEquals(6.0 * ADDS, registry.get("test.b").tag("k", "v").functionCounter().count());
         end.countDown();
         for (Thread thread : threads) {
             thread.join();
