@@ -5,7 +5,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletionStage;
@@ -38,7 +40,7 @@ final class OutageBuffer {
      * A message for Redis: {@code order} is its place among all this node's messages, {@code send}
      * sends it (given its order), {@code lost} is told when it is given up.
      */
-    private record Waiting(long order, String what, LongFunction<CompletionStage<?>> send, Consumer<Throwable> lost, boolean message, int attempt) {
+    private record Waiting(long order, String what, Sender send, Consumer<Throwable> lost, boolean message, int attempt) {
         Waiting again() {
             return new Waiting(order, what, send, lost, message, attempt + 1);
         }
@@ -101,17 +103,26 @@ final class OutageBuffer {
                 LOGGER.warn("Message on {} not shared: {}", channelId, x.toString());
                 return;
             }
-            enqueue(new Waiting(++order, redisChannel, o -> publisher.apply(redisChannel, json), this::countDropped, true, 1));
+            enqueue(new Waiting(++order, redisChannel, (o, attempt) -> publisher.apply(redisChannel, json), this::countDropped, true, 1));
         }
     }
 
+    /** Sends one message for Redis. */
+    @FunctionalInterface
+    interface Sender {
+        /**
+         * @param order   the message's place among this node's messages, the same at each attempt
+         * @param attempt 1 the first time it is sent, 2 the second...
+         */
+        CompletionStage<?> send(long order, int attempt);
+    }
+
     /**
-     * Sends what {@code send} sends (given its place among this node's messages, the same at
-     * each attempt) in its turn among the messages, or keeps it as it keeps them; tells
-     * {@code lost} if it is given up. For what a node sends other than a message
+     * Sends what {@code send} sends in its turn among the messages, or keeps it as it keeps them;
+     * tells {@code lost} if it is given up. For what a node sends other than a message
      * ({@code what} names it in the log): a history's publish, on a cluster.
      */
-    void submit(String what, LongFunction<CompletionStage<?>> send, Consumer<Throwable> lost) {
+    void submit(String what, Sender send, Consumer<Throwable> lost) {
         synchronized (lock) {
             enqueue(new Waiting(++order, what, send, lost, false, 1));
         }
@@ -147,12 +158,19 @@ final class OutageBuffer {
                 return;
             }
             holding = false;
-            Map.Entry<Long, Waiting> again;
-            while ((again = failed.pollFirstEntry()) != null) {
-                send(again.getValue());
+            // A send may fail, or hold, at once (its answer already there): then nothing after it
+            // goes now, or it would reach Redis before that one is sent again.
+            List<Waiting> again = new ArrayList<>(failed.values());
+            failed.clear();
+            for (int i = 0; i < again.size(); i++) {
+                if (holding || !failed.isEmpty()) {
+                    again.subList(i, again.size()).forEach(message -> failed.put(message.order(), message));
+                    return;
+                }
+                send(again.get(i));
             }
             Waiting next;
-            while ((next = waiting.poll()) != null) {
+            while (!holding && failed.isEmpty() && (next = waiting.poll()) != null) {
                 send(next);
             }
         }
@@ -162,7 +180,7 @@ final class OutageBuffer {
     private void send(Waiting message) {
         try {
             inFlight.incrementAndGet();
-            message.send().apply(message.order()).whenComplete((reply, failure) -> {
+            message.send().send(message.order(), message.attempt()).whenComplete((reply, failure) -> {
                 if (failure == null) {
                     inFlight.decrementAndGet();
                     if (message.message()) {

@@ -288,7 +288,7 @@ public class RedisCluster implements AutoCloseable {
      * Sends what {@code send} sends in its turn among this node's messages, as they are sent (on a
      * cluster: held back after a topology change, sent again if it fails); {@code lost} told if given up.
      */
-    void submit(String what, java.util.function.LongFunction<CompletionStage<?>> send, Consumer<Throwable> lost) {
+    void submit(String what, OutageBuffer.Sender send, Consumer<Throwable> lost) {
         outbox.submit(what, send, lost);
     }
 
@@ -363,7 +363,7 @@ public class RedisCluster implements AutoCloseable {
         return inbound.lost();
     }
 
-    /** Messages for the other nodes lost: the buffer was full while Redis was away, or Redis refused them. */
+    /** Messages for the other nodes lost: the buffer was full while Redis was away, or Redis refused them (or, for a history's publish, took a later one of this node first). */
     public long getDropped() {
         return outbox.dropped();
     }

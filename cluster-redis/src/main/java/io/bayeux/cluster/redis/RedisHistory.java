@@ -24,7 +24,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Channel histories kept in Redis, for the channels a {@link RedisCluster} shares: each channel
@@ -38,6 +37,8 @@ import java.util.concurrent.atomic.AtomicLong;
 final class RedisHistory implements HistoryEngine {
     private static final Logger LOGGER = LoggerFactory.getLogger(RedisHistory.class);
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** {@link #PUBLISH}'s answer to a number of the node's it applied already (a message sent again). */
+    private static final String APPLIED = "applied";
     /** How long a read may wait for Redis. */
     static final Duration READ_TIMEOUT = Duration.ofSeconds(5);
     /** A history's hash outlives its messages this long (or its ttl if longer): its epoch and offsets stay. */
@@ -129,7 +130,6 @@ final class RedisHistory implements HistoryEngine {
     private final RedisCluster cluster;
     private final BayeuxServerImpl server;
     private final SecureRandom random = new SecureRandom();
-    private final AtomicLong publishFailures = new AtomicLong();
     /** {@link #PUBLISH}, with {@code SPUBLISH} on a Redis Cluster: its channel shares the hash tag of the keys, so one slot. */
     private final String publishScript;
     private volatile String publishSha;
@@ -148,11 +148,6 @@ final class RedisHistory implements HistoryEngine {
     @Override
     public boolean receives(String channel) {
         return cluster.receives(channel);
-    }
-
-    /** Publishes that Redis refused or never took: their clients were not told (see the log). */
-    long publishFailures() {
-        return publishFailures.get();
     }
 
     private String metaKey(String channel) {
@@ -190,17 +185,23 @@ final class RedisHistory implements HistoryEngine {
                     cluster.redisChannel(channel), JSON.writeValueAsString(channel), JSON.writeValueAsString(payload), "", "0"};
         } catch (JsonProcessingException x) {
             LOGGER.warn("Message on {} not published: {}", channel, x.toString());
-            publishFailures.incrementAndGet();
+            cluster.countDropped();
             return;
         }
         if (cluster.followsFailovers()) {
             // In turn with the node's messages: after a failover, sent again (once the new master is known) in order;
             // the script applies each number of this node once.
-            cluster.submit(channel, order -> {
+            cluster.submit(channel, (order, attempt) -> {
                 String[] numbered = args.clone();
                 numbered[8] = cluster.getNodeId();
                 numbered[9] = Long.toString(order);
-                return run(keys, numbered, false);
+                return run(keys, numbered, false).thenApply(reply -> {
+                    if (attempt == 1 && APPLIED.equals(reply)) {
+                        // Never sent before, yet a later one of this node's went first: the script refuses it.
+                        lost(channel, new IllegalStateException("a later message of this node reached Redis first"));
+                    }
+                    return reply;
+                });
             }, failure -> lost(channel, failure));
             return;
         }
@@ -216,8 +217,9 @@ final class RedisHistory implements HistoryEngine {
         }
     }
 
+    /** A publish Redis refused or never took: counted with the node's dropped messages ({@link RedisCluster#getDropped()}), and logged. */
     private void lost(String channel, Throwable failure) {
-        publishFailures.incrementAndGet();
+        cluster.countDropped();
         LOGGER.warn("Message on {} lost: Redis did not take it ({})", channel, failure.toString());
     }
 

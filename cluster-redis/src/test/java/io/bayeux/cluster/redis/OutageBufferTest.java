@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -162,5 +163,36 @@ class OutageBufferTest {
         assertEquals(1, buffer.dropped());
         publish(buffer, 1);
         assertEquals(2, buffer.dropped());
+    }
+
+    @Test
+    void aSendThatFailsAndHoldsAtOnceDuringAFlushStopsItThereAndTheRestFollowItInOrder() {
+        // As a history's publish does on a new master that lacks its script: the answer (NOSCRIPT)
+        // is there at once, the sender holds the buffer, and the next publish (the whole script) would succeed.
+        AtomicBoolean connected = new AtomicBoolean(false);
+        List<Runnable> scheduled = new ArrayList<>();
+        List<String> sent = new ArrayList<>();
+        AtomicBoolean scriptKnown = new AtomicBoolean(false);
+        OutageBuffer[] buffer = new OutageBuffer[1];
+        buffer[0] = new OutageBuffer(100, connected::get, (channel, json) -> CompletableFuture.completedFuture(1L), 3, scheduled::add);
+        OutageBuffer.Sender history = (order, attempt) -> {
+            sent.add(order + "/" + attempt);
+            if (scriptKnown.get()) {
+                return CompletableFuture.completedFuture("1");
+            }
+            buffer[0].hold();
+            scriptKnown.set(true);
+            return CompletableFuture.failedFuture(new IllegalStateException("NOSCRIPT"));
+        };
+        for (int i = 0; i < 3; i++) {
+            buffer[0].submit("/event/kept", history, failure -> sent.add("lost"));
+        }
+        connected.set(true);
+        buffer[0].flush();
+        assertEquals(List.of("1/1"), sent, "nothing after the failed one went before it");
+        assertEquals(1, scheduled.size(), "a flush scheduled");
+        scheduled.remove(0).run();
+        assertEquals(List.of("1/1", "1/2", "2/1", "3/1"), sent);
+        assertEquals(0, buffer[0].buffered());
     }
 }

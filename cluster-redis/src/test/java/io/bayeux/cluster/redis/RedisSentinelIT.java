@@ -137,6 +137,22 @@ class RedisSentinelIT {
                 + "; subscribers of the room on the old master: " + reply(master, "PUBSUB NUMSUB bayeux:/chat/room") + ")");
     }
 
+    @Test
+    void aHistoryPublishALaterOneOfItsNodeOvertookIsCountedDroppedNotLostSilently() throws Exception {
+        Sentinels setup = startSentinels();
+        RedisTesting.Node a = fixture.closing(node(setup.uri()));
+        BayeuxClient publisher = fixture.connected(a.url(), "websocket");
+        assertTrue(publish(publisher, "/event/kept", Map.of("n", 0)).isSuccessful());
+        String applied = "HGET bayeux:history:{/event/kept}:meta n:" + a.cluster().getNodeId();
+        await("the first publish applied", () -> reply(setup.master(), applied).startsWith("$") && !reply(setup.master(), applied).startsWith("$-1"));
+        // As if a later message of A's had reached the master first: the script refuses the next one as a second copy.
+        assertTrue(reply(setup.master(), "HSET bayeux:history:{/event/kept}:meta n:" + a.cluster().getNodeId() + " 1000000000").startsWith(":"));
+        assertEquals(0, a.cluster().getDropped());
+        assertTrue(publish(publisher, "/event/kept", Map.of("n", 1)).isSuccessful());
+        await("the refused publish counted dropped", () -> a.cluster().getDropped() == 1);
+        assertTrue(reply(setup.master(), "XLEN bayeux:history:{/event/kept}:stream").startsWith(":1\r\n"), "the history has the first only");
+    }
+
     /** A master, its replica in sync, three Sentinels that know both and each other, and the engine's URI for them. */
     private record Sentinels(RedisProcess master, RedisProcess replica, List<RedisProcess> sentinels, String uri) {
     }
