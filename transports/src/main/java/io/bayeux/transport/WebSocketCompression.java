@@ -92,8 +92,9 @@ public record WebSocketCompression(boolean enabled, int level, int windowBits, i
      * keeps its window between messages: a message refers back to the ones before it, so small
      * chat messages shrink several times more than alone. The price is CPU (each message is
      * compressed for each connection it goes to, not once per broadcast) and memory while busy:
-     * the deflater (JZlib, pure Java, on the heap; with a window of 15 and a memory level of 8, the
-     * JDK's zlib, native and faster, about 260 KiB off the heap) is made when a frame needs it and dropped when
+     * the deflater (LZ77 over the window with deflate's fixed Huffman codes, on the heap: twice the
+     * window in bytes and a table of {@code 2^(memLevel + 8)} 16-bit entries, 16 KiB at the
+     * defaults) is made when a frame needs it and dropped when
      * the connection has sent nothing compressed for {@code releaseAfter}, so an idle connection
      * holds none (a fresh deflater's output never refers back, so the client's inflater keeps
      * working). Every message is compressed, whatever {@link #minBytes()}: with a context even a
@@ -102,15 +103,15 @@ public record WebSocketCompression(boolean enabled, int level, int windowBits, i
      *
      * @param enabled      whether connections may keep a context; default false
      * @param windowBits   the base-two logarithm of a connection's window, 9 to 15; default
-     *                     {@value #DEFAULT_WINDOW_BITS} (a 2 KiB window: a dozen chat messages)
-     * @param memLevel     how much memory a connection's deflater uses for its state, 1 to 9; default
-     *                     {@value #DEFAULT_MEM_LEVEL}
+     *                     {@value #DEFAULT_WINDOW_BITS} (a 4 KiB window: about thirty chat messages)
+     * @param memLevel     the size of a connection's deflater's hash table, {@code 2^(memLevel + 8)}
+     *                     entries (at most 65,536), 1 to 9; default {@value #DEFAULT_MEM_LEVEL}
      * @param releaseAfter how long a connection sends nothing compressed before its deflater is
      *                     dropped, positive; default 1 s
      */
     public record Context(boolean enabled, int windowBits, int memLevel, Duration releaseAfter) {
         /** The default window of a connection's deflater. */
-        public static final int DEFAULT_WINDOW_BITS = 11;
+        public static final int DEFAULT_WINDOW_BITS = 12;
         /** The default memory level of a connection's deflater. */
         public static final int DEFAULT_MEM_LEVEL = 4;
         /** The default time a connection keeps its deflater after its last compressed message. */

@@ -41,8 +41,8 @@ class WebSocketCompressionTest {
     @Test
     void contextsPerConnectionAreOffByDefaultAndTurnOnKeepingTheirSettings() {
         assertEquals(WebSocketCompression.Context.OFF, WebSocketCompression.DEFAULT.context());
-        assertEquals(new WebSocketCompression.Context(false, 11, 4, Duration.ofSeconds(1)), WebSocketCompression.Context.OFF);
-        WebSocketCompression.Context tuned = new WebSocketCompression.Context(false, 12, 5, Duration.ofMillis(500));
+        assertEquals(new WebSocketCompression.Context(false, 12, 4, Duration.ofSeconds(1)), WebSocketCompression.Context.OFF);
+        WebSocketCompression.Context tuned = new WebSocketCompression.Context(false, 13, 5, Duration.ofMillis(500));
         WebSocketCompression on = NettyBayeuxServer.builder().websocketCompression(WebSocketCompression.DEFAULT.withContext(tuned))
                 .websocketCompressionContext(true).settings().websocketCompression();
         assertEquals(tuned.withEnabled(true), on.context());

@@ -11,8 +11,8 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
- * What the compression contexts of one event loop's connections share: the buffer they deflate
- * into, and the list of those that hold a deflater, with the timer that drops each one once
+ * What the compression contexts of one event loop's connections share: the buffers they deflate
+ * from and into, and the list of those that hold a deflater, with the timer that drops each one once
  * its connection has sent nothing compressed for the release time. The timer is one task on
  * the loop, scheduled only while some context is held: an idle loop has none, and a round
  * looks only at the contexts held, not at every connection.
@@ -22,7 +22,6 @@ import java.util.function.LongSupplier;
 final class LoopContexts {
     private final EventLoop loop;
     final WebSocketCompression.Context settings;
-    final int level;
     /** Messages compressed by the server's deflaters, shared and per connection. */
     final LongAdder compressions;
     /** The contexts that hold a deflater, server-wide. */
@@ -35,15 +34,24 @@ final class LoopContexts {
     private boolean scheduled;
     /** Where messages are deflated to before their frame is made; grows to the largest output. */
     byte[] scratch = new byte[1024];
+    /** Where a frame of several messages is put together before it is deflated; grows to the largest. */
+    private byte[] input = new byte[1024];
 
     LoopContexts(EventLoop loop, WebSocketCompression compression, LongAdder compressions, AtomicInteger held, LongSupplier nanoTime) {
         this.loop = loop;
         this.settings = compression.context();
-        this.level = compression.level();
         this.compressions = compressions;
         this.held = held;
         this.nanoTime = nanoTime;
         this.releaseNanos = settings.releaseAfter().toNanos();
+    }
+
+    /** The loop's buffer for a frame's input of {@code length} bytes. */
+    byte[] input(int length) {
+        if (input.length < length) {
+            input = new byte[Math.max(length, input.length * 2)];
+        }
+        return input;
     }
 
     long now() {

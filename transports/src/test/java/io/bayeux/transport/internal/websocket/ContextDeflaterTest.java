@@ -152,8 +152,8 @@ class ContextDeflaterTest {
     }
 
     @Test
-    void withZlibsDefaultWindowAndMemoryLevelTheJdksDeflaterKeepsTheContext() throws Exception {
-        WebSocketCompression.Context jdk = new WebSocketCompression.Context(true, 15, 8, Duration.ofSeconds(1));
+    void withTheLargestWindowAndTableTheContextIsKeptAndReleased() throws Exception {
+        WebSocketCompression.Context jdk = new WebSocketCompression.Context(true, 15, 9, Duration.ofSeconds(1));
         LoopContexts jdkLoop = new LoopContexts(channel.eventLoop(), WebSocketCompression.DEFAULT.withContext(jdk), compressions, held, nanos::get);
         ContextDeflater context = new ContextDeflater(jdkLoop);
         streamInflatesWhole(context);

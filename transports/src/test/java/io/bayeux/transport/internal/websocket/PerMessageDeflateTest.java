@@ -83,8 +83,8 @@ class PerMessageDeflateTest {
     @Test
     void withContextOnTheServerWindowAskedForIsTheContexts() {
         WebSocketCompression context = ON.withContext(true);
-        assertEquals(new PerMessageDeflate.Answer("permessage-deflate; client_no_context_takeover; server_max_window_bits=11", true),
-                PerMessageDeflate.negotiate(List.of("permessage-deflate; server_max_window_bits=12"), context));
-        assertNull(PerMessageDeflate.negotiate(List.of("permessage-deflate; server_max_window_bits=10"), context));
+        assertEquals(new PerMessageDeflate.Answer("permessage-deflate; client_no_context_takeover; server_max_window_bits=12", true),
+                PerMessageDeflate.negotiate(List.of("permessage-deflate; server_max_window_bits=13"), context));
+        assertNull(PerMessageDeflate.negotiate(List.of("permessage-deflate; server_max_window_bits=11"), context));
     }
 }
