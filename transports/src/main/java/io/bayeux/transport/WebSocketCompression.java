@@ -93,7 +93,7 @@ public record WebSocketCompression(boolean enabled, int level, int windowBits, i
      * chat messages shrink several times more than alone. The price is CPU (each message is
      * compressed for each connection it goes to, not once per broadcast) and memory while busy:
      * the deflater (LZ77 over the window with deflate's fixed Huffman codes, on the heap: twice the
-     * window in bytes and a table of {@code 2^(memLevel + 8)} 16-bit entries, 16 KiB at the
+     * window in bytes and a table of {@code 2^(memLevel + 6)} 32-bit entries, 12 KiB at the
      * defaults) is made when a frame needs it and dropped when
      * the connection has sent nothing compressed for {@code releaseAfter}, so an idle connection
      * holds none (a fresh deflater's output never refers back, so the client's inflater keeps
@@ -104,8 +104,8 @@ public record WebSocketCompression(boolean enabled, int level, int windowBits, i
      * @param enabled      whether connections may keep a context; default false
      * @param windowBits   the base-two logarithm of a connection's window, 9 to 15; default
      *                     {@value #DEFAULT_WINDOW_BITS} (a 4 KiB window: about thirty chat messages)
-     * @param memLevel     the size of a connection's deflater's hash table, {@code 2^(memLevel + 8)}
-     *                     entries (at most 65,536), 1 to 9; default {@value #DEFAULT_MEM_LEVEL}
+     * @param memLevel     the size of a connection's deflater's hash table, {@code 2^(memLevel + 6)}
+     *                     entries (at least 256), 1 to 9; default {@value #DEFAULT_MEM_LEVEL}
      * @param releaseAfter how long a connection sends nothing compressed before its deflater is
      *                     dropped, positive; default 1 s
      */

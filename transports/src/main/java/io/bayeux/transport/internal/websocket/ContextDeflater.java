@@ -8,7 +8,7 @@ import io.netty.buffer.ByteBufAllocator;
  * The compression context of one connection that negotiated {@code permessage-deflate} with
  * context takeover: every message it sends compressed goes through one
  * {@link FixedHuffmanDeflater} (of the context's window; its hash table of
- * {@code 2^(memLevel + 8)} entries), which keeps its window from one message to the next, so
+ * {@code 2^(memLevel + 6)} entries), which keeps its window from one message to the next, so
  * that a message refers back to those before it. Each message ends with a sync flush whose
  * empty block's four bytes ({@code 00 00 ff ff}) are left out (RFC 7692, 7.2.1).
  *
@@ -41,7 +41,7 @@ final class ContextDeflater {
     ByteBuf frame(ByteBufAllocator alloc, byte[][] arrays) {
         FixedHuffmanDeflater zlib = deflater;
         if (zlib == null) {
-            zlib = new FixedHuffmanDeflater(1 << loop.settings.windowBits(), Math.min(16, loop.settings.memLevel() + 8));
+            zlib = new FixedHuffmanDeflater(1 << loop.settings.windowBits(), Math.max(8, loop.settings.memLevel() + 6));
             deflater = zlib;
             if (!listed) {
                 listed = true;

@@ -23,8 +23,9 @@ import java.util.Arrays;
  * three literals).
  *
  * <p>State: {@code 2 * window} bytes of history and input and a table of {@code 2^hashBits}
- * 16-bit positions; the output goes to a buffer the caller lends ({@link #output(byte[])}),
- * grown as needed. Not thread-safe: one per connection, used by its event loop.
+ * entries (a 16-bit tag of the hash and a 16-bit position); the output goes to a buffer the
+ * caller lends ({@link #output(byte[])}), grown as needed. Not thread-safe: one per connection,
+ * used by its event loop.
  */
 final class FixedHuffmanDeflater {
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
@@ -92,8 +93,11 @@ final class FixedHuffmanDeflater {
     private final int hashShift;
     /** {@code buf[0, fill)}: the last bytes sent (at most {@code window}) then the chunk being compressed. */
     private final byte[] buf;
-    /** The low 16 bits of the stream position each hash last saw (a stale one only costs a miss: matches are verified). */
-    private final char[] table;
+    /**
+     * Per hash: 16 bits of the hash that came last (a tag, above) and the low 16 bits of its
+     * stream position (a stale one only costs a miss: matches are verified).
+     */
+    private final int[] table;
     /** Stream position (bytes given to this compressor since the start, modulo 2^32) of {@code buf[0]}. */
     private int base;
     private int fill;
@@ -119,7 +123,7 @@ final class FixedHuffmanDeflater {
         this.window = window;
         this.hashShift = 32 - hashBits;
         this.buf = new byte[2 * window];
-        this.table = new char[1 << hashBits];
+        this.table = new int[1 << hashBits];
     }
 
     /**
@@ -179,8 +183,10 @@ final class FixedHuffmanDeflater {
         final long savedBits = bits;
         final int savedCount = bitCount;
         final byte[] buf = this.buf;
-        final char[] table = this.table;
+        final int[] table = this.table;
         final int hashShift = this.hashShift;
+        // The tag: the 16 bits of the hash below those of the index.
+        final int tagShift = 32 - hashShift;
         final int window = this.window;
         final int base = this.base;
         final int hashEnd = end - 3; // positions whose int can be read
@@ -192,14 +198,16 @@ final class FixedHuffmanDeflater {
         int i = start;
         while (i < hashEnd) {
             int v = (int) INT.get(buf, i);
-            int h = (v * PRIME) >>> hashShift;
+            int hash = v * PRIME;
+            int h = hash >>> hashShift;
             int pos = base + i;
-            int distance = ((pos - table[h] - 1) & 0xFFFF) + 1; // 1..65536
-            table[h] = (char) pos;
-            // Branch-free validity (a chain of || mispredicts on every other byte of random data):
-            // ok is -1 when 1 <= distance <= min(window, i), else 0 and the compare reads buf[i] harmlessly.
-            int ok = ~((Math.min(window, i) - distance) >> 31);
-            if ((((int) INT.get(buf, i - (distance & ok)) ^ v) | ~ok) != 0) {
+            int tag = (hash << tagShift) & 0xFFFF0000;
+            int entry = table[h];
+            int distance = ((pos - entry - 1) & 0xFFFF) + 1; // 1..65536
+            table[h] = tag | (pos & 0xFFFF);
+            // The entry's tag must agree before the window is read: on a busy server the window
+            // is out of the cache, and reading it at every position costs most of the time.
+            if ((entry & 0xFFFF0000) != tag || distance > Math.min(window, i) || (int) INT.get(buf, i - distance) != v) {
                 int code = LITERAL[buf[i] & 0xFF];
                 bb |= (long) (code & 0xFFFFFF) << bc;
                 bc += code >>> 24;
@@ -223,8 +231,10 @@ final class FixedHuffmanDeflater {
                 // Let the match's last two positions be found again (cheap; LZ4 does likewise).
                 int last = i + length;
                 if (last <= hashEnd) {
-                    table[(int) INT.get(buf, last - 2) * PRIME >>> hashShift] = (char) (base + last - 2);
-                    table[(int) INT.get(buf, last - 1) * PRIME >>> hashShift] = (char) (base + last - 1);
+                    int before = (int) INT.get(buf, last - 2) * PRIME;
+                    table[before >>> hashShift] = (before << tagShift) & 0xFFFF0000 | ((base + last - 2) & 0xFFFF);
+                    int previous = (int) INT.get(buf, last - 1) * PRIME;
+                    table[previous >>> hashShift] = (previous << tagShift) & 0xFFFF0000 | ((base + last - 1) & 0xFFFF);
                 }
                 i = last;
             }

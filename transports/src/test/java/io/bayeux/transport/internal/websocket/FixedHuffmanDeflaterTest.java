@@ -80,7 +80,8 @@ class FixedHuffmanDeflaterTest {
                     int length = random.nextInt(10) == 0 ? random.nextInt(70_000) : random.nextInt(400);
                     byte[] message = message(random, random.nextInt(5), length, earlier);
                     int payload = deflater.compress(message, 0, message.length);
-                    assertArrayEquals(message, client.inflate(deflater.output(), payload), "window 2^" + windowBits + ", table 2^" + hashBits + ", message " + m);
+                    assertArrayEquals(message, client.inflate(deflater.output(), payload),
+                            "window 2^" + windowBits + ", table 2^" + hashBits + ", message " + m);
                     earlier.add(message);
                 }
             }
