@@ -2,13 +2,19 @@
 // --websocket-compression-context (BAYEUX_CONTEXT_URL, set by DeflateContextIT) answers the
 // offers of ws (which do not ask for server_no_context_takeover) without
 // server_no_context_takeover, and compresses each connection's messages with the messages before
-// them. This project's JavaScript client and CometD's, both on ws, take a stream of small chat
-// messages that only inflate with the client's kept context. Not matched by a bare `node --test`.
+// them. This project's JavaScript client and CometD's, both on ws, and CometD's in Debian's
+// Chromium (its own inflater) take a stream of small chat messages that only inflate with the
+// client's kept context. Not matched by a bare `node --test`.
 import {describe, test, afterEach} from "node:test";
 import assert from "node:assert/strict";
+import {existsSync} from "node:fs";
+import {readFile} from "node:fs/promises";
+import path from "node:path";
+import {fileURLToPath} from "node:url";
 import {WebSocket} from "ws";
 import {adapt} from "cometd-nodejs-client";
 import {CometD} from "cometd";
+import {chromium} from "playwright-core";
 import {BayeuxClient} from "../../../../js-client/src/index.js";
 import {within, Inbox} from "./wait.mjs";
 
@@ -17,6 +23,12 @@ if (!URL) {
     throw new Error("BAYEUX_CONTEXT_URL is not set: run this through DeflateContextIT");
 }
 const MESSAGES = 30;
+/** The browser: BAYEUX_CHROMIUM, else Debian's `chromium` package. */
+const CHROMIUM = process.env.BAYEUX_CHROMIUM || "/usr/bin/chromium";
+const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+/** CometD's ES modules, served to the page by the test under /cometd-js/. */
+const COMETD = path.join(path.dirname(fileURLToPath(import.meta.url)), "node_modules", "cometd");
 
 adapt();
 
@@ -95,5 +107,68 @@ describe("permessage-deflate with a context per connection", {timeout: 60000}, (
         }
         assert.ok(sockets.length > 0, "a WebSocket was opened");
         assertContextKept(sockets.at(-1));
+    });
+    test("the CometD JavaScript client in Chromium inflates a stream of messages with its context", async () => {
+        if (!existsSync(CHROMIUM)) {
+            throw new Error(`Chromium is missing (${CHROMIUM}): install Debian's package (apt-get install -y chromium) or set BAYEUX_CHROMIUM`);
+        }
+        const browser = await chromium.launch({executablePath: CHROMIUM, headless: true, chromiumSandbox: false, args: CHROMIUM_ARGS, timeout: 30000});
+        cleanups.push(() => browser.close());
+        const page = await browser.newPage();
+        const origin = new globalThis.URL(URL).origin;
+        await page.route(`${origin}/cometd-js/*`, async route => {
+            const file = path.basename(new globalThis.URL(route.request().url()).pathname);
+            await route.fulfill({contentType: "text/javascript", body: await readFile(path.join(COMETD, file))});
+        });
+        await page.addInitScript(() => {
+            const Base = window.WebSocket;
+            window.sockets = [];
+            window.WebSocket = class extends Base {
+                constructor(...args) {
+                    super(...args);
+                    window.sockets.push(this);
+                }
+            };
+        });
+        // A page of the server's own origin (its 404 page): Chromium lets it open WebSockets to the server.
+        await page.goto(`${origin}/interop-blank-page`);
+        const texts = Array.from({length: MESSAGES}, (_, i) => chat(i));
+        const result = await page.evaluate(async ({endpoint, texts}) => {
+            const within = (what, start) => new Promise((resolve, reject) => {
+                const timer = setTimeout(() => reject(new Error(`no ${what} within 10 s`)), 10000);
+                start(value => {
+                    clearTimeout(timer);
+                    resolve(value);
+                });
+            });
+            const {CometD} = await import("/cometd-js/cometd.js");
+            const cometd = new CometD();
+            for (const type of cometd.getTransportTypes()) {
+                if (type !== "websocket") {
+                    cometd.unregisterTransport(type);
+                }
+            }
+            cometd.configure({url: endpoint, logLevel: "warn"});
+            const handshake = await within("handshake reply", resolve => cometd.handshake(resolve));
+            const received = [];
+            let next = () => {};
+            await within("subscribe reply", resolve => cometd.subscribe("/chat/context", m => {
+                received.push(m.data.text);
+                next();
+            }, resolve));
+            for (const text of texts) {
+                const arrived = new Promise(resolve => {
+                    next = resolve;
+                });
+                cometd.publish("/chat/context", {text});
+                await within(`the delivery of "${text}"`, resolve => arrived.then(resolve));
+            }
+            await within("disconnect reply", resolve => cometd.disconnect(resolve));
+            return {handshake: handshake.successful, received, extensions: window.sockets.map(socket => socket.extensions)};
+        }, {endpoint: URL, texts});
+        assert.equal(result.handshake, true, JSON.stringify(result));
+        assert.deepEqual(result.received, texts);
+        assert.ok(result.extensions.length > 0, "the page opened a WebSocket");
+        assertContextKept({extensions: result.extensions.at(-1)});
     });
 });
