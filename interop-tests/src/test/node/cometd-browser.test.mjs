@@ -3,29 +3,16 @@
 // browser offers permessage-deflate itself, and the server accepts it.
 import {describe, test, before, after} from "node:test";
 import assert from "node:assert/strict";
-import {existsSync} from "node:fs";
-import {readFile} from "node:fs/promises";
-import path from "node:path";
-import {fileURLToPath} from "node:url";
-import {chromium} from "playwright-core";
+import {cometdPage, launchChromium} from "./browser.mjs";
 import {URL as ENDPOINT, WAIT} from "./support.mjs";
 
-/** The browser: BAYEUX_CHROMIUM, else Debian's `chromium` package. */
-const CHROMIUM = process.env.BAYEUX_CHROMIUM || "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-/** CometD's ES modules, served to the page by the test (not by the server) under /cometd-js/. */
-const COMETD = path.join(path.dirname(fileURLToPath(import.meta.url)), "node_modules", "cometd");
 const TEXT = "a line of chat that says the same thing again, ".repeat(50);
 
 describe("CometD's JavaScript client in Chromium", {timeout: 60000}, () => {
     let browser;
 
     before(async () => {
-        if (!existsSync(CHROMIUM)) {
-            throw new Error(`Chromium is missing (${CHROMIUM}): install Debian's package (apt-get install -y chromium) or set BAYEUX_CHROMIUM`);
-        }
-        browser = await chromium.launch({executablePath: CHROMIUM, headless: true, chromiumSandbox: false, args: ARGS, timeout: 30000});
+        browser = await launchChromium();
     });
 
     after(async () => {
@@ -33,28 +20,9 @@ describe("CometD's JavaScript client in Chromium", {timeout: 60000}, () => {
     });
 
     test("negotiates permessage-deflate natively and gets a large message whole", async () => {
-        const origin = new URL(ENDPOINT).origin;
         const context = await browser.newContext();
         try {
-            const page = await context.newPage();
-            await page.route(`${origin}/cometd-js/*`, async route => {
-                const file = path.basename(new URL(route.request().url()).pathname);
-                await route.fulfill({contentType: "text/javascript", body: await readFile(path.join(COMETD, file))});
-            });
-            // Every WebSocket the page opens, to read what it negotiated.
-            await page.addInitScript(() => {
-                const Base = window.WebSocket;
-                window.sockets = [];
-                window.WebSocket = class extends Base {
-                    constructor(...args) {
-                        super(...args);
-                        window.sockets.push(this);
-                    }
-                };
-            });
-            // A page of the server's own origin (its 404 page will do): Chromium lets a page served
-            // from a loopback address open WebSockets to it; one the test made up would be refused.
-            await page.goto(`${origin}/interop-blank-page`);
+            const page = await cometdPage(context, ENDPOINT);
             const result = await page.evaluate(async ({endpoint, text, wait}) => {
                 const within = (what, start) => new Promise((resolve, reject) => {
                     const timer = setTimeout(() => reject(new Error(`no ${what} within ${wait} ms`)), wait);

@@ -7,15 +7,11 @@
 // client's kept context. Not matched by a bare `node --test`.
 import {describe, test, afterEach} from "node:test";
 import assert from "node:assert/strict";
-import {existsSync} from "node:fs";
-import {readFile} from "node:fs/promises";
-import path from "node:path";
-import {fileURLToPath} from "node:url";
 import {WebSocket} from "ws";
 import {adapt} from "cometd-nodejs-client";
 import {CometD} from "cometd";
-import {chromium} from "playwright-core";
 import {BayeuxClient} from "../../../../js-client/src/index.js";
+import {cometdPage, launchChromium} from "./browser.mjs";
 import {within, Inbox} from "./wait.mjs";
 
 const URL = process.env.BAYEUX_CONTEXT_URL;
@@ -23,12 +19,6 @@ if (!URL) {
     throw new Error("BAYEUX_CONTEXT_URL is not set: run this through DeflateContextIT");
 }
 const MESSAGES = 30;
-/** The browser: BAYEUX_CHROMIUM, else Debian's `chromium` package. */
-const CHROMIUM = process.env.BAYEUX_CHROMIUM || "/usr/bin/chromium";
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-/** CometD's ES modules, served to the page by the test under /cometd-js/. */
-const COMETD = path.join(path.dirname(fileURLToPath(import.meta.url)), "node_modules", "cometd");
 
 adapt();
 
@@ -109,29 +99,9 @@ describe("permessage-deflate with a context per connection", {timeout: 60000}, (
         assertContextKept(sockets.at(-1));
     });
     test("the CometD JavaScript client in Chromium inflates a stream of messages with its context", async () => {
-        if (!existsSync(CHROMIUM)) {
-            throw new Error(`Chromium is missing (${CHROMIUM}): install Debian's package (apt-get install -y chromium) or set BAYEUX_CHROMIUM`);
-        }
-        const browser = await chromium.launch({executablePath: CHROMIUM, headless: true, chromiumSandbox: false, args: CHROMIUM_ARGS, timeout: 30000});
+        const browser = await launchChromium();
         cleanups.push(() => browser.close());
-        const page = await browser.newPage();
-        const origin = new globalThis.URL(URL).origin;
-        await page.route(`${origin}/cometd-js/*`, async route => {
-            const file = path.basename(new globalThis.URL(route.request().url()).pathname);
-            await route.fulfill({contentType: "text/javascript", body: await readFile(path.join(COMETD, file))});
-        });
-        await page.addInitScript(() => {
-            const Base = window.WebSocket;
-            window.sockets = [];
-            window.WebSocket = class extends Base {
-                constructor(...args) {
-                    super(...args);
-                    window.sockets.push(this);
-                }
-            };
-        });
-        // A page of the server's own origin (its 404 page): Chromium lets it open WebSockets to the server.
-        await page.goto(`${origin}/interop-blank-page`);
+        const page = await cometdPage(browser, URL);
         const texts = Array.from({length: MESSAGES}, (_, i) => chat(i));
         const result = await page.evaluate(async ({endpoint, texts}) => {
             const within = (what, start) => new Promise((resolve, reject) => {

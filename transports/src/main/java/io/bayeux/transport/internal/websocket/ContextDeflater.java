@@ -39,19 +39,19 @@ final class ContextDeflater {
      * holds these bytes, and so must the client's.
      */
     ByteBuf frame(ByteBufAllocator alloc, byte[][] arrays) {
-        FixedHuffmanDeflater zlib = deflater;
-        if (zlib == null) {
-            zlib = new FixedHuffmanDeflater(1 << loop.settings.windowBits(), Math.max(8, loop.settings.memLevel() + 6));
-            deflater = zlib;
+        FixedHuffmanDeflater current = deflater;
+        if (current == null) {
+            current = new FixedHuffmanDeflater(1 << loop.settings.windowBits(), Math.max(8, loop.settings.memLevel() + 6));
+            deflater = current;
             if (!listed) {
                 listed = true;
                 loop.holding(this);
             }
         }
-        zlib.output(loop.scratch);
+        current.output(loop.scratch);
         int payload;
         if (arrays.length == 1) {
-            payload = zlib.compress(arrays[0], 0, arrays[0].length);
+            payload = current.compress(arrays[0], 0, arrays[0].length);
         } else {
             int length = 1;
             for (byte[] array : arrays) {
@@ -66,9 +66,9 @@ final class ContextDeflater {
                 at += arrays[i].length - 2;
             }
             input[at++] = ']';
-            payload = zlib.compress(input, 0, at);
+            payload = current.compress(input, 0, at);
         }
-        loop.scratch = zlib.output();
+        loop.scratch = current.output();
         loop.compressions.increment();
         lastUsed = loop.now();
         return SharedFrames.deflatedTextFrameHeader(alloc, payload).writeBytes(loop.scratch, 0, payload);
