@@ -24,8 +24,9 @@ export async function launchChromium() {
 /**
  * A page of `endpoint`'s origin (its 404 page will do: Chromium lets a page served from a
  * loopback address open WebSockets to it; one the test made up would be refused), where
- * `import("/cometd-js/cometd.js")` loads CometD's client and `window.sockets` lists every
- * WebSocket the page opens, to read what each negotiated.
+ * `import("/cometd-js/cometd.js")` loads CometD's client, `await cometdOnWebSocket(endpoint)`
+ * makes one that uses WebSocket only, `within(what, wait, start)` waits for a callback, and
+ * `window.sockets` lists every WebSocket the page opens, to read what each negotiated.
  */
 export async function cometdPage(context, endpoint) {
     const origin = new URL(endpoint).origin;
@@ -42,6 +43,26 @@ export async function cometdPage(context, endpoint) {
                 super(...args);
                 window.sockets.push(this);
             }
+        };
+        // What `start` passes its callback, or a failure naming `what` after `wait` ms.
+        window.within = (what, wait, start) => new Promise((resolve, reject) => {
+            const timer = setTimeout(() => reject(new Error(`no ${what} within ${wait} ms`)), wait);
+            start(value => {
+                clearTimeout(timer);
+                resolve(value);
+            });
+        });
+        // CometD's client for `endpoint`, on WebSocket only.
+        window.cometdOnWebSocket = async endpoint => {
+            const {CometD} = await import("/cometd-js/cometd.js");
+            const cometd = new CometD();
+            for (const type of cometd.getTransportTypes()) {
+                if (type !== "websocket") {
+                    cometd.unregisterTransport(type);
+                }
+            }
+            cometd.configure({url: endpoint, logLevel: "warn"});
+            return cometd;
         };
     });
     await page.goto(`${origin}/interop-blank-page`);

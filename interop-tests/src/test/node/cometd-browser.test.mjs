@@ -24,21 +24,8 @@ describe("CometD's JavaScript client in Chromium", {timeout: 60000}, () => {
         try {
             const page = await cometdPage(context, ENDPOINT);
             const result = await page.evaluate(async ({endpoint, text, wait}) => {
-                const within = (what, start) => new Promise((resolve, reject) => {
-                    const timer = setTimeout(() => reject(new Error(`no ${what} within ${wait} ms`)), wait);
-                    start(value => {
-                        clearTimeout(timer);
-                        resolve(value);
-                    });
-                });
-                const {CometD} = await import("/cometd-js/cometd.js");
-                const cometd = new CometD();
-                for (const type of cometd.getTransportTypes()) {
-                    if (type !== "websocket") {
-                        cometd.unregisterTransport(type);
-                    }
-                }
-                cometd.configure({url: endpoint, logLevel: "warn"});
+                const within = (what, start) => window.within(what, wait, start);
+                const cometd = await window.cometdOnWebSocket(endpoint);
                 const handshake = await within("handshake reply", resolve => cometd.handshake(resolve));
                 if (!handshake.successful) {
                     return {handshake: JSON.stringify(handshake)};

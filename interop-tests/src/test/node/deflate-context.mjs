@@ -12,7 +12,7 @@ import {adapt} from "cometd-nodejs-client";
 import {CometD} from "cometd";
 import {BayeuxClient} from "../../../../js-client/src/index.js";
 import {cometdPage, launchChromium} from "./browser.mjs";
-import {within, Inbox} from "./wait.mjs";
+import {within, Inbox, WAIT} from "./wait.mjs";
 
 const URL = process.env.BAYEUX_CONTEXT_URL;
 if (!URL) {
@@ -98,27 +98,15 @@ describe("permessage-deflate with a context per connection", {timeout: 60000}, (
         assert.ok(sockets.length > 0, "a WebSocket was opened");
         assertContextKept(sockets.at(-1));
     });
+
     test("the CometD JavaScript client in Chromium inflates a stream of messages with its context", async () => {
         const browser = await launchChromium();
         cleanups.push(() => browser.close());
         const page = await cometdPage(browser, URL);
         const texts = Array.from({length: MESSAGES}, (_, i) => chat(i));
-        const result = await page.evaluate(async ({endpoint, texts}) => {
-            const within = (what, start) => new Promise((resolve, reject) => {
-                const timer = setTimeout(() => reject(new Error(`no ${what} within 10 s`)), 10000);
-                start(value => {
-                    clearTimeout(timer);
-                    resolve(value);
-                });
-            });
-            const {CometD} = await import("/cometd-js/cometd.js");
-            const cometd = new CometD();
-            for (const type of cometd.getTransportTypes()) {
-                if (type !== "websocket") {
-                    cometd.unregisterTransport(type);
-                }
-            }
-            cometd.configure({url: endpoint, logLevel: "warn"});
+        const result = await page.evaluate(async ({endpoint, texts, wait}) => {
+            const within = (what, start) => window.within(what, wait, start);
+            const cometd = await window.cometdOnWebSocket(endpoint);
             const handshake = await within("handshake reply", resolve => cometd.handshake(resolve));
             const received = [];
             let next = () => {};
@@ -135,7 +123,7 @@ describe("permessage-deflate with a context per connection", {timeout: 60000}, (
             }
             await within("disconnect reply", resolve => cometd.disconnect(resolve));
             return {handshake: handshake.successful, received, extensions: window.sockets.map(socket => socket.extensions)};
-        }, {endpoint: URL, texts});
+        }, {endpoint: URL, texts, wait: WAIT});
         assert.equal(result.handshake, true, JSON.stringify(result));
         assert.deepEqual(result.received, texts);
         assert.ok(result.extensions.length > 0, "the page opened a WebSocket");
