@@ -363,7 +363,10 @@ public class RedisCluster implements AutoCloseable {
         return inbound.lost();
     }
 
-    /** Messages for the other nodes lost: the buffer was full while Redis was away, or Redis refused them (or, for a history's publish, took a later one of this node first). */
+    /**
+     * Messages for the other nodes lost: the buffer was full while Redis was away, or Redis
+     * refused them (or, for a history's publish, took a later one of this node first).
+     */
     public long getDropped() {
         return outbox.dropped();
     }

@@ -217,7 +217,7 @@ final class RedisHistory implements HistoryEngine {
         }
     }
 
-    /** A publish Redis refused or never took: counted with the node's dropped messages ({@link RedisCluster#getDropped()}), and logged. */
+    /** A publish Redis refused or never took: counted with the node's dropped messages ({@link RedisCluster#getDropped()}) and logged. */
     private void lost(String channel, Throwable failure) {
         cluster.countDropped();
         LOGGER.warn("Message on {} lost: Redis did not take it ({})", channel, failure.toString());

@@ -33,7 +33,10 @@ public final class RedisStats {
         return outbox.buffered();
     }
 
-    /** Messages for the other nodes lost: the buffer was full while Redis was away, or Redis refused them (or, for a history's publish, took a later one of this node first). */
+    /**
+     * Messages for the other nodes lost: the buffer was full while Redis was away, or Redis
+     * refused them (or, for a history's publish, took a later one of this node first).
+     */
     public long dropped() {
         return outbox.dropped();
     }
