@@ -159,11 +159,6 @@ final class FixedHuffmanDeflater {
         return out;
     }
 
-    /** Bytes of state this instance holds (history and hash table; the output buffer is lent). */
-    long footprint() {
-        return buf.length + 2L * table.length;
-    }
-
     /** Copies {@code n <= window} bytes after the history, first dropping all but its last {@code window} bytes if needed. */
     private void append(byte[] src, int off, int n) {
         if (fill + n > buf.length) {

@@ -153,13 +153,13 @@ class ContextDeflaterTest {
 
     @Test
     void withTheLargestWindowAndTableTheContextIsKeptAndReleased() throws Exception {
-        WebSocketCompression.Context jdk = new WebSocketCompression.Context(true, 15, 9, Duration.ofSeconds(1));
-        LoopContexts jdkLoop = new LoopContexts(channel.eventLoop(), WebSocketCompression.DEFAULT.withContext(jdk), compressions, held, nanos::get);
-        ContextDeflater context = new ContextDeflater(jdkLoop);
+        WebSocketCompression.Context largest = new WebSocketCompression.Context(true, 15, 9, Duration.ofSeconds(1));
+        LoopContexts largestLoop = new LoopContexts(channel.eventLoop(), WebSocketCompression.DEFAULT.withContext(largest), compressions, held, nanos::get);
+        ContextDeflater context = new ContextDeflater(largestLoop);
         streamInflatesWhole(context);
         assertTrue(context.holding());
-        nanos.addAndGet(jdk.releaseAfter().toNanos());
-        jdkLoop.releaseIdle();
+        nanos.addAndGet(largest.releaseAfter().toNanos());
+        largestLoop.releaseIdle();
         assertFalse(context.holding());
         assertEquals(0, held.get());
         assertArrayEquals(delivery(1), inflate(context.frame(UnpooledByteBufAllocator.DEFAULT, new byte[][]{delivery(1)})));
