@@ -61,7 +61,7 @@ class WebSocketCompressionIT {
 
     @Test
     void aServerThatKeepsAContextPerConnectionIsUnderstoodAcrossTheReleaseOfItsDeflater() throws Exception {
-        WebSocketCompression.Context context = new WebSocketCompression.Context(true, 11, 4, Duration.ofMillis(300));
+        WebSocketCompression.Context context = new WebSocketCompression.Context(true, 11, 12, Duration.ofMillis(300));
         NettyBayeuxServer server = fixture.start(b -> b.websocketCompression(WebSocketCompression.DEFAULT.withContext(context)));
         ClientConfig config = ClientConfig.builder().build();
         WebSocketTransport transport = new WebSocketTransport(config);

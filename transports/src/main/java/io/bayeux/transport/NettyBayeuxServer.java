@@ -205,9 +205,9 @@ public final class NettyBayeuxServer implements AutoCloseable {
     }
 
     /**
-     * The WebSocket connections that hold a compression context (a deflater of their own, see
-     * {@link WebSocketCompression.Context}) now: those that sent a compressed message within the
-     * context's release time. 0 before {@link #start()} and with contexts off.
+     * The WebSocket connections that hold a compression context (the last messages they sent and
+     * where, see {@link WebSocketCompression.Context}) now: those that sent a compressed message
+     * within the context's release time. 0 before {@link #start()} and with contexts off.
      */
     public int websocketCompressionContexts() {
         BayeuxServerInitializer current = initializer;

@@ -88,36 +88,40 @@ public record WebSocketCompression(boolean enabled, int level, int windowBits, i
     /**
      * Compression with a context per connection (context takeover, RFC 7692 7.1.1), opt-in.
      * When on, an offer that does not ask for {@code server_no_context_takeover} is answered
-     * without it, and that connection's compressed messages go through its own deflater, which
-     * keeps its window between messages: a message refers back to the ones before it, so small
-     * chat messages shrink several times more than alone. The price is CPU (each message is
-     * compressed for each connection it goes to, not once per broadcast) and memory while busy:
-     * the deflater (LZ77 over the window with deflate's fixed Huffman codes, on the heap: twice the
-     * window in bytes and a table of {@code 2^(memLevel + 6)} 32-bit entries, 12 KiB at the
-     * defaults) is made when a frame needs it and dropped when
-     * the connection has sent nothing compressed for {@code releaseAfter}, so an idle connection
-     * holds none (a fresh deflater's output never refers back, so the client's inflater keeps
-     * working). Every message is compressed, whatever {@link #minBytes()}: with a context even a
-     * 60-byte reply shrinks. Clients that ask for {@code server_no_context_takeover} get the
-     * shared compression.
+     * without it, and that connection's messages are compressed against what it sent before:
+     * a message refers back to earlier ones, so small chat messages shrink about twice as much
+     * as alone. The search for what to refer to is done once per message (and event loop), not
+     * once per connection: a broadcast's matches are found against the last messages of its own
+     * channel, which its subscribers were sent too, and each connection only writes them with
+     * the distances of its own stream (a match into a message the connection was not sent, or
+     * sent more than its window ago, is written as literals). A connection keeps, while busy,
+     * the last 128 messages it sent and where (about 1 KiB); the loop keeps each busy channel's
+     * last 32 messages with their matches. Both are dropped once unused for
+     * {@code releaseAfter}, so an idle connection holds nothing (after that its frames refer to
+     * nothing before, which the client's inflater inflates the same). Every message is
+     * compressed, whatever {@link #minBytes()}: with a context even a 60-byte reply shrinks.
+     * Clients that ask for {@code server_no_context_takeover} get the shared compression.
      *
-     * @param enabled      whether connections may keep a context; default false
-     * @param windowBits   the base-two logarithm of a connection's window, 9 to 15; default
-     *                     {@value #DEFAULT_WINDOW_BITS} (a 4 KiB window: about thirty chat messages)
-     * @param memLevel     the size of a connection's deflater's hash table, {@code 2^(memLevel + 6)}
-     *                     entries (at least 256), 1 to 9; default {@value #DEFAULT_MEM_LEVEL}
-     * @param releaseAfter how long a connection sends nothing compressed before its deflater is
-     *                     dropped, positive; default 1 s
+     * @param enabled        whether connections may keep a context; default false
+     * @param windowBits     the base-two logarithm of the farthest a match reaches back in a
+     *                       connection's stream, 9 to 15 (less if the client asks for less with
+     *                       {@code server_max_window_bits}); default {@value #DEFAULT_WINDOW_BITS}.
+     *                       It costs the server nothing: the client's inflater keeps the window
+     * @param dictionaryBits the base-two logarithm of how many bytes of its channel's last
+     *                       messages a message's matches are searched in, 9 to 16; default
+     *                       {@value #DEFAULT_DICTIONARY_BITS} (2 KiB: about ten chat messages)
+     * @param releaseAfter   how long a connection or channel sends nothing compressed before what
+     *                       it keeps is dropped, positive; default 1 s
      */
-    public record Context(boolean enabled, int windowBits, int memLevel, Duration releaseAfter) {
-        /** The default window of a connection's deflater. */
-        public static final int DEFAULT_WINDOW_BITS = 12;
-        /** The default memory level of a connection's deflater. */
-        public static final int DEFAULT_MEM_LEVEL = 4;
-        /** The default time a connection keeps its deflater after its last compressed message. */
+    public record Context(boolean enabled, int windowBits, int dictionaryBits, Duration releaseAfter) {
+        /** The default window: deflate's largest, which every client's inflater has unless it asks for less. */
+        public static final int DEFAULT_WINDOW_BITS = 15;
+        /** The default size of a channel's last messages searched for matches. */
+        public static final int DEFAULT_DICTIONARY_BITS = 11;
+        /** The default time a connection or channel keeps its state after its last compressed message. */
         public static final Duration DEFAULT_RELEASE_AFTER = Duration.ofSeconds(1);
         /** Off: every connection gets the shared compression. */
-        public static final Context OFF = new Context(false, DEFAULT_WINDOW_BITS, DEFAULT_MEM_LEVEL, DEFAULT_RELEASE_AFTER);
+        public static final Context OFF = new Context(false, DEFAULT_WINDOW_BITS, DEFAULT_DICTIONARY_BITS, DEFAULT_RELEASE_AFTER);
         /** On, with the defaults. */
         public static final Context ON = OFF.withEnabled(true);
 
@@ -127,8 +131,8 @@ public record WebSocketCompression(boolean enabled, int level, int windowBits, i
             if (windowBits < 9 || windowBits > 15) {
                 throw new IllegalArgumentException("context windowBits must be 9 to 15: " + windowBits);
             }
-            if (memLevel < 1 || memLevel > 9) {
-                throw new IllegalArgumentException("context memLevel must be 1 to 9: " + memLevel);
+            if (dictionaryBits < 9 || dictionaryBits > 16) {
+                throw new IllegalArgumentException("context dictionaryBits must be 9 to 16: " + dictionaryBits);
             }
             Objects.requireNonNull(releaseAfter, "releaseAfter");
             if (releaseAfter.isNegative() || releaseAfter.isZero()) {
@@ -138,7 +142,7 @@ public record WebSocketCompression(boolean enabled, int level, int windowBits, i
 
         /** This value, turned on or off. */
         public Context withEnabled(boolean enabled) {
-            return new Context(enabled, windowBits, memLevel, releaseAfter);
+            return new Context(enabled, windowBits, dictionaryBits, releaseAfter);
         }
     }
 }

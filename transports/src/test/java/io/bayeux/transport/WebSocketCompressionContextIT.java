@@ -39,7 +39,7 @@ class WebSocketCompressionContextIT {
     }
 
     private void start(boolean context) {
-        WebSocketCompression.Context settings = new WebSocketCompression.Context(context, 11, 4, RELEASE);
+        WebSocketCompression.Context settings = new WebSocketCompression.Context(context, 15, 11, RELEASE);
         server = NettyBayeuxServer.builder().port(0).ioThreads(2)
                 .websocketCompression(WebSocketCompression.DEFAULT.withContext(settings)).build().start();
     }
@@ -131,13 +131,50 @@ class WebSocketCompressionContextIT {
         }
     }
 
+    @Test
+    void subscribersOfDifferentRoomsEachInflateEveryBroadcastWithTheirOwnStreamsWhateverTheyJoinedLate() throws Exception {
+        start(true);
+        try (Client both = new Client(open("permessage-deflate")).subscribe("/chat/a");
+             Client b = new Client(open("permessage-deflate")).subscribe("/chat/b");
+             Client late = new Client(open("permessage-deflate")).subscribe("/chat/a");
+             Client small = new Client(open("permessage-deflate; server_max_window_bits=9")).subscribe("/chat/b")) {
+            assertTrue(extensions(small.socket).contains("server_max_window_bits=9"), extensions(small.socket));
+            both.join("/chat/b");
+            int plainBytes = 0;
+            int bothBytes = 0;
+            for (int i = 0; i < 120; i++) {
+                if (i == 60) {
+                    // Joins a room whose last messages it was never sent: those matches go as literals to it.
+                    late.join("/chat/b");
+                }
+                String room = i % 2 == 0 ? "/chat/a" : "/chat/b";
+                String text = chat(i);
+                server.bayeux().getChannel(room).publish(null, text);
+                assertEquals(text, both.nextData(room), "message " + i);
+                bothBytes += both.lastPayload;
+                plainBytes += both.lastInflated;
+                if (room.equals("/chat/a") || i >= 60) {
+                    assertEquals(text, late.nextData(room), "message " + i);
+                }
+                if (room.equals("/chat/b")) {
+                    assertEquals(text, b.nextData(room), "message " + i);
+                    assertEquals(text, small.nextData(room), "message " + i);
+                }
+            }
+            assertTrue(both.compressed >= 120 && late.compressed >= 90 && small.compressed >= 60, "compressed frames");
+            assertTrue(bothBytes * 2 < plainBytes, bothBytes + " bytes for " + plainBytes);
+        }
+    }
+
     /** A Bayeux client over a raw WebSocket whose inflater keeps its context for the connection's life. */
     private static final class Client implements AutoCloseable {
         private final RawWebSocket socket;
         private final Inflater inflater = new Inflater(true);
+        private String clientId;
         /** Compressed frames read so far, and the payload length of the last frame with data. */
         int compressed;
         int lastPayload;
+        int lastInflated;
 
         Client(RawWebSocket socket) {
             this.socket = socket;
@@ -150,13 +187,19 @@ class WebSocketCompressionContextIT {
         /** Handshakes, subscribes to {@code channel} and leaves a connect held. */
         Client subscribe(String channel) throws Exception {
             send("[{\"id\":\"h\",\"channel\":\"/meta/handshake\",\"version\":\"1.0\",\"supportedConnectionTypes\":[\"websocket\"]}]");
-            String clientId = (String) reply("h").get("clientId");
+            clientId = (String) reply("h").get("clientId");
             send("[{\"id\":\"s\",\"channel\":\"/meta/subscribe\",\"clientId\":\"" + clientId + "\",\"subscription\":\"" + channel + "\"}]");
             assertEquals(true, reply("s").get("successful"));
             send("[{\"id\":\"c\",\"channel\":\"/meta/connect\",\"clientId\":\"" + clientId + "\",\"connectionType\":\"websocket\"}]");
             assertEquals(true, reply("c").get("successful"));
             send("[{\"id\":\"c2\",\"channel\":\"/meta/connect\",\"clientId\":\"" + clientId + "\",\"connectionType\":\"websocket\"}]");
             return this;
+        }
+
+        /** Subscribes to {@code channel} too, its connect held; nothing else must come meanwhile. */
+        void join(String channel) throws Exception {
+            send("[{\"id\":\"j\",\"channel\":\"/meta/subscribe\",\"clientId\":\"" + clientId + "\",\"subscription\":\"" + channel + "\"}]");
+            assertEquals(true, reply("j").get("successful"));
         }
 
         private List<Map<String, Object>> read() throws IOException, DataFormatException {
@@ -166,7 +209,9 @@ class WebSocketCompressionContextIT {
                 return RawClient.parseMessages(frame.payload());
             }
             compressed++;
-            return RawClient.parseMessages(inflate(frame.payload()));
+            byte[] inflated = inflate(frame.payload());
+            lastInflated = inflated.length;
+            return RawClient.parseMessages(inflated);
         }
 
         private byte[] inflate(byte[] payload) throws DataFormatException {

@@ -41,8 +41,8 @@ class WebSocketCompressionTest {
     @Test
     void contextsPerConnectionAreOffByDefaultAndTurnOnKeepingTheirSettings() {
         assertEquals(WebSocketCompression.Context.OFF, WebSocketCompression.DEFAULT.context());
-        assertEquals(new WebSocketCompression.Context(false, 12, 4, Duration.ofSeconds(1)), WebSocketCompression.Context.OFF);
-        WebSocketCompression.Context tuned = new WebSocketCompression.Context(false, 13, 5, Duration.ofMillis(500));
+        assertEquals(new WebSocketCompression.Context(false, 15, 11, Duration.ofSeconds(1)), WebSocketCompression.Context.OFF);
+        WebSocketCompression.Context tuned = new WebSocketCompression.Context(false, 13, 14, Duration.ofMillis(500));
         WebSocketCompression on = NettyBayeuxServer.builder().websocketCompression(WebSocketCompression.DEFAULT.withContext(tuned))
                 .websocketCompressionContext(true).settings().websocketCompression();
         assertEquals(tuned.withEnabled(true), on.context());
@@ -52,11 +52,13 @@ class WebSocketCompressionTest {
     @Test
     void badContextValuesAreRefusedNamingTheSetting() {
         Duration second = Duration.ofSeconds(1);
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> new WebSocketCompression.Context(true, 8, 4, second))
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new WebSocketCompression.Context(true, 8, 12, second))
                 .getMessage().contains("windowBits"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> new WebSocketCompression.Context(true, 11, 0, second))
-                .getMessage().contains("memLevel"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> new WebSocketCompression.Context(true, 11, 4, Duration.ZERO))
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new WebSocketCompression.Context(true, 11, 8, second))
+                .getMessage().contains("dictionaryBits"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new WebSocketCompression.Context(true, 11, 17, second))
+                .getMessage().contains("dictionaryBits"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new WebSocketCompression.Context(true, 11, 12, Duration.ZERO))
                 .getMessage().contains("releaseAfter"));
         assertThrows(NullPointerException.class, () -> WebSocketCompression.DEFAULT.withContext(null));
     }

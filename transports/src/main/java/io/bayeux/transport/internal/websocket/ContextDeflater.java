@@ -1,92 +1,201 @@
 package io.bayeux.transport.internal.websocket;
 
+import io.bayeux.api.server.ServerMessage;
 import io.bayeux.transport.internal.SharedFrames;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
+import java.util.List;
+
 /**
  * The compression context of one connection that negotiated {@code permessage-deflate} with
- * context takeover: every message it sends compressed goes through one
- * {@link FixedHuffmanDeflater} (of the context's window; its hash table of
- * {@code 2^(memLevel + 6)} entries), which keeps its window from one message to the next, so
- * that a message refers back to those before it. Each message ends with a sync flush whose
- * empty block's four bytes ({@code 00 00 ff ff}) are left out (RFC 7692, 7.2.1).
+ * context takeover. Its messages are not searched for matches here: each message's matches were
+ * found once, for every connection of the loop, against the last messages of its channel
+ * ({@link LoopContexts#matches}); this context only keeps where in its own stream it sent its
+ * last messages, so that it can tell how far back such a message is for its client's inflater,
+ * and writes each frame with deflate's fixed Huffman codes: a match whose message it did not send,
+ * or sent more than its window ago, is written as the literal bytes it stands for. Each message
+ * ends with a sync flush whose empty block's four bytes ({@code 00 00 ff ff}) are left out (RFC
+ * 7692, 7.2.1).
  *
- * <p>The deflater is made when a frame needs it and dropped by the loop's {@link LoopContexts}
- * once the connection has sent nothing compressed for the release time: between messages, a
- * fresh deflater's output refers to nothing before it, which the client's inflater, however much
- * history it keeps, inflates the same. An idle connection holds this object and no deflater.
+ * <p>What it keeps (the last {@value #KEPT} messages it sent and where) is made when a frame
+ * needs it and dropped by the loop's {@link LoopContexts} once the connection has sent nothing
+ * compressed for the release time: after that its frames refer to nothing sent before, which the
+ * client's inflater, however much history it keeps, inflates the same. An idle connection holds
+ * this object and nothing else.
  *
  * <p>Loop-confined.
  */
 final class ContextDeflater {
+    /** How many of its last messages a connection remembers sending. */
+    static final int KEPT = 128;
+    private static final int NOT_SENT = -1;
+
     private final LoopContexts loop;
-    /** The deflater while the connection is busy; null once released. */
-    private FixedHuffmanDeflater deflater;
+    /** The client's window: no match reaches further back. */
+    private final int window;
+    /** The last messages sent, in a ring; null once released. */
+    private Object[] sent;
+    /** Where in the stream each of {@link #sent} starts. */
+    private int[] at;
+    /** Where the next goes in the ring. */
+    private int next;
+    /** Bytes given to the client's inflater since this context was made, modulo 2^32. */
+    private int position;
     /** Whether the loop's release round has this context in its list. */
     private boolean listed;
     /** When the last message was compressed, for the release. */
     private long lastUsed;
+    /** Per dictionary message of the message being written: where this connection sent it, or {@link #NOT_SENT}; null once released. */
+    private int[] found;
 
-    ContextDeflater(LoopContexts loop) {
+    /** A context of a connection whose client inflates with a window of {@code 2^windowBits} bytes. */
+    ContextDeflater(LoopContexts loop, int windowBits) {
         this.loop = loop;
+        this.window = 1 << windowBits;
     }
 
     /**
-     * A whole text frame with RSV1 set carrying the messages encoded as {@code arrays} (each a
-     * JSON array of one) as one JSON array, deflated with this connection's context, in a new
-     * direct buffer. Always compressed, even when larger than plain: the deflater's window now
-     * holds these bytes, and so must the client's.
+     * A whole text frame with RSV1 set carrying {@code messages}, encoded as {@code arrays} (each a
+     * JSON array of one), as one JSON array, deflated with this connection's context, in a new
+     * direct buffer.
      */
-    ByteBuf frame(ByteBufAllocator alloc, byte[][] arrays) {
-        FixedHuffmanDeflater current = deflater;
-        if (current == null) {
-            current = new FixedHuffmanDeflater(1 << loop.settings.windowBits(), Math.max(8, loop.settings.memLevel() + 6));
-            deflater = current;
+    ByteBuf frame(ByteBufAllocator alloc, List<ServerMessage> messages, byte[][] arrays) {
+        int payload = compress(messages, arrays);
+        loop.compressions.increment();
+        return SharedFrames.deflatedTextFrameHeader(alloc, payload).writeBytes(loop.bits.output(), 0, payload);
+    }
+
+    /** Deflates the frame's payload into the loop's {@link BitWriter}; its length. */
+    int compress(List<? extends ServerMessage> messages, byte[][] arrays) {
+        if (sent == null) {
+            sent = new Object[KEPT];
+            at = new int[KEPT];
+            found = new int[8];
             if (!listed) {
                 listed = true;
                 loop.holding(this);
             }
         }
-        current.output(loop.scratch);
-        int payload;
-        if (arrays.length == 1) {
-            payload = current.compress(arrays[0], 0, arrays[0].length);
-        } else {
-            int length = 1;
-            for (byte[] array : arrays) {
-                length += array.length - 1;
-            }
-            byte[] input = loop.input(length);
-            int at = 0;
-            for (int i = 0; i < arrays.length; i++) {
-                // Each "[m]" gives "[" (the first) or "," then "m"; one "]" closes the whole.
-                input[at++] = i == 0 ? (byte) '[' : (byte) ',';
-                System.arraycopy(arrays[i], 1, input, at, arrays[i].length - 2);
-                at += arrays[i].length - 2;
-            }
-            input[at++] = ']';
-            payload = current.compress(input, 0, at);
-        }
-        loop.scratch = current.output();
-        loop.compressions.increment();
         lastUsed = loop.now();
-        return SharedFrames.deflatedTextFrameHeader(alloc, payload).writeBytes(loop.scratch, 0, payload);
+        int plain = 1 + arrays.length;
+        for (byte[] array : arrays) {
+            plain += array.length - 2;
+        }
+        BitWriter out = loop.bits;
+        out.start(plain + (plain >>> 3) + 64);
+        int pos = position;
+        out.literal('[');
+        pos++;
+        for (int i = 0; i < arrays.length; i++) {
+            if (i > 0) {
+                out.literal(',');
+                pos++;
+            }
+            Matches matches = loop.matches(messages.get(i), arrays[i]);
+            write(out, matches, arrays[i], pos);
+            if (isShared(messages.get(i))) {
+                remember(messages.get(i), pos);
+            }
+            pos += arrays[i].length - 2;
+        }
+        out.literal(']');
+        pos++;
+        out.literal(256); // the end of the block
+        if (out.bits() > 8L * (plain + 5 * (plain / 65535 + 1)) + 3) {
+            out.stored(loop.input(plain), arrays, plain);
+        }
+        position = pos;
+        return out.finish();
     }
 
-    /** On the loop, from its release round at {@code now}: drops the deflater if unused for {@code idleNanos}; whether it did. */
+    /** Writes the element of {@code array} with {@code matches}, the element starting at stream position {@code pos}. */
+    private void write(BitWriter out, Matches matches, byte[] array, int pos) {
+        Object[] dictionary = matches.dictionary;
+        if (found.length < dictionary.length) {
+            found = new int[Math.max(dictionary.length, found.length * 2)];
+        }
+        for (int j = 0; j < dictionary.length; j++) {
+            found[j] = where(dictionary[j], pos);
+        }
+        int[] ops = matches.ops;
+        int cursor = 0;
+        for (int k = 0; k < matches.size; k += Matches.INTS) {
+            int from = ops[k];
+            int length = ops[k + 1] & 0xFFFF;
+            out.literals(array, 1 + cursor, 1 + from);
+            cursor = from + length;
+            int distance = distance(ops[k + 1] >>> 16, ops[k + 2], pos + from);
+            if (distance > 0) {
+                out.match(length, distance);
+            } else {
+                out.literals(array, 1 + from, 1 + cursor);
+            }
+        }
+        out.literals(array, 1 + cursor, array.length - 1);
+    }
+
+    /**
+     * The distance back from stream position {@code at} of a match of {@code kind} from
+     * {@code offset} (a distance itself when from the message itself), or 0 if this connection
+     * cannot use it (a message it was not sent, or beyond its window).
+     */
+    private int distance(int kind, int offset, int at) {
+        int distance;
+        if (kind == Matches.SELF) {
+            distance = offset;
+        } else {
+            int base = found[kind - 1];
+            if (base == NOT_SENT) {
+                return 0;
+            }
+            distance = at - (base + offset);
+        }
+        return distance > 0 && distance <= window ? distance : 0;
+    }
+
+    /** Where this connection sent {@code message}, within its window of {@code pos}; or {@link #NOT_SENT}. */
+    private int where(Object message, int pos) {
+        for (int k = 1; k <= KEPT; k++) {
+            int index = (next - k) & (KEPT - 1);
+            Object each = sent[index];
+            if (each == null || pos - at[index] > window) {
+                return NOT_SENT;
+            }
+            if (each == message) {
+                return at[index];
+            }
+        }
+        return NOT_SENT;
+    }
+
+    private void remember(Object message, int pos) {
+        sent[next] = message;
+        at[next] = pos;
+        next = (next + 1) & (KEPT - 1);
+    }
+
+    /** Whether a message is one the loop keeps matches of, which later messages may refer to. */
+    private static boolean isShared(ServerMessage message) {
+        return message instanceof io.bayeux.server.internal.ServerMessageImpl impl && impl.isFrozen() && message.getChannel() != null;
+    }
+
+    /** On the loop, from its release round at {@code now}: forgets what was sent if unused for {@code idleNanos}; whether it did. */
     boolean releaseIfIdle(long now, long idleNanos) {
-        if (deflater != null && now - lastUsed < idleNanos) {
+        if (sent != null && now - lastUsed < idleNanos) {
             return false;
         }
-        deflater = null;
+        sent = null;
+        at = null;
+        found = null;
+        next = 0;
         listed = false;
         return true;
     }
 
-    /** Whether the deflater is held. */
+    /** Whether it keeps what it sent. */
     boolean holding() {
-        return deflater != null;
+        return sent != null;
     }
 
     @Override

@@ -1,21 +1,29 @@
 package io.bayeux.transport.internal.websocket;
 
+import io.bayeux.api.server.ServerMessage;
+import io.bayeux.server.internal.ServerMessageImpl;
 import io.bayeux.transport.WebSocketCompression;
 import io.netty.channel.EventLoop;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
- * What the compression contexts of one event loop's connections share: the buffers they deflate
- * from and into, and the list of those that hold a deflater, with the timer that drops each one once
- * its connection has sent nothing compressed for the release time. The timer is one task on
- * the loop, scheduled only while some context is held: an idle loop has none, and a round
- * looks only at the contexts held, not at every connection.
+ * What the compression contexts of one event loop's connections share: the matches of the
+ * messages they send ({@link Matches}, found once per message against the last ones of its
+ * channel, {@link #matches}), the buffers they deflate into, and the list of those that hold
+ * state, with the timer that drops each one once its connection has sent nothing compressed for
+ * the release time, and each channel's last messages once the channel has sent nothing for as
+ * long. The timer is one task on the loop, scheduled only while something is held: an idle loop
+ * has none, and a round looks only at what is held, not at every connection.
  *
  * <p>Loop-confined, but for the counters, which are the server's and thread-safe.
  */
@@ -32,10 +40,20 @@ final class LoopContexts {
     private final List<ContextDeflater> live = new ArrayList<>();
     /** Whether the release round is scheduled. */
     private boolean scheduled;
-    /** Where messages are deflated to before their frame is made; grows to the largest output. */
-    byte[] scratch = new byte[1024];
+    /** Where a frame's payload is written before its frame is made. */
+    final BitWriter bits = new BitWriter();
     /** Where a frame of several messages is put together before it is deflated; grows to the largest. */
     private byte[] input = new byte[1024];
+    private final MatchFinder finder = new MatchFinder();
+    /** Per channel, the matches of the last messages it sent on this loop. */
+    private final Map<String, Recent> channels = new HashMap<>();
+    /** The most bytes of a channel's last messages a message's matches may refer to. */
+    private final int dictionaryBytes;
+    /** The dictionary of the message being searched, its messages and their arrays; emptied after. */
+    private final Object[] dictionary = new Object[Recent.SIZE];
+    private final byte[][] arrays = new byte[Recent.SIZE][];
+    /** Messages searched for matches, for tests. */
+    private long searches;
 
     LoopContexts(EventLoop loop, WebSocketCompression compression, LongAdder compressions, AtomicInteger held, LongSupplier nanoTime) {
         this.loop = loop;
@@ -44,6 +62,94 @@ final class LoopContexts {
         this.held = held;
         this.nanoTime = nanoTime;
         this.releaseNanos = settings.releaseAfter().toNanos();
+        this.dictionaryBytes = 1 << settings.dictionaryBits();
+    }
+
+    /**
+     * The matches of {@code message}, encoded as {@code array}: for a broadcast (a frozen
+     * message), found the first time a connection of this loop sends it, against the last
+     * messages of its channel, and kept with them for the other connections; for any other
+     * message, found within itself alone.
+     */
+    Matches matches(ServerMessage message, byte[] array) {
+        String channel = message.getChannel();
+        if (!(message instanceof ServerMessageImpl impl && impl.isFrozen()) || channel == null) {
+            searches++;
+            return finder.find(message, array, dictionary, arrays, 0);
+        }
+        Recent recent = channels.get(channel);
+        if (recent == null) {
+            recent = new Recent();
+            channels.put(channel, recent);
+            schedule();
+        }
+        recent.lastUsed = now();
+        Matches found = recent.find(message);
+        if (found == null) {
+            searches++;
+            int count = recent.dictionary(dictionaryBytes, dictionary, arrays);
+            found = finder.find(message, array, dictionary, arrays, count);
+            Arrays.fill(dictionary, 0, count, null);
+            Arrays.fill(arrays, 0, count, null);
+            recent.add(found);
+        }
+        return found;
+    }
+
+    /** How many messages were searched for matches. */
+    long searches() {
+        return searches;
+    }
+
+    /** The channels with last messages kept on this loop. */
+    int channels() {
+        return channels.size();
+    }
+
+    /** A channel's last messages on this loop, newest last, in a ring. */
+    private static final class Recent {
+        static final int SIZE = 32;
+        private final Matches[] ring = new Matches[SIZE];
+        /** Where the next goes. */
+        private int next;
+        private int count;
+        long lastUsed;
+
+        Matches find(Object message) {
+            for (int k = 1; k <= count; k++) {
+                Matches each = ring[(next - k) & (SIZE - 1)];
+                if (each.message == message) {
+                    return each;
+                }
+            }
+            return null;
+        }
+
+        /** Puts the newest messages whose elements come to at most {@code bytes} in all into the two arrays, oldest first; how many. */
+        int dictionary(int bytes, Object[] messages, byte[][] arrays) {
+            int n = 0;
+            int total = 0;
+            while (n < count) {
+                Matches each = ring[(next - n - 1) & (SIZE - 1)];
+                if (total + each.elementLength() > bytes) {
+                    break;
+                }
+                total += each.elementLength();
+                n++;
+            }
+            for (int k = 0; k < n; k++) {
+                Matches each = ring[(next - n + k) & (SIZE - 1)];
+                messages[k] = each.message;
+                arrays[k] = each.array;
+            }
+            return n;
+        }
+
+        void add(Matches matches) {
+            ring[next] = matches;
+            next = (next + 1) & (SIZE - 1);
+            count = Math.min(count + 1, SIZE);
+        }
     }
 
     /** The loop's buffer for a frame's input of {@code length} bytes. */
@@ -62,18 +168,23 @@ final class LoopContexts {
     void holding(ContextDeflater context) {
         live.add(context);
         held.incrementAndGet();
+        schedule();
+    }
+
+    /** Schedules the release round if it is not. */
+    private void schedule() {
         if (!scheduled) {
             scheduled = true;
-            schedule();
+            scheduleRound();
         }
     }
 
-    private void schedule() {
+    private void scheduleRound() {
         // Half the release time: a deflater is dropped between one and one and a half release times after its last message.
         loop.schedule(this::releaseIdle, Math.max(TimeUnit.MILLISECONDS.toNanos(5), releaseNanos / 2), TimeUnit.NANOSECONDS);
     }
 
-    /** On the loop: drops the deflaters idle for the release time; runs again while any is held. */
+    /** On the loop: drops the contexts' state and the channels' last messages idle for the release time; runs again while any is kept. */
     void releaseIdle() {
         long now = now();
         for (int i = live.size() - 1; i >= 0; i--) {
@@ -87,10 +198,15 @@ final class LoopContexts {
                 held.decrementAndGet();
             }
         }
-        if (live.isEmpty()) {
+        for (Iterator<Recent> each = channels.values().iterator(); each.hasNext(); ) {
+            if (now - each.next().lastUsed >= releaseNanos) {
+                each.remove();
+            }
+        }
+        if (live.isEmpty() && channels.isEmpty()) {
             scheduled = false;
         } else {
-            schedule();
+            scheduleRound();
         }
     }
 

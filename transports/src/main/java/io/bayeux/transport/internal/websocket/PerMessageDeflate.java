@@ -27,10 +27,11 @@ final class PerMessageDeflate {
     }
 
     /**
-     * An accepted offer: the {@code Sec-WebSocket-Extensions} value of the answer, and whether
-     * the server keeps a compression context for the connection.
+     * An accepted offer: the {@code Sec-WebSocket-Extensions} value of the answer, whether the
+     * server keeps a compression context for the connection, and the window its client inflates
+     * with (the context's, or less if the client asked for less).
      */
-    record Answer(String header, boolean context) {
+    record Answer(String header, boolean context, int windowBits) {
     }
 
     /**
@@ -61,10 +62,10 @@ final class PerMessageDeflate {
                 if (NAME.equalsIgnoreCase(offer.name())) {
                     WebSocketCompression.Context context = compression.context();
                     boolean keep = context.enabled() && offer.parameters().keySet().stream().noneMatch(SERVER_NO_CONTEXT::equalsIgnoreCase);
-                    String answer = answer(offer.parameters(), keep ? context.windowBits() : compression.windowBits(),
-                            compression.windowBits(), keep);
+                    int windowBits = keep ? Math.min(context.windowBits(), asked(offer.parameters())) : compression.windowBits();
+                    String answer = answer(offer.parameters(), windowBits, compression.windowBits(), keep);
                     if (answer != null) {
-                        return new Answer(answer, keep);
+                        return new Answer(answer, keep, windowBits);
                     }
                 }
             }
@@ -93,8 +94,8 @@ final class PerMessageDeflate {
                 }
                 case SERVER_MAX_WINDOW -> {
                     // The server may compress with a smaller window than asked, never a larger one:
-                    // a broadcast is compressed once, with this server's window, for everyone (and
-                    // a connection's own context has the context's window).
+                    // a broadcast is compressed once, with this server's window, for everyone (a
+                    // connection's own context takes the window asked, up to the context's).
                     int asked = bits(value);
                     if (asked < windowBits) {
                         return null;
@@ -114,6 +115,22 @@ final class PerMessageDeflate {
             }
         }
         return answer.toString();
+    }
+
+    /**
+     * The window an offer's {@code server_max_window_bits} asks for, 15 when it asks none (a
+     * context's frames may use any window up to it: each connection's matches are checked
+     * against its own).
+     */
+    private static int asked(Map<String, String> parameters) {
+        for (Map.Entry<String, String> parameter : parameters.entrySet()) {
+            if (SERVER_MAX_WINDOW.equalsIgnoreCase(parameter.getKey())) {
+                int bits = bits(parameter.getValue());
+                // A bad value is refused by answer().
+                return bits < 0 ? 15 : bits;
+            }
+        }
+        return 15;
     }
 
     /** A window size parameter's value, 8 to 15 (RFC 7692, 7.1.2), or -1 when it is not one. */

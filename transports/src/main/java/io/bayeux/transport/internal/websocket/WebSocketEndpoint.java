@@ -338,7 +338,7 @@ final class WebSocketEndpoint implements Endpoint {
         for (int i = 0; i < arrays.length; i++) {
             arrays[i] = shared.bayeux.encodeArray(messages.get(i));
         }
-        return context.frame(alloc, arrays);
+        return context.frame(alloc, messages, arrays);
     }
 
     /** Replies to what the client sent: written and flushed from any thread, in order with the pushes of the loop. */

@@ -89,12 +89,12 @@ public final class WebSocketShared {
     }
 
     /** A new compression context for a connection of {@code loop} that negotiated context takeover; any thread. */
-    ContextDeflater newContext(EventLoop loop) {
+    ContextDeflater newContext(EventLoop loop, int windowBits) {
         return new ContextDeflater(contexts.computeIfAbsent(loop,
-                each -> new LoopContexts(each, compression, compressions, heldContexts, System::nanoTime)));
+                each -> new LoopContexts(each, compression, compressions, heldContexts, System::nanoTime)), windowBits);
     }
 
-    /** The connections holding a compression context (a deflater of their own) now. */
+    /** The connections holding a compression context (the last messages they sent, with where) now. */
     public int heldContexts() {
         return heldContexts.get();
     }

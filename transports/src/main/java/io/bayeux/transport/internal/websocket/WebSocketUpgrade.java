@@ -82,7 +82,7 @@ public final class WebSocketUpgrade {
         WebSocketFrameHandler frames = new WebSocketFrameHandler(
                 new WebSocketEndpoint(ctx.channel(), shared, browserId, cookieLess, context, shared.outboxes.of(ctx.channel()),
                         deflate == null ? null : shared.deflationOf(ctx.channel().eventLoop()),
-                        deflate == null || !deflate.context() ? null : shared.newContext(ctx.channel().eventLoop())));
+                        deflate == null || !deflate.context() ? null : shared.newContext(ctx.channel().eventLoop(), deflate.windowBits())));
         pipeline.replace(ctx.name(), WebSocketFrameHandler.NAME, frames);
         // An idle WebSocket connection keeps only the frame codec (which the handshake puts in
         // place of the HTTP codec, gzip and aggregator) and the frame handler: the frame handler

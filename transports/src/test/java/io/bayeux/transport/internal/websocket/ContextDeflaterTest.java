@@ -1,5 +1,7 @@
 package io.bayeux.transport.internal.websocket;
 
+import io.bayeux.api.server.ServerMessage;
+import io.bayeux.server.internal.ServerMessageImpl;
 import io.bayeux.transport.WebSocketCompression;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
@@ -10,6 +12,9 @@ import org.junit.jupiter.api.Test;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -23,167 +28,254 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@link ContextDeflater} and {@link LoopContexts}: a connection's messages deflated with one
- * context, inflated by a client inflater that keeps its own, across the deflater's release.
+ * {@link ContextDeflater}, {@link LoopContexts} and {@link MatchFinder}: the messages of several
+ * connections, each sent what its channels broadcast, deflated with matches found once per
+ * message, each connection's frames inflated by a client inflater that keeps its own context
+ * (the JDK's, and one that refuses to reach back further than the window), across releases.
  */
 class ContextDeflaterTest {
     private static final byte[] TAIL = {0, 0, (byte) 0xFF, (byte) 0xFF};
+    private static final String[] WORDS = ("the of and to a in is it you that he was for on are with as I his they be at one have "
+            + "this from or had by hot word but what some we can out other were all there when up use your how said lunch meeting "
+            + "tomorrow tonight thanks sure okay great idea sounds perfect later today deploy fixed review merged ticket").split(" ");
     private final EmbeddedChannel channel = new EmbeddedChannel();
     private final AtomicLong nanos = new AtomicLong();
     private final AtomicInteger held = new AtomicInteger();
     private final LongAdder compressions = new LongAdder();
-    private final LoopContexts loop = new LoopContexts(channel.eventLoop(),
-            WebSocketCompression.DEFAULT.withContext(WebSocketCompression.Context.ON), compressions, held, nanos::get);
-    /** The client's: keeps its window for the connection's life, as a client that allowed context takeover does. */
-    private final Inflater client = new Inflater(true);
+    private final LoopContexts loop = loop(WebSocketCompression.Context.ON);
+    private final List<Client> clients = new ArrayList<>();
 
     @AfterEach
     void close() {
-        client.end();
+        clients.forEach(client -> client.inflater.end());
         channel.finishAndReleaseAll();
     }
 
-    private static byte[] delivery(int i) {
-        return ("[{\"data\":{\"user\":\"user" + i % 5 + "\",\"text\":\"sure thanks see you at lunch tomorrow " + i
-                + "\"},\"channel\":\"/chat/room" + i % 3 + "\",\"id\":\"" + i + "\"}]").getBytes(StandardCharsets.UTF_8);
+    private LoopContexts loop(WebSocketCompression.Context context) {
+        return new LoopContexts(channel.eventLoop(), WebSocketCompression.DEFAULT.withContext(context), compressions, held, nanos::get);
     }
 
-    /** The payload of {@code frame} (a server's: no mask), inflated by the client; the frame released. */
-    private byte[] inflate(ByteBuf frame) throws DataFormatException {
-        try {
-            assertEquals(0xC1, frame.getUnsignedByte(0), "FIN, RSV1, text");
-            int length = frame.getUnsignedByte(1);
-            int header = length == 127 ? 10 : length == 126 ? 4 : 2;
-            byte[] payload = new byte[frame.readableBytes() - header];
-            frame.getBytes(header, payload);
-            client.setInput(payload);
+    /** A connection: its context, and its client's two inflaters, which keep their contexts for the connection's life. */
+    private final class Client {
+        final ContextDeflater context;
+        final Inflater inflater = new Inflater(true);
+        final WindowedInflater windowed;
+        long plain;
+        long deflated;
+
+        Client(LoopContexts loop, int windowBits) {
+            context = new ContextDeflater(loop, windowBits);
+            windowed = new WindowedInflater(1 << windowBits);
+            clients.add(this);
+        }
+
+        /** Sends {@code messages} as one frame; what the client inflates. */
+        String send(List<ServerMessage> messages, byte[][] arrays) throws DataFormatException {
+            ByteBuf frame = context.frame(UnpooledByteBufAllocator.DEFAULT, messages, arrays);
+            try {
+                assertEquals(0xC1, frame.getUnsignedByte(0), "FIN, RSV1, text");
+                int length = frame.getUnsignedByte(1);
+                int header = length == 127 ? 10 : length == 126 ? 4 : 2;
+                byte[] payload = new byte[frame.readableBytes() - header];
+                frame.getBytes(header, payload);
+                deflated += payload.length;
+                byte[] jdk = inflate(payload);
+                assertArrayEquals(jdk, windowed.inflate(payload), "the windowed inflater's");
+                plain += jdk.length;
+                return new String(jdk, StandardCharsets.UTF_8);
+            } finally {
+                frame.release();
+            }
+        }
+
+        String send(ServerMessage message, byte[] array) throws DataFormatException {
+            return send(List.of(message), new byte[][]{array});
+        }
+
+        private byte[] inflate(byte[] payload) throws DataFormatException {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             byte[] chunk = new byte[256];
+            inflater.setInput(payload);
             inflateAll(out, chunk);
-            client.setInput(TAIL);
+            inflater.setInput(TAIL);
             inflateAll(out, chunk);
             return out.toByteArray();
-        } finally {
-            frame.release();
         }
-    }
 
-    private void inflateAll(ByteArrayOutputStream out, byte[] chunk) throws DataFormatException {
-        for (int n = client.inflate(chunk); n > 0; n = client.inflate(chunk)) {
-            out.write(chunk, 0, n);
-        }
-    }
-
-    @Test
-    void messagesReferBackToEarlierOnesAndInflateWithTheClientsContext() throws Exception {
-        ContextDeflater context = new ContextDeflater(loop);
-        int plain = 0;
-        int deflated = 0;
-        for (int i = 0; i < 50; i++) {
-            byte[] message = delivery(i);
-            ByteBuf frame = context.frame(UnpooledByteBufAllocator.DEFAULT, new byte[][]{message});
-            if (i >= 10) {
-                plain += message.length;
-                deflated += frame.readableBytes() - 2;
+        private void inflateAll(ByteArrayOutputStream out, byte[] chunk) throws DataFormatException {
+            for (int n = inflater.inflate(chunk); n > 0; n = inflater.inflate(chunk)) {
+                out.write(chunk, 0, n);
             }
-            assertArrayEquals(message, inflate(frame));
         }
-        // Alone, such a message shrinks by a few percent; with the messages before it, several times.
-        assertTrue(deflated * 3 < plain, deflated + " bytes for " + plain);
-        assertEquals(50, compressions.sum());
+    }
+
+    /** A broadcast on {@code channel}: frozen, as the server's are. */
+    private static ServerMessageImpl broadcast(String channel, int id) {
+        ServerMessageImpl message = new ServerMessageImpl();
+        message.setChannel(channel);
+        message.setId(String.valueOf(id));
+        message.freeze();
+        return message;
+    }
+
+    /** The JSON array of one a message of chat on {@code channel} is encoded as. */
+    private static byte[] chat(String channel, int id, Random random) {
+        StringBuilder text = new StringBuilder();
+        while (text.length() < 50) {
+            text.append(text.isEmpty() ? "" : " ").append(WORDS[random.nextInt(WORDS.length)]);
+        }
+        return ("[{\"data\":{\"user\":\"user" + random.nextInt(100) + "\",\"text\":\"" + text + "\"},\"channel\":\"" + channel
+                + "\",\"id\":\"" + id + "\"}]").getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String element(byte[] array) {
+        return new String(array, 1, array.length - 2, StandardCharsets.UTF_8);
     }
 
     @Test
-    void aFrameOfSeveralMessagesIsOneJsonArray() throws Exception {
-        ContextDeflater context = new ContextDeflater(loop);
-        byte[][] arrays = {delivery(1), delivery(2), delivery(3)};
-        String expected = "[" + String.join(",", new String(arrays[0], StandardCharsets.UTF_8).substring(1, arrays[0].length - 1),
-                new String(arrays[1], StandardCharsets.UTF_8).substring(1, arrays[1].length - 1),
-                new String(arrays[2], StandardCharsets.UTF_8).substring(1, arrays[2].length - 1)) + "]";
-        assertEquals(expected, new String(inflate(context.frame(UnpooledByteBufAllocator.DEFAULT, arrays)), StandardCharsets.UTF_8));
-        assertArrayEquals(delivery(4), inflate(context.frame(UnpooledByteBufAllocator.DEFAULT, new byte[][]{delivery(4)})));
+    void broadcastsAreSearchedOnceAndEachConnectionInflatesThemWithItsOwnContextAtLessThanHalfTheBytes() throws Exception {
+        Random random = new Random(11);
+        int channels = 10;
+        List<Client> all = new ArrayList<>();
+        List<boolean[]> subscribed = new ArrayList<>();
+        for (int c = 0; c < 20; c++) {
+            all.add(new Client(loop, 15));
+            boolean[] rooms = new boolean[channels];
+            for (int k = 0; k < 3; k++) {
+                rooms[random.nextInt(channels)] = true;
+            }
+            subscribed.add(rooms);
+        }
+        int messages = 600;
+        for (int id = 0; id < messages; id++) {
+            int room = random.nextInt(channels);
+            String name = "/chat/room" + room;
+            ServerMessageImpl message = broadcast(name, id);
+            byte[] array = chat(name, id, random);
+            for (int c = 0; c < all.size(); c++) {
+                if (subscribed.get(c)[room]) {
+                    assertEquals("[" + element(array) + "]", all.get(c).send(message, array), "message " + id + " to " + c);
+                }
+            }
+            if (id % 100 == 99) {
+                // Clients join rooms they were not sent the last messages of: those matches go as literals.
+                subscribed.get(random.nextInt(all.size()))[random.nextInt(channels)] = true;
+            }
+        }
+        assertEquals(messages, loop.searches(), "each broadcast searched once, whatever its connections");
+        long plain = all.stream().mapToLong(client -> client.plain).sum();
+        long deflated = all.stream().mapToLong(client -> client.deflated).sum();
+        assertTrue(deflated * 2 < plain, deflated + " bytes for " + plain);
     }
 
     @Test
-    void theDeflaterIsDroppedOnceIdleAndAFreshOneInflatesWithTheClientsOldContext() throws Exception {
-        ContextDeflater busy = new ContextDeflater(loop);
-        ContextDeflater quiet = new ContextDeflater(loop);
-        assertArrayEquals(delivery(1), inflate(busy.frame(UnpooledByteBufAllocator.DEFAULT, new byte[][]{delivery(1)})));
-        quiet.frame(UnpooledByteBufAllocator.DEFAULT, new byte[][]{delivery(1)}).release();
+    void aFrameOfSeveralMessagesIsOneJsonArrayAndAMessageOfItsOwnIsSearchedAlone() throws Exception {
+        Client client = new Client(loop, 15);
+        Random random = new Random(3);
+        List<ServerMessage> messages = new ArrayList<>();
+        byte[][] arrays = new byte[4][];
+        for (int i = 0; i < 4; i++) {
+            ServerMessageImpl message = i == 2 ? new ServerMessageImpl() : broadcast("/chat/room", i);
+            messages.add(message);
+            arrays[i] = chat("/chat/room", i, random);
+        }
+        String expected = "[" + element(arrays[0]) + "," + element(arrays[1]) + "," + element(arrays[2]) + "," + element(arrays[3]) + "]";
+        assertEquals(expected, client.send(messages, arrays));
+        assertEquals(4, loop.searches());
+        assertEquals(1, loop.channels(), "the reply, not frozen, is kept by no channel");
+        assertEquals("[" + element(arrays[0]) + "]", client.send(messages.get(0), arrays[0]));
+        assertEquals(4, loop.searches(), "found again, not searched");
+    }
+
+    @Test
+    void whatAConnectionAndAChannelKeepIsDroppedOnceIdleAndFramesAfterThatInflateWithTheClientsOldContext() throws Exception {
+        Client busy = new Client(loop, 15);
+        Client quiet = new Client(loop, 15);
+        Random random = new Random(5);
+        byte[] first = chat("/a", 1, random);
+        ServerMessageImpl one = broadcast("/a", 1);
+        busy.send(one, first);
+        quiet.send(one, first);
         assertEquals(2, held.get());
         assertEquals(2, loop.size());
 
         long release = WebSocketCompression.Context.DEFAULT_RELEASE_AFTER.toNanos();
         nanos.addAndGet(release - 1);
-        assertArrayEquals(delivery(2), inflate(busy.frame(UnpooledByteBufAllocator.DEFAULT, new byte[][]{delivery(2)})));
+        byte[] second = chat("/b", 2, random);
+        busy.send(broadcast("/b", 2), second);
         nanos.addAndGet(1);
         loop.releaseIdle();
-        assertTrue(busy.holding(), "used within the release time");
-        assertFalse(quiet.holding(), "idle for the release time");
+        assertTrue(busy.context.holding(), "used within the release time");
+        assertFalse(quiet.context.holding(), "idle for the release time");
         assertEquals(1, held.get());
+        assertEquals(1, loop.channels(), "/a idle for the release time, /b not");
 
         nanos.addAndGet(release);
         loop.releaseIdle();
-        assertFalse(busy.holding());
+        assertFalse(busy.context.holding());
         assertEquals(0, held.get());
         assertEquals(0, loop.size());
+        assertEquals(0, loop.channels());
 
-        // The client's inflater still holds the earlier messages: the fresh stream needs none of them.
-        for (int i = 3; i < 6; i++) {
-            assertArrayEquals(delivery(i), inflate(busy.frame(UnpooledByteBufAllocator.DEFAULT, new byte[][]{delivery(i)})));
+        // The clients' inflaters still hold the earlier messages: the fresh state refers to none of them.
+        for (int i = 3; i < 8; i++) {
+            byte[] array = chat("/a", i, random);
+            ServerMessageImpl message = broadcast("/a", i);
+            assertEquals("[" + element(array) + "]", busy.send(message, array));
+            assertEquals("[" + element(array) + "]", quiet.send(message, array));
         }
-        assertTrue(busy.holding());
-        assertEquals(1, held.get());
+        assertTrue(busy.context.holding());
+        assertEquals(2, held.get());
     }
 
     @Test
-    void theReleaseRoundIsScheduledOnlyWhileADeflaterIsHeld() {
-        ContextDeflater context = new ContextDeflater(loop);
+    void theReleaseRoundIsScheduledOnlyWhileSomethingIsKept() throws Exception {
+        Client client = new Client(loop, 15);
         channel.runPendingTasks();
-        assertEquals(-1, channel.runScheduledPendingTasks(), "nothing scheduled before a deflater is made");
-        context.frame(UnpooledByteBufAllocator.DEFAULT, new byte[][]{delivery(1)}).release();
+        assertEquals(-1, channel.runScheduledPendingTasks(), "nothing scheduled before a frame is compressed");
+        client.send(broadcast("/a", 1), chat("/a", 1, new Random(1)));
         long next = channel.runScheduledPendingTasks();
-        assertTrue(next > 0 && next <= TimeUnit.NANOSECONDS.toNanos(Duration.ofSeconds(1).toNanos()), "a round is scheduled: " + next);
+        assertTrue(next > 0 && next <= TimeUnit.SECONDS.toNanos(1), "a round is scheduled: " + next);
     }
 
     @Test
-    void aLongStreamOfMessagesOfEverySizeInflatesWhole() throws Exception {
-        streamInflatesWhole(new ContextDeflater(loop));
+    void streamsOfMessagesOfEverySizeInflateWholeAndNoMatchReachesPastTheWindow() throws Exception {
+        for (int windowBits = 9; windowBits <= 15; windowBits++) {
+            for (int dictionaryBits : new int[]{9, 12, 16}) {
+                LoopContexts each = loop(new WebSocketCompression.Context(true, 15, dictionaryBits, Duration.ofSeconds(1)));
+                streamInflatesWhole(new Client(each, windowBits), new Client(each, windowBits), new Random(windowBits * 31 + dictionaryBits));
+            }
+        }
     }
 
-    @Test
-    void withTheLargestWindowAndTableTheContextIsKeptAndReleased() throws Exception {
-        WebSocketCompression.Context largest = new WebSocketCompression.Context(true, 15, 9, Duration.ofSeconds(1));
-        LoopContexts largestLoop = new LoopContexts(channel.eventLoop(), WebSocketCompression.DEFAULT.withContext(largest), compressions, held, nanos::get);
-        ContextDeflater context = new ContextDeflater(largestLoop);
-        streamInflatesWhole(context);
-        assertTrue(context.holding());
-        nanos.addAndGet(largest.releaseAfter().toNanos());
-        largestLoop.releaseIdle();
-        assertFalse(context.holding());
-        assertEquals(0, held.get());
-        assertArrayEquals(delivery(1), inflate(context.frame(UnpooledByteBufAllocator.DEFAULT, new byte[][]{delivery(1)})));
-    }
-
-    private void streamInflatesWhole(ContextDeflater context) throws Exception {
-        java.util.Random random = new java.util.Random(7);
-        for (int i = 0; i < 1000; i++) {
+    private void streamInflatesWhole(Client one, Client two, Random random) throws Exception {
+        for (int i = 0; i < 300; i++) {
             int count = 1 + random.nextInt(3);
+            List<ServerMessage> messages = new ArrayList<>();
             byte[][] arrays = new byte[count][];
             StringBuilder expected = new StringBuilder("[");
             for (int m = 0; m < count; m++) {
-                // Mostly chat, now and then a message larger than the window, or of bytes that do not compress.
+                // Mostly chat, now and then larger than the window, or of bytes that do not compress, or not a broadcast.
                 StringBuilder text = new StringBuilder();
-                int length = random.nextInt(10) == 0 ? 1 + random.nextInt(9000) : 1 + random.nextInt(200);
+                int kind = random.nextInt(20);
+                int length = kind == 0 ? 1 + random.nextInt(70_000) : kind == 1 ? 0 : 1 + random.nextInt(300);
+                boolean noise = random.nextInt(8) == 0;
                 for (int c = 0; c < length; c++) {
-                    text.append(random.nextInt(4) == 0 ? (char) ('a' + random.nextInt(26)) : " lunch meeting ".charAt(c % 15));
+                    text.append(noise || random.nextInt(4) == 0 ? (char) ('!' + random.nextInt(90)) : " lunch meeting ".charAt(c % 15));
                 }
-                String element = "{\"id\":\"" + i + "\",\"data\":\"" + text + "\"}";
+                String channel = "/c" + random.nextInt(3);
+                String element = "{\"id\":\"" + i + "\",\"data\":\"" + text.toString().replace("\"", "'").replace("\\", "/")
+                        + "\",\"channel\":\"" + channel + "\"}";
                 arrays[m] = ("[" + element + "]").getBytes(StandardCharsets.UTF_8);
+                ServerMessageImpl message = random.nextInt(5) == 0 ? new ServerMessageImpl() : broadcast(channel, i * 4 + m);
+                messages.add(message);
                 expected.append(m == 0 ? "" : ",").append(element);
             }
-            byte[] inflated = inflate(context.frame(UnpooledByteBufAllocator.DEFAULT, arrays));
-            assertEquals(expected.append(']').toString(), new String(inflated, StandardCharsets.UTF_8), "frame " + i);
+            String whole = expected.append(']').toString();
+            assertEquals(whole, one.send(messages, arrays), "frame " + i);
+            if (random.nextBoolean()) {
+                assertEquals(whole, two.send(messages, arrays), "frame " + i);
+            }
         }
     }
 }

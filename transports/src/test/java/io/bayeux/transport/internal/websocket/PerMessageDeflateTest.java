@@ -74,17 +74,23 @@ class PerMessageDeflateTest {
     void withContextOnAnOfferThatAllowsItIsAnsweredWithoutServerNoContextTakeover() {
         WebSocketCompression context = ON.withContext(true);
         PerMessageDeflate.Answer answer = PerMessageDeflate.negotiate(List.of("permessage-deflate; client_max_window_bits"), context);
-        assertEquals(new PerMessageDeflate.Answer("permessage-deflate; client_no_context_takeover; client_max_window_bits=15", true), answer);
-        assertEquals(new PerMessageDeflate.Answer(ACCEPTED, false),
+        assertEquals(new PerMessageDeflate.Answer("permessage-deflate; client_no_context_takeover; client_max_window_bits=15", true, 15), answer);
+        assertEquals(new PerMessageDeflate.Answer(ACCEPTED, false, ON.windowBits()),
                 PerMessageDeflate.negotiate(List.of("permessage-deflate; server_no_context_takeover"), context));
-        assertEquals(new PerMessageDeflate.Answer(ACCEPTED, false), PerMessageDeflate.negotiate(List.of("permessage-deflate"), ON));
+        assertEquals(new PerMessageDeflate.Answer(ACCEPTED, false, ON.windowBits()), PerMessageDeflate.negotiate(List.of("permessage-deflate"), ON));
     }
 
     @Test
-    void withContextOnTheServerWindowAskedForIsTheContexts() {
+    void withContextOnTheServerWindowAskedForIsTakenUpToTheContexts() {
         WebSocketCompression context = ON.withContext(true);
-        assertEquals(new PerMessageDeflate.Answer("permessage-deflate; client_no_context_takeover; server_max_window_bits=12", true),
+        assertEquals(new PerMessageDeflate.Answer("permessage-deflate; client_no_context_takeover; server_max_window_bits=13", true, 13),
                 PerMessageDeflate.negotiate(List.of("permessage-deflate; server_max_window_bits=13"), context));
-        assertNull(PerMessageDeflate.negotiate(List.of("permessage-deflate; server_max_window_bits=11"), context));
+        assertEquals(new PerMessageDeflate.Answer("permessage-deflate; client_no_context_takeover; server_max_window_bits=8", true, 8),
+                PerMessageDeflate.negotiate(List.of("permessage-deflate; server_max_window_bits=8"), context));
+        WebSocketCompression smaller = ON.withContext(new WebSocketCompression.Context(true, 11, 12, java.time.Duration.ofSeconds(1)));
+        assertEquals(new PerMessageDeflate.Answer("permessage-deflate; client_no_context_takeover; server_max_window_bits=11", true, 11),
+                PerMessageDeflate.negotiate(List.of("permessage-deflate; server_max_window_bits=13"), smaller));
+        assertEquals(new PerMessageDeflate.Answer("permessage-deflate; client_no_context_takeover", true, 11),
+                PerMessageDeflate.negotiate(List.of("permessage-deflate"), smaller));
     }
 }

@@ -1,0 +1,212 @@
+package io.bayeux.transport.internal.websocket;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+
+/**
+ * Finds a message's LZ77 matches ({@link Matches}) against the messages of a dictionary, those
+ * its channel sent last: hash chains over 4-byte prefixes (zlib's way, at most
+ * {@value #CHAIN} candidates a position, the longest match kept, the nearest of equals, with
+ * zlib's lazy matching), a match 4 to 258 bytes long that never crosses from one dictionary
+ * message into the next. Done once per
+ * message and event loop, whatever the number of connections it goes to, so it can afford to
+ * look harder than a per-connection deflater could.
+ *
+ * <p>Keeps its buffers between calls; not thread-safe: one per event loop.
+ */
+final class MatchFinder {
+    static final int MIN_MATCH = 4;
+    static final int MAX_MATCH = 258;
+    static final int MAX_DISTANCE = 32768;
+    private static final int CHAIN = 32;
+    /** A match this long is taken at once, without looking for a longer one at the next position. */
+    private static final int NICE = 64;
+    /** With a match this long in hand, the next position looks at fewer candidates. */
+    private static final int GOOD = 16;
+    private static final int HASH_BITS = 13;
+    private static final int PRIME = 0x9E3779B1;
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final Object[] NO_DICTIONARY = {};
+    /** The largest buffer kept between calls. */
+    private static final int KEEP = 1 << 17;
+
+    /** Per hash, the last position with it, as {@code base + index}; older than {@code base} means none. */
+    private final int[] head = new int[1 << HASH_BITS];
+    /** Per position of {@link #buf}, the previous one with the same hash (same encoding). */
+    private int[] previous = new int[1024];
+    /** The dictionary's elements one after the other, then the message's element, then 8 spare bytes. */
+    private byte[] buf = new byte[1024];
+    /** Where each dictionary element ends in {@link #buf}. */
+    private int[] ends = new int[16];
+    /** What {@code base} the next call takes: positions of earlier calls read as none. */
+    private int generation = 1;
+    private int[] ops = new int[8 * Matches.INTS];
+
+    /**
+     * The matches of {@code message} (encoded as {@code array}, a JSON array of one) against the
+     * elements of {@code dictionary[0, count)}, oldest first, {@code arrays[j]} being the array of
+     * {@code dictionary[j]}.
+     */
+    Matches find(Object message, byte[] array, Object[] dictionary, byte[][] arrays, int count) {
+        int total = array.length - 2;
+        for (int j = 0; j < count; j++) {
+            total += arrays[j].length - 2;
+        }
+        if (buf.length < total + 8) {
+            buf = new byte[Math.max(total + 8, buf.length * 2)];
+            previous = new int[buf.length];
+        }
+        if (ends.length < count) {
+            ends = Arrays.copyOf(ends, Math.max(count, ends.length * 2));
+        }
+        byte[] buf = this.buf;
+        int at = 0;
+        for (int j = 0; j < count; j++) {
+            System.arraycopy(arrays[j], 1, buf, at, arrays[j].length - 2);
+            at += arrays[j].length - 2;
+            ends[j] = at;
+        }
+        int start = at;
+        System.arraycopy(array, 1, buf, start, array.length - 2);
+        if (generation > Integer.MAX_VALUE - total - 1) {
+            Arrays.fill(head, 0);
+            generation = 1;
+        }
+        int base = generation;
+        generation += total + 1;
+        int[] head = this.head;
+        int[] previous = this.previous;
+        int last = total - MIN_MATCH; // the last position whose prefix can be hashed
+        for (int i = 0; i < start && i <= last; i++) {
+            int h = ((int) INT.get(buf, i) * PRIME) >>> (32 - HASH_BITS);
+            previous[i] = head[h];
+            head[h] = base + i;
+        }
+        int size = 0;
+        // Lazy matching, as zlib's: a match found at i is kept back until i + 1 is searched, and
+        // dropped for a literal if i + 1 starts a longer one.
+        int pending = 0;
+        int pendingFrom = -1;
+        int i = start;
+        while (i <= last) {
+            int h = ((int) INT.get(buf, i) * PRIME) >>> (32 - HASH_BITS);
+            int candidate = head[h];
+            previous[i] = candidate;
+            head[h] = base + i;
+            int best = Math.max(MIN_MATCH - 1, pending);
+            int from = -1;
+            int limit = Math.min(total - i, MAX_MATCH);
+            for (int chain = chain(pending); candidate >= base && chain > 0; chain--) {
+                int src = candidate - base;
+                int max;
+                if (src >= start) {
+                    if (i - src > MAX_DISTANCE) {
+                        break;
+                    }
+                    max = limit;
+                } else {
+                    max = Math.min(limit, ends[entry(src, count)] - src);
+                }
+                if (max > best && buf[src + best] == buf[i + best]) {
+                    int length = matchLength(buf, src, i, max);
+                    if (length > best) {
+                        best = length;
+                        from = src;
+                        if (length == limit) {
+                            break;
+                        }
+                    }
+                }
+                candidate = previous[src];
+            }
+            if (pending > 0 && from < 0) {
+                // The match of i - 1 stands.
+                size = record(size, i - 1, pending, pendingFrom, start, count);
+                insert(i + 1, Math.min(i - 1 + pending, last + 1), base);
+                i = i - 1 + pending;
+                pending = 0;
+                continue;
+            }
+            if (from >= 0 && best >= NICE) {
+                size = record(size, i, best, from, start, count);
+                insert(i + 1, Math.min(i + best, last + 1), base);
+                i += best;
+                pending = 0;
+                continue;
+            }
+            // A longer match at i than at i - 1 (or the first): keep it back, i - 1 is a literal.
+            pending = from >= 0 ? best : 0;
+            pendingFrom = from;
+            i++;
+        }
+        if (pending > 0) {
+            size = record(size, i - 1, pending, pendingFrom, start, count);
+        }
+        if (buf.length > KEEP) {
+            // A rare large message does not leave its buffers with the loop.
+            this.buf = new byte[1024];
+            this.previous = new int[1024];
+        }
+        Object[] referred = count == 0 ? NO_DICTIONARY : Arrays.copyOf(dictionary, count);
+        return new Matches(message, array, referred, Arrays.copyOf(ops, size), size);
+    }
+
+    /** How many candidates to look at, fewer once a match is in hand (zlib's {@code good_length}). */
+    private static int chain(int pending) {
+        return pending >= GOOD ? CHAIN / 4 : CHAIN;
+    }
+
+    /** Puts the hashes of {@code buf[from, to)} in the chains. */
+    private void insert(int from, int to, int base) {
+        for (int k = from; k < to; k++) {
+            int hk = ((int) INT.get(buf, k) * PRIME) >>> (32 - HASH_BITS);
+            previous[k] = head[hk];
+            head[hk] = base + k;
+        }
+    }
+
+    /** Adds the match of {@code length} at {@code i} from {@code from} to {@link #ops}, of which {@code size} are used; the new size. */
+    private int record(int size, int i, int length, int from, int start, int count) {
+        if (size + Matches.INTS > ops.length) {
+            ops = Arrays.copyOf(ops, ops.length * 2);
+        }
+        ops[size] = i - start;
+        if (from >= start) {
+            ops[size + 1] = length;
+            ops[size + 2] = i - from;
+        } else {
+            int j = entry(from, count);
+            ops[size + 1] = length | (j + 1) << 16;
+            ops[size + 2] = from - (j == 0 ? 0 : ends[j - 1]);
+        }
+        return size + Matches.INTS;
+    }
+
+    /** The dictionary element {@code position} is in. */
+    private int entry(int position, int count) {
+        int j = 0;
+        while (ends[j] <= position) {
+            j++;
+        }
+        return j;
+    }
+
+    /** How many bytes from {@code cur} equal those from {@code ref}, at most {@code max} (8 bytes past both readable). */
+    private static int matchLength(byte[] buf, int ref, int cur, int max) {
+        int n = 0;
+        while (n + 8 <= max) {
+            long x = (long) LONG.get(buf, ref + n) ^ (long) LONG.get(buf, cur + n);
+            if (x != 0) {
+                return n + (Long.numberOfTrailingZeros(x) >>> 3);
+            }
+            n += 8;
+        }
+        while (n < max && buf[ref + n] == buf[cur + n]) {
+            n++;
+        }
+        return n;
+    }
+}

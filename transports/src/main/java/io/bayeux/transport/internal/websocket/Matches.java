@@ -1,0 +1,47 @@
+package io.bayeux.transport.internal.websocket;
+
+/**
+ * One message's LZ77 matches, found once and written by every connection it goes to
+ * ({@link ContextDeflater}): each match copies bytes either from earlier in the message itself
+ * (a distance that is the same in every connection's stream) or from a message of
+ * {@link #dictionary} (its own channel's last ones), at a distance that each connection works
+ * out from where that message was in its own stream; a connection that did not send that
+ * message, or sent it too far back, writes those bytes as literals instead.
+ *
+ * <p>Immutable; confined to the event loop that found it.
+ */
+final class Matches {
+    /** A match copies from earlier in the message itself: its third int is the distance. */
+    static final int SELF = 0;
+
+    /** The message (compared by identity) and its JSON array of one, whose element is {@code array[1, length - 1)}. */
+    final Object message;
+    final byte[] array;
+    /** The messages whose elements the matches refer to, by index (kind {@code j + 1}). */
+    final Object[] dictionary;
+    /** The ints of {@link #ops} per match. */
+    static final int INTS = 3;
+
+    /**
+     * {@value #INTS} ints per match, in the order of the element: where it starts in the
+     * element; its length (4 to 258) with, from bit 16, its kind ({@link #SELF} or {@code j + 1}
+     * for {@code dictionary[j]}); the distance (self) or where it starts in that message's
+     * element.
+     */
+    final int[] ops;
+    /** The number of ints of {@link #ops} used ({@value #INTS} per match). */
+    final int size;
+
+    Matches(Object message, byte[] array, Object[] dictionary, int[] ops, int size) {
+        this.message = message;
+        this.array = array;
+        this.dictionary = dictionary;
+        this.ops = ops;
+        this.size = size;
+    }
+
+    /** The length of the message's element: the bytes it adds to a stream. */
+    int elementLength() {
+        return array.length - 2;
+    }
+}
