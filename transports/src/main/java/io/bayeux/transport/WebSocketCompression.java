@@ -95,7 +95,7 @@ public record WebSocketCompression(boolean enabled, int level, int windowBits, i
      * channel, which its subscribers were sent too, and each connection only writes them with
      * the distances of its own stream (a match into a message the connection was not sent, or
      * sent more than its window ago, is written as literals). A connection keeps, while busy,
-     * the last 128 messages it sent and where (about 1 KiB); the loop keeps each busy channel's
+     * the last 256 broadcasts it sent and where (about 2 KiB); the loop keeps each busy channel's
      * last 32 messages with their matches. Both are dropped once unused for
      * {@code releaseAfter}, so an idle connection holds nothing (after that its frames refer to
      * nothing before, which the client's inflater inflates the same). Every message is

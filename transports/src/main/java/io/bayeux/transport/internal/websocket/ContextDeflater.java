@@ -27,8 +27,8 @@ import java.util.List;
  * <p>Loop-confined.
  */
 final class ContextDeflater {
-    /** How many of its last messages a connection remembers sending. */
-    static final int KEPT = 128;
+    /** How many of its last broadcasts a connection remembers sending (a 32 KiB window holds about 220 chat messages). */
+    static final int KEPT = 256;
     private static final int NOT_SENT = -1;
 
     private final LoopContexts loop;
@@ -115,9 +115,7 @@ final class ContextDeflater {
         if (found.length < dictionary.length) {
             found = new int[Math.max(dictionary.length, found.length * 2)];
         }
-        for (int j = 0; j < dictionary.length; j++) {
-            found[j] = where(dictionary[j], pos);
-        }
+        resolve(dictionary, pos);
         int[] ops = matches.ops;
         int cursor = 0;
         for (int k = 0; k < matches.size; k += Matches.INTS) {
@@ -154,19 +152,29 @@ final class ContextDeflater {
         return distance > 0 && distance <= window ? distance : 0;
     }
 
-    /** Where this connection sent {@code message}, within its window of {@code pos}; or {@link #NOT_SENT}. */
-    private int where(Object message, int pos) {
-        for (int k = 1; k <= KEPT; k++) {
-            int index = (next - k) & (KEPT - 1);
-            Object each = sent[index];
-            if (each == null || pos - at[index] > window) {
-                return NOT_SENT;
-            }
-            if (each == message) {
-                return at[index];
+    /**
+     * Puts in {@link #found} where this connection sent each message of {@code dictionary}
+     * (oldest first), within its window of {@code pos}. A channel's messages go to every
+     * subscriber in the same order, so each is looked for further back than the newer one found
+     * before it: when all were sent, one pass over what was sent finds them all.
+     */
+    private void resolve(Object[] dictionary, int pos) {
+        int from = 1;
+        for (int j = dictionary.length - 1; j >= 0; j--) {
+            found[j] = NOT_SENT;
+            for (int k = from; k <= KEPT; k++) {
+                int index = (next - k) & (KEPT - 1);
+                Object each = sent[index];
+                if (each == null || pos - at[index] > window) {
+                    break;
+                }
+                if (each == dictionary[j]) {
+                    found[j] = at[index];
+                    from = k + 1;
+                    break;
+                }
             }
         }
-        return NOT_SENT;
     }
 
     private void remember(Object message, int pos) {
