@@ -59,6 +59,25 @@ final class BitWriter {
         flush();
     }
 
+    /** Appends bits {@code [start, start + length)} of {@code words} (a {@link BitString}'s). */
+    void bits(long[] words, int start, int length) {
+        while (length > 0) {
+            // At most 56 bits at a time: with the fewer than 8 waiting they fit in bb.
+            int n = Math.min(length, 56);
+            int word = start >>> 6;
+            int shift = start & 63;
+            long w = words[word] >>> shift;
+            if (shift + n > 64) {
+                w |= words[word + 1] << (64 - shift);
+            }
+            bb |= (w & ((1L << n) - 1)) << bc;
+            bc += n;
+            flush();
+            start += n;
+            length -= n;
+        }
+    }
+
     /** Stores the whole bytes of {@code bb}. */
     private void flush() {
         LONG.set(out, op, bb);

@@ -116,6 +116,21 @@ final class ContextDeflater {
             found = new int[Math.max(dictionary.length, found.length * 2)];
         }
         resolve(dictionary, pos);
+        if (matches.farthest <= window) {
+            int[] pieces = matches.pieces;
+            long[] bits = matches.bits;
+            for (int k = 0; k < pieces.length; k += Matches.PIECE) {
+                int kind = pieces[k + 1] >>> 16;
+                int distance = kind == Matches.SELF ? 0 : distance(kind, pieces[k + 2], pos + pieces[k]);
+                if (distance > 0) {
+                    out.match(pieces[k + 1] & 0xFFFF, distance);
+                } else {
+                    out.bits(bits, pieces[k + 3], pieces[k + 4]);
+                }
+            }
+            return;
+        }
+        // Some match within the message reaches further back than this connection's window.
         int[] ops = matches.ops;
         int cursor = 0;
         for (int k = 0; k < matches.size; k += Matches.INTS) {

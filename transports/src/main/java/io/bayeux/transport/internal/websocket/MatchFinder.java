@@ -44,6 +44,9 @@ final class MatchFinder {
     /** What {@code base} the next call takes: positions of earlier calls read as none. */
     private int generation = 1;
     private int[] ops = new int[8 * Matches.INTS];
+    /** Where a message's pieces are encoded before they are copied into its {@link Matches}. */
+    private final BitString bits = new BitString();
+    private int[] pieces = new int[64 * Matches.PIECE];
 
     /**
      * The matches of {@code message} (encoded as {@code array}, a JSON array of one) against the
@@ -151,7 +154,71 @@ final class MatchFinder {
             this.previous = new int[1024];
         }
         Object[] referred = count == 0 ? NO_DICTIONARY : Arrays.copyOf(dictionary, count);
-        return new Matches(message, array, referred, Arrays.copyOf(ops, size), size);
+        return encode(message, array, referred, size);
+    }
+
+    /**
+     * The matches of {@link #ops}{@code [0, size)} with their pieces: literals and matches within
+     * the message encoded into bits once, the dictionary's matches left for each connection, with
+     * the bits of their literals for those that cannot use them.
+     */
+    private Matches encode(Object message, byte[] array, Object[] dictionary, int size) {
+        BitString bits = this.bits;
+        bits.reset();
+        int count = 0;
+        int cursor = 0;
+        int segment = 0;
+        int farthest = 0;
+        for (int k = 0; k < size; k += Matches.INTS) {
+            int from = ops[k];
+            int kind = ops[k + 1] >>> 16;
+            int length = ops[k + 1] & 0xFFFF;
+            for (int i = 1 + cursor; i < 1 + from; i++) {
+                bits.literal(array[i] & 0xFF);
+            }
+            cursor = from + length;
+            if (kind == Matches.SELF) {
+                bits.match(length, ops[k + 2]);
+                farthest = Math.max(farthest, ops[k + 2]);
+                continue;
+            }
+            if (count + 2 * Matches.PIECE > pieces.length) {
+                pieces = Arrays.copyOf(pieces, pieces.length * 2);
+            }
+            count = fixed(count, segment, bits.count());
+            int literals = bits.count();
+            for (int i = 1 + from; i < 1 + cursor; i++) {
+                bits.literal(array[i] & 0xFF);
+            }
+            pieces[count] = from;
+            pieces[count + 1] = ops[k + 1];
+            pieces[count + 2] = ops[k + 2];
+            pieces[count + 3] = literals;
+            pieces[count + 4] = bits.count() - literals;
+            count += Matches.PIECE;
+            segment = bits.count();
+        }
+        for (int i = 1 + cursor; i < array.length - 1; i++) {
+            bits.literal(array[i] & 0xFF);
+        }
+        if (count + Matches.PIECE > pieces.length) {
+            pieces = Arrays.copyOf(pieces, pieces.length * 2);
+        }
+        count = fixed(count, segment, bits.count());
+        return new Matches(message, array, dictionary, Arrays.copyOf(ops, size), size, Arrays.copyOf(pieces, count), bits.toWords(), farthest);
+    }
+
+    /** Adds a piece of the bits {@code [from, to)} that every connection writes as they are, if any; the new count. */
+    private int fixed(int count, int from, int to) {
+        if (to == from) {
+            return count;
+        }
+        pieces[count] = 0;
+        pieces[count + 1] = 0;
+        pieces[count + 2] = 0;
+        pieces[count + 3] = from;
+        pieces[count + 4] = to - from;
+        return count + Matches.PIECE;
     }
 
     /** How many candidates to look at, fewer once a match is in hand (zlib's {@code good_length}). */

@@ -31,13 +31,30 @@ final class Matches {
     final int[] ops;
     /** The number of ints of {@link #ops} used ({@value #INTS} per match). */
     final int size;
+    /** The ints of {@link #pieces} per piece. */
+    static final int PIECE = 5;
+    /**
+     * The element written once, as far as it is the same for every connection: {@value #PIECE}
+     * ints per piece, either bits of {@link #bits} that every connection writes as they are (the
+     * literals and the matches within the message: its second int 0) or a match into the
+     * dictionary, which each connection writes with its own distance (its start in the element,
+     * its length and kind, its offset, as in {@link #ops}), or when it cannot, as the bits of its
+     * literals. The last two ints of each: where its bits start in {@link #bits}, and how many.
+     */
+    final int[] pieces;
+    final long[] bits;
+    /** The farthest a match within the message reaches back: a connection whose window is smaller writes from {@link #ops}. */
+    final int farthest;
 
-    Matches(Object message, byte[] array, Object[] dictionary, int[] ops, int size) {
+    Matches(Object message, byte[] array, Object[] dictionary, int[] ops, int size, int[] pieces, long[] bits, int farthest) {
         this.message = message;
         this.array = array;
         this.dictionary = dictionary;
         this.ops = ops;
         this.size = size;
+        this.pieces = pieces;
+        this.bits = bits;
+        this.farthest = farthest;
     }
 
     /** The length of the message's element: the bytes it adds to a stream. */
