@@ -95,10 +95,10 @@ public record WebSocketCompression(boolean enabled, int level, int windowBits, i
      * channel, which its subscribers were sent too, and each connection only writes them with
      * the distances of its own stream (a match into a message the connection was not sent, or
      * sent more than its window ago, is written as literals). A connection keeps, while busy,
-     * the last 256 broadcasts it sent and where (about 2 KiB); the loop keeps each busy channel's
-     * last 32 messages with their matches. Both are dropped once unused for
-     * {@code releaseAfter}, so an idle connection holds nothing (after that its frames refer to
-     * nothing before, which the client's inflater inflates the same). Every message is
+     * where it sent the last 16 broadcasts of each of 16 channels at most (about 2.4 KiB); the
+     * loop keeps each busy channel's last 32 messages with their matches. Both are dropped once
+     * unused for {@code releaseAfter}, so an idle connection holds nothing (after that its frames
+     * refer to nothing before, which the client's inflater inflates the same). Every message is
      * compressed, whatever {@link #minBytes()}: with a context even a 60-byte reply shrinks.
      * Clients that ask for {@code server_no_context_takeover} get the shared compression.
      *
@@ -108,7 +108,7 @@ public record WebSocketCompression(boolean enabled, int level, int windowBits, i
      *                       {@code server_max_window_bits}); default {@value #DEFAULT_WINDOW_BITS}.
      *                       It costs the server nothing: the client's inflater keeps the window
      * @param dictionaryBits the base-two logarithm of how many bytes of its channel's last
-     *                       messages a message's matches are searched in, 9 to 16; default
+     *                       messages (16 at most) a message's matches are searched in, 9 to 16; default
      *                       {@value #DEFAULT_DICTIONARY_BITS} (2 KiB: about ten chat messages)
      * @param releaseAfter   how long a connection or channel sends nothing compressed before what
      *                       it keeps is dropped, positive; default 1 s

@@ -5,20 +5,23 @@ import io.bayeux.transport.internal.SharedFrames;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
+import java.util.Arrays;
 import java.util.List;
 
 /**
  * The compression context of one connection that negotiated {@code permessage-deflate} with
  * context takeover. Its messages are not searched for matches here: each message's matches were
- * found once, for every connection of the loop, against the last messages of its channel
- * ({@link LoopContexts#matches}); this context only keeps where in its own stream it sent its
- * last messages, so that it can tell how far back such a message is for its client's inflater,
- * and writes each frame with deflate's fixed Huffman codes: a match whose message it did not send,
- * or sent more than its window ago, is written as the literal bytes it stands for. Each message
- * ends with a sync flush whose empty block's four bytes ({@code 00 00 ff ff}) are left out (RFC
- * 7692, 7.2.1).
+ * found once, for every connection of the loop, against the last messages of its channel, and
+ * what is the same for every connection encoded once ({@link LoopContexts#matches}); this
+ * context only keeps where in its own stream it sent its channels' last messages, so that it can
+ * tell how far back such a message is for its client's inflater, copies the bits encoded once and
+ * writes the matches into earlier messages with deflate's fixed Huffman codes: a match whose
+ * message it did not send, or sent more than its window ago, is written as the literal bytes it
+ * stands for. Each message ends with a sync flush whose empty block's four bytes
+ * ({@code 00 00 ff ff}) are left out (RFC 7692, 7.2.1).
  *
- * <p>What it keeps (the last {@value #KEPT} messages it sent and where) is made when a frame
+ * <p>What it keeps (for each of {@value #CHANNELS} channels at most, the last
+ * {@value #PER_CHANNEL} broadcasts of it sent and where) is made when a frame
  * needs it and dropped by the loop's {@link LoopContexts} once the connection has sent nothing
  * compressed for the release time: after that its frames refer to nothing sent before, which the
  * client's inflater, however much history it keeps, inflates the same. An idle connection holds
@@ -27,19 +30,25 @@ import java.util.List;
  * <p>Loop-confined.
  */
 final class ContextDeflater {
-    /** How many of its last broadcasts a connection remembers sending (a 32 KiB window holds about 220 chat messages). */
-    static final int KEPT = 256;
+    /** How many channels a connection remembers its last broadcasts of. */
+    static final int CHANNELS = 16;
+    /** How many of a channel's last broadcasts a connection remembers sending. */
+    static final int PER_CHANNEL = 16;
     private static final int NOT_SENT = -1;
 
     private final LoopContexts loop;
     /** The client's window: no match reaches further back. */
     private final int window;
-    /** The last messages sent, in a ring; null once released. */
+    /** The channels (their {@link Matches#channel}) whose last broadcasts are remembered, a slot each; null once released. */
+    private Object[] channels;
+    /** Per slot, a ring of the last broadcasts of its channel sent: {@code PER_CHANNEL} from {@code slot * PER_CHANNEL}. */
     private Object[] sent;
     /** Where in the stream each of {@link #sent} starts. */
     private int[] at;
-    /** Where the next goes in the ring. */
-    private int next;
+    /** Per slot, where the next goes in its ring. */
+    private int[] next;
+    /** Per slot, where its last broadcast started: the slot sent to least recently is the one reused. */
+    private int[] last;
     /** Bytes given to the client's inflater since this context was made, modulo 2^32. */
     private int position;
     /** Whether the loop's release round has this context in its list. */
@@ -69,8 +78,11 @@ final class ContextDeflater {
     /** Deflates the frame's payload into the loop's {@link BitWriter}; its length. */
     int compress(List<? extends ServerMessage> messages, byte[][] arrays) {
         if (sent == null) {
-            sent = new Object[KEPT];
-            at = new int[KEPT];
+            channels = new Object[CHANNELS];
+            sent = new Object[CHANNELS * PER_CHANNEL];
+            at = new int[CHANNELS * PER_CHANNEL];
+            next = new int[CHANNELS];
+            last = new int[CHANNELS];
             found = new int[8];
             if (!listed) {
                 listed = true;
@@ -94,8 +106,8 @@ final class ContextDeflater {
             }
             Matches matches = loop.matches(messages.get(i), arrays[i]);
             write(out, matches, arrays[i], pos);
-            if (isShared(messages.get(i))) {
-                remember(messages.get(i), pos);
+            if (matches.channel != null) {
+                remember(matches, pos);
             }
             pos += arrays[i].length - 2;
         }
@@ -115,7 +127,7 @@ final class ContextDeflater {
         if (found.length < dictionary.length) {
             found = new int[Math.max(dictionary.length, found.length * 2)];
         }
-        resolve(dictionary, pos);
+        resolve(matches, pos);
         if (matches.farthest <= window) {
             int[] pieces = matches.pieces;
             long[] bits = matches.bits;
@@ -168,17 +180,24 @@ final class ContextDeflater {
     }
 
     /**
-     * Puts in {@link #found} where this connection sent each message of {@code dictionary}
-     * (oldest first), within its window of {@code pos}. A channel's messages go to every
-     * subscriber in the same order, so each is looked for further back than the newer one found
-     * before it: when all were sent, one pass over what was sent finds them all.
+     * Puts in {@link #found} where this connection sent each message of the dictionary of
+     * {@code matches} (its channel's last, oldest first), within its window of {@code pos}. A
+     * channel's messages go to every subscriber in the same order, so each is looked for further
+     * back than the newer one found before it: when all were sent, one pass over the channel's
+     * ring finds them all.
      */
-    private void resolve(Object[] dictionary, int pos) {
+    private void resolve(Matches matches, int pos) {
+        Object[] dictionary = matches.dictionary;
+        int slot = dictionary.length == 0 ? -1 : slot(matches.channel);
         int from = 1;
         for (int j = dictionary.length - 1; j >= 0; j--) {
             found[j] = NOT_SENT;
-            for (int k = from; k <= KEPT; k++) {
-                int index = (next - k) & (KEPT - 1);
+            if (slot < 0) {
+                continue;
+            }
+            int head = next[slot];
+            for (int k = from; k <= PER_CHANNEL; k++) {
+                int index = slot * PER_CHANNEL + ((head - k) & (PER_CHANNEL - 1));
                 Object each = sent[index];
                 if (each == null || pos - at[index] > window) {
                     break;
@@ -192,15 +211,36 @@ final class ContextDeflater {
         }
     }
 
-    private void remember(Object message, int pos) {
-        sent[next] = message;
-        at[next] = pos;
-        next = (next + 1) & (KEPT - 1);
+    /** The slot of {@code channel}, or -1. */
+    private int slot(Object channel) {
+        for (int slot = 0; slot < CHANNELS; slot++) {
+            if (channels[slot] == channel) {
+                return slot;
+            }
+        }
+        return -1;
     }
 
-    /** Whether a message is one the loop keeps matches of, which later messages may refer to. */
-    private static boolean isShared(ServerMessage message) {
-        return message instanceof io.bayeux.server.internal.ServerMessageImpl impl && impl.isFrozen() && message.getChannel() != null;
+    /** Remembers that the broadcast of {@code matches} starts at {@code pos} in the stream. */
+    private void remember(Matches matches, int pos) {
+        int slot = slot(matches.channel);
+        if (slot < 0) {
+            // The slot sent to least recently (or never) is given to the channel.
+            slot = 0;
+            for (int each = 1; each < CHANNELS && channels[slot] != null; each++) {
+                if (channels[each] == null || pos - last[each] > pos - last[slot]) {
+                    slot = each;
+                }
+            }
+            channels[slot] = matches.channel;
+            Arrays.fill(sent, slot * PER_CHANNEL, (slot + 1) * PER_CHANNEL, null);
+            next[slot] = 0;
+        }
+        int index = slot * PER_CHANNEL + next[slot];
+        sent[index] = matches.message;
+        at[index] = pos;
+        next[slot] = (next[slot] + 1) & (PER_CHANNEL - 1);
+        last[slot] = pos;
     }
 
     /** On the loop, from its release round at {@code now}: forgets what was sent if unused for {@code idleNanos}; whether it did. */
@@ -208,10 +248,12 @@ final class ContextDeflater {
         if (sent != null && now - lastUsed < idleNanos) {
             return false;
         }
+        channels = null;
         sent = null;
         at = null;
+        next = null;
+        last = null;
         found = null;
-        next = 0;
         listed = false;
         return true;
     }

@@ -52,6 +52,9 @@ final class LoopContexts {
     /** The dictionary of the message being searched, its messages and their arrays; emptied after. */
     private final Object[] dictionary = new Object[Recent.SIZE];
     private final byte[][] arrays = new byte[Recent.SIZE][];
+    /** The broadcasts whose matches were asked for last, in a ring. */
+    private final Matches[] latest = new Matches[8];
+    private int nextLatest;
     /** Messages searched for matches, for tests. */
     private long searches;
 
@@ -72,10 +75,26 @@ final class LoopContexts {
      * message, found within itself alone.
      */
     Matches matches(ServerMessage message, byte[] array) {
+        // A broadcast goes to its subscribers of the loop one after the other: its matches are
+        // most often among the last few asked for.
+        for (Matches each : latest) {
+            if (each != null && each.message == message) {
+                return each;
+            }
+        }
+        Matches found = search(message, array);
+        if (found.channel != null) {
+            latest[nextLatest] = found;
+            nextLatest = (nextLatest + 1) & (latest.length - 1);
+        }
+        return found;
+    }
+
+    private Matches search(ServerMessage message, byte[] array) {
         String channel = message.getChannel();
         if (!(message instanceof ServerMessageImpl impl && impl.isFrozen()) || channel == null) {
             searches++;
-            return finder.find(message, array, dictionary, arrays, 0);
+            return finder.find(message, null, array, dictionary, arrays, 0);
         }
         Recent recent = channels.get(channel);
         if (recent == null) {
@@ -88,7 +107,7 @@ final class LoopContexts {
         if (found == null) {
             searches++;
             int count = recent.dictionary(dictionaryBytes, dictionary, arrays);
-            found = finder.find(message, array, dictionary, arrays, count);
+            found = finder.find(message, recent, array, dictionary, arrays, count);
             Arrays.fill(dictionary, 0, count, null);
             Arrays.fill(arrays, 0, count, null);
             recent.add(found);
@@ -125,11 +144,15 @@ final class LoopContexts {
             return null;
         }
 
-        /** Puts the newest messages whose elements come to at most {@code bytes} in all into the two arrays, oldest first; how many. */
+        /**
+         * Puts the newest messages (at most {@link ContextDeflater#PER_CHANNEL}) whose elements come
+         * to at most {@code bytes} in all into the two arrays, oldest first; how many.
+         */
         int dictionary(int bytes, Object[] messages, byte[][] arrays) {
             int n = 0;
             int total = 0;
-            while (n < count) {
+            // No connection remembers more of a channel's messages than that (ContextDeflater).
+            while (n < Math.min(count, ContextDeflater.PER_CHANNEL)) {
                 Matches each = ring[(next - n - 1) & (SIZE - 1)];
                 if (total + each.elementLength() > bytes) {
                     break;
@@ -202,6 +225,9 @@ final class LoopContexts {
             if (now - each.next().lastUsed >= releaseNanos) {
                 each.remove();
             }
+        }
+        if (channels.isEmpty()) {
+            Arrays.fill(latest, null);
         }
         if (live.isEmpty() && channels.isEmpty()) {
             scheduled = false;

@@ -51,9 +51,10 @@ final class MatchFinder {
     /**
      * The matches of {@code message} (encoded as {@code array}, a JSON array of one) against the
      * elements of {@code dictionary[0, count)}, oldest first, {@code arrays[j]} being the array of
-     * {@code dictionary[j]}.
+     * {@code dictionary[j]}; {@code channel} is what the message joins, for the connections to
+     * tell its channel (null if it is not a broadcast).
      */
-    Matches find(Object message, byte[] array, Object[] dictionary, byte[][] arrays, int count) {
+    Matches find(Object message, Object channel, byte[] array, Object[] dictionary, byte[][] arrays, int count) {
         int total = array.length - 2;
         for (int j = 0; j < count; j++) {
             total += arrays[j].length - 2;
@@ -154,7 +155,7 @@ final class MatchFinder {
             this.previous = new int[1024];
         }
         Object[] referred = count == 0 ? NO_DICTIONARY : Arrays.copyOf(dictionary, count);
-        return encode(message, array, referred, size);
+        return encode(message, channel, array, referred, size);
     }
 
     /**
@@ -162,7 +163,7 @@ final class MatchFinder {
      * the message encoded into bits once, the dictionary's matches left for each connection, with
      * the bits of their literals for those that cannot use them.
      */
-    private Matches encode(Object message, byte[] array, Object[] dictionary, int size) {
+    private Matches encode(Object message, Object channel, byte[] array, Object[] dictionary, int size) {
         BitString bits = this.bits;
         bits.reset();
         int count = 0;
@@ -205,7 +206,7 @@ final class MatchFinder {
             pieces = Arrays.copyOf(pieces, pieces.length * 2);
         }
         count = fixed(count, segment, bits.count());
-        return new Matches(message, array, dictionary, Arrays.copyOf(ops, size), size, Arrays.copyOf(pieces, count), bits.toWords(), farthest);
+        return new Matches(message, channel, array, dictionary, Arrays.copyOf(ops, size), size, Arrays.copyOf(pieces, count), bits.toWords(), farthest);
     }
 
     /** Adds a piece of the bits {@code [from, to)} that every connection writes as they are, if any; the new count. */
