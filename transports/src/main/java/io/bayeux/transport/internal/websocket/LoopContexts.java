@@ -127,7 +127,7 @@ final class LoopContexts {
 
     /** A channel's last messages on this loop, newest last, in a ring. */
     private static final class Recent {
-        static final int SIZE = 32;
+        static final int SIZE = 16;
         private final Matches[] ring = new Matches[SIZE];
         /** Where the next goes. */
         private int next;
