@@ -7,7 +7,7 @@ import io.netty.channel.EventLoop;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +28,8 @@ import java.util.function.LongSupplier;
  * <p>Loop-confined, but for the counters, which are the server's and thread-safe.
  */
 final class LoopContexts {
+    /** The most channels whose last messages a loop keeps. */
+    static final int CHANNELS = 1024;
     private final EventLoop loop;
     final WebSocketCompression.Context settings;
     /** Messages compressed by the server's deflaters, shared and per connection. */
@@ -45,8 +47,18 @@ final class LoopContexts {
     /** Where a frame of several messages is put together before it is deflated; grows to the largest. */
     private byte[] input = new byte[1024];
     private final MatchFinder finder = new MatchFinder();
-    /** Per channel, the matches of the last messages it sent on this loop. */
-    private final Map<String, Recent> channels = new HashMap<>();
+    /**
+     * Per channel, the matches of the last messages it sent on this loop; at most
+     * {@value #CHANNELS} channels, those sent to least recently dropped first, so that a server
+     * with many busy channels keeps a bounded amount (each channel's last messages are only
+     * worth keeping for the next ones of the same channel).
+     */
+    private final Map<String, Recent> channels = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Recent> eldest) {
+            return size() > CHANNELS;
+        }
+    };
     /** The most bytes of a channel's last messages a message's matches may refer to. */
     private final int dictionaryBytes;
     /** The dictionary of the message being searched, its messages and their arrays; emptied after. */

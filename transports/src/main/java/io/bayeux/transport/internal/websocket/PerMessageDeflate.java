@@ -14,7 +14,8 @@ import java.util.Map;
  * not (section 7.1.1 lets the server add both), so that neither side keeps zlib state between
  * messages. With {@link WebSocketCompression.Context} on, an offer without
  * {@code server_no_context_takeover} is answered without it: the server then compresses with a
- * context of the connection's own, of the context's window. Stateless.
+ * context of the connection's own, whose matches reach back as far as the context's window or
+ * the client's {@code server_max_window_bits}, whichever is smaller. Stateless.
  */
 final class PerMessageDeflate {
     static final String NAME = "permessage-deflate";
@@ -38,7 +39,8 @@ final class PerMessageDeflate {
      * The {@code Sec-WebSocket-Extensions} value that accepts the first acceptable
      * {@code permessage-deflate} offer of {@code offers} (the request's header values), or null
      * when none is (none made, malformed, or asking what this server does not do: a
-     * {@code server_max_window_bits} below its window, an unknown parameter).
+     * {@code server_max_window_bits} below its shared compression's window when that is what
+     * the connection gets, an unknown parameter).
      */
     static String accept(List<String> offers, WebSocketCompression compression) {
         Answer answer = negotiate(offers, compression);

@@ -229,6 +229,25 @@ class ContextDeflaterTest {
     }
 
     @Test
+    void aLoopKeepsTheLastMessagesOfABoundedNumberOfChannelsTheLeastRecentlySentToDroppedFirst() throws Exception {
+        Client client = new Client(loop, 15);
+        Random random = new Random(9);
+        int id = 0;
+        for (int c = 0; c < LoopContexts.CHANNELS + 100; c++) {
+            String name = "/user/" + c;
+            for (int i = 0; i < 2; i++) {
+                byte[] array = chat(name, id, random);
+                assertEquals("[" + element(array) + "]", client.send(broadcast(name, id++), array));
+            }
+        }
+        assertEquals(LoopContexts.CHANNELS, loop.channels());
+        // The first channels were dropped: their next messages start a new dictionary, and still inflate.
+        byte[] array = chat("/user/0", id, random);
+        assertEquals("[" + element(array) + "]", client.send(broadcast("/user/0", id), array));
+        assertEquals(LoopContexts.CHANNELS, loop.channels());
+    }
+
+    @Test
     void theReleaseRoundIsScheduledOnlyWhileSomethingIsKept() throws Exception {
         Client client = new Client(loop, 15);
         channel.runPendingTasks();
