@@ -96,9 +96,10 @@ public record WebSocketCompression(boolean enabled, int level, int windowBits, i
      * the distances of its own stream (a match into a message the connection was not sent, or
      * sent more than its window ago, is written as literals). A connection keeps, while busy,
      * where it sent the last 16 broadcasts of each of 16 channels at most (about 2.4 KiB); the
-     * loop keeps each busy channel's last 16 messages with their matches. Both are dropped once
-     * unused for {@code releaseAfter}, so an idle connection holds nothing (after that its frames
-     * refer to nothing before, which the client's inflater inflates the same). Every message is
+     * loop keeps each busy channel's last 16 messages with their matches (of 1,024 channels at
+     * most, the least recently used dropped first). Both are dropped once unused for
+     * {@code releaseAfter}, so an idle connection holds nothing (after that its frames refer to
+     * nothing before, which the client's inflater inflates the same). Every message is
      * compressed, whatever {@link #minBytes()}: with a context even a 60-byte reply shrinks.
      * Clients that ask for {@code server_no_context_takeover} get the shared compression.
      *
