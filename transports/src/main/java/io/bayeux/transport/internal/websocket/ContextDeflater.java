@@ -83,7 +83,7 @@ final class ContextDeflater {
             at = new int[CHANNELS * PER_CHANNEL];
             next = new int[CHANNELS];
             last = new int[CHANNELS];
-            found = new int[8];
+            found = new int[PER_CHANNEL];
             if (!listed) {
                 listed = true;
                 loop.holding(this);
@@ -123,10 +123,6 @@ final class ContextDeflater {
 
     /** Writes the element of {@code array} with {@code matches}, the element starting at stream position {@code pos}. */
     private void write(BitWriter out, Matches matches, byte[] array, int pos) {
-        Object[] dictionary = matches.dictionary;
-        if (found.length < dictionary.length) {
-            found = new int[Math.max(dictionary.length, found.length * 2)];
-        }
         resolve(matches, pos);
         if (matches.farthest <= window) {
             int[] pieces = matches.pieces;
@@ -145,7 +141,7 @@ final class ContextDeflater {
         // Some match within the message reaches further back than this connection's window.
         int[] ops = matches.ops;
         int cursor = 0;
-        for (int k = 0; k < matches.size; k += Matches.INTS) {
+        for (int k = 0; k < ops.length; k += Matches.INTS) {
             int from = ops[k];
             int length = ops[k + 1] & 0xFFFF;
             out.literals(array, 1 + cursor, 1 + from);

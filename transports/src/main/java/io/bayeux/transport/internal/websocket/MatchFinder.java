@@ -206,7 +206,7 @@ final class MatchFinder {
             pieces = Arrays.copyOf(pieces, pieces.length * 2);
         }
         count = fixed(count, segment, bits.count());
-        return new Matches(message, channel, array, dictionary, Arrays.copyOf(ops, size), size, Arrays.copyOf(pieces, count), bits.toWords(), farthest);
+        return new Matches(message, channel, array, dictionary, Arrays.copyOf(ops, size), Arrays.copyOf(pieces, count), bits.toWords(), farthest);
     }
 
     /** Adds a piece of the bits {@code [from, to)} that every connection writes as they are, if any; the new count. */

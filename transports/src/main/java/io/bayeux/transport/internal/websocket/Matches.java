@@ -31,8 +31,6 @@ final class Matches {
      * element.
      */
     final int[] ops;
-    /** The number of ints of {@link #ops} used ({@value #INTS} per match). */
-    final int size;
     /** The ints of {@link #pieces} per piece. */
     static final int PIECE = 5;
     /**
@@ -48,13 +46,12 @@ final class Matches {
     /** The farthest a match within the message reaches back: a connection whose window is smaller writes from {@link #ops}. */
     final int farthest;
 
-    Matches(Object message, Object channel, byte[] array, Object[] dictionary, int[] ops, int size, int[] pieces, long[] bits, int farthest) {
+    Matches(Object message, Object channel, byte[] array, Object[] dictionary, int[] ops, int[] pieces, long[] bits, int farthest) {
         this.message = message;
         this.channel = channel;
         this.array = array;
         this.dictionary = dictionary;
         this.ops = ops;
-        this.size = size;
         this.pieces = pieces;
         this.bits = bits;
         this.farthest = farthest;
