@@ -175,6 +175,14 @@ class BadInputIT {
     }
 
     @Test
+    void aFrameOfAReservedOpcodeClosesTheWebSocketWith1002() throws Exception {
+        try (RawWebSocket socket = RawWebSocket.open(server.port(), path)) {
+            socket.send(0x3, "[]".getBytes(StandardCharsets.UTF_8));
+            assertEquals(1002, socket.awaitCloseCode());
+        }
+    }
+
+    @Test
     void aFrameLargerThanTheMaxMessageSizeClosesTheWebSocketWith1009() throws Exception {
         try (RawWebSocket socket = RawWebSocket.open(server.port(), path)) {
             socket.sendText("[{\"channel\":\"/a\",\"data\":\"" + "x".repeat(MAX_MESSAGE_SIZE) + "\"}]");

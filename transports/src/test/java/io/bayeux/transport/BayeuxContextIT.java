@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
@@ -30,6 +31,7 @@ import java.util.function.Predicate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -160,6 +162,13 @@ class BayeuxContextIT {
         assertEquals(List.of("one", "two"), context.getHeaderValues("x-trace"));
         assertEquals("context-test", context.getHeader("User-Agent"));
         assertEquals(List.of(), context.getHeaderValues("X-Absent"));
+        assertTrue(context.getHeader("HOST").startsWith("127.0.0.1"), context.getHeader("HOST"));
+        assertEquals(List.of(context.getHeader("HOST")), context.getHeaderValues("host"));
+        if (transport.equals("websocket")) {
+            assertEquals("websocket", context.getHeader("Upgrade").toLowerCase(Locale.ROOT));
+            assertEquals("13", context.getHeader("sec-websocket-version"));
+            assertNull(context.getHeader("Sec-WebSocket-Key"), "the handshake's nonce is not kept");
+        }
         assertEquals("chat", context.getParameter("app"));
         assertEquals(List.of("chat", "lobby"), context.getParameterValues("app"));
         assertEquals("http://127.0.0.1/cometd/handshake?app=chat&app=lobby", context.getURL());

@@ -34,9 +34,14 @@ public final class AcceptTimes extends ChannelInboundHandlerAdapter {
         ctx.fireChannelRead(message);
     }
 
-    /** When {@code channel} was accepted, or {@link Long#MAX_VALUE} when it was not stamped. */
-    public static long acceptedAt(Channel channel) {
-        Long at = channel.attr(ACCEPTED_AT).get();
+    /**
+     * When {@code channel} was accepted, or {@link Long#MAX_VALUE} when it was not stamped; the
+     * stamp is taken off the channel (a connection that keeps it elsewhere, as a WebSocket one does
+     * for as long as it is open, holds no attribute map for it).
+     */
+    @SuppressWarnings("deprecation") // Netty deprecates removal for keys shared by several users; this one is private and taken once
+    public static long take(Channel channel) {
+        Long at = channel.attr(ACCEPTED_AT).getAndRemove();
         return at == null ? Long.MAX_VALUE : at;
     }
 }

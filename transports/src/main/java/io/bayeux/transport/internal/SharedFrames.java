@@ -3,6 +3,12 @@ package io.bayeux.transport.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -118,6 +124,28 @@ public final class SharedFrames {
      */
     public static ByteBuf textFrameHeader(ByteBufAllocator alloc, int length, boolean room) {
         return frameHeader(alloc, FIN_TEXT, length, room);
+    }
+
+    /**
+     * {@code frame} as a server writes it (unmasked, its FIN and RSV bits kept), in a new direct
+     * buffer; releases {@code frame}. For the frames the server writes as objects (close, pong,
+     * a shutdown's close to every connection): no frame encoder stays in an idle connection's
+     * pipeline for them.
+     */
+    public static ByteBuf frame(ByteBufAllocator alloc, WebSocketFrame frame) {
+        try {
+            int opcode = frame instanceof TextWebSocketFrame ? 0x1
+                    : frame instanceof BinaryWebSocketFrame ? 0x2
+                    : frame instanceof CloseWebSocketFrame ? 0x8
+                    : frame instanceof PingWebSocketFrame ? 0x9
+                    : frame instanceof PongWebSocketFrame ? 0xA
+                    : 0x0; // a continuation
+            int first = (frame.isFinalFragment() ? 0x80 : 0) | (frame.rsv() & 0x7) << 4 | opcode;
+            ByteBuf content = frame.content();
+            return frameHeader(alloc, first, content.readableBytes(), true).writeBytes(content, content.readerIndex(), content.readableBytes());
+        } finally {
+            frame.release();
+        }
     }
 
     private static ByteBuf frameHeader(ByteBufAllocator alloc, int first, int length, boolean room) {

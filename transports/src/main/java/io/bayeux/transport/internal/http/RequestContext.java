@@ -9,6 +9,7 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.cookie.Cookie;
 import io.netty.handler.codec.http.cookie.ServerCookieDecoder;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.util.AsciiString;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -25,7 +26,18 @@ import java.util.Map;
 public final class RequestContext implements BayeuxContext {
     /** Separates names and values in packed headers: no header name or value holds a line feed. */
     private static final char SEPARATOR = '\n';
-    /** The request's {@link HttpHeaders}, or an upgrade's headers packed as "name\nvalue\nname\nvalue\n". */
+    /**
+     * Names of headers that nearly every upgrade carries, packed as one character each: the
+     * control character {@code 1 + i} (no header name holds one) for {@code COMMON[i]}.
+     */
+    private static final String[] COMMON = {"host", "upgrade", "connection", "origin", "sec-websocket-version",
+        "sec-websocket-extensions", "sec-websocket-protocol", "user-agent", "cookie", "accept-encoding", "accept-language",
+        "cache-control", "pragma", "authorization", "referer", "x-forwarded-for", "x-forwarded-proto"};
+    /**
+     * The request's {@link HttpHeaders}, or an upgrade's headers packed as
+     * "name\nvalue\nname\nvalue\n", a {@link #COMMON} name as its one character, without the
+     * handshake's {@code Sec-WebSocket-Key}.
+     */
     private final Object headers;
     private final String uri;
     private final String contextPath;
@@ -57,12 +69,22 @@ public final class RequestContext implements BayeuxContext {
         StringBuilder packed = new StringBuilder(256);
         for (Iterator<Map.Entry<CharSequence, CharSequence>> it = request.headers().iteratorCharSequence(); it.hasNext(); ) {
             Map.Entry<CharSequence, CharSequence> header = it.next();
+            CharSequence name = header.getKey();
+            if (AsciiString.contentEqualsIgnoreCase(name, HttpHeaderNames.SEC_WEBSOCKET_KEY)) {
+                continue; // the handshake's nonce, of no use once answered
+            }
             CharSequence value = header.getValue();
             if (value.toString().indexOf(SEPARATOR) >= 0) {
                 // Never from the HTTP decoder (it splits lines there); kept whole otherwise.
                 value = value.toString().replace(SEPARATOR, ' ');
             }
-            packed.append(header.getKey()).append(SEPARATOR).append(value).append(SEPARATOR);
+            char code = codeOf(name);
+            if (code != 0) {
+                packed.append(code);
+            } else {
+                packed.append(name);
+            }
+            packed.append(SEPARATOR).append(value).append(SEPARATOR);
         }
         return new RequestContext(channel, request, packed.toString(), contextPath, transportName,
                 channel.pipeline().get(SslHandler.class) != null);
@@ -96,10 +118,11 @@ public final class RequestContext implements BayeuxContext {
             return http.get(name);
         }
         String packed = (String) headers;
+        char code = codeOf(name);
         for (int at = 0; at < packed.length(); ) {
             int nameEnd = packed.indexOf(SEPARATOR, at);
             int valueEnd = packed.indexOf(SEPARATOR, nameEnd + 1);
-            if (nameEnd - at == name.length() && packed.regionMatches(true, at, name, 0, name.length())) {
+            if (named(packed, at, nameEnd, name, code)) {
                 return packed.substring(nameEnd + 1, valueEnd);
             }
             at = valueEnd + 1;
@@ -113,16 +136,35 @@ public final class RequestContext implements BayeuxContext {
             return List.copyOf(http.getAll(name));
         }
         String packed = (String) headers;
+        char code = codeOf(name);
         List<String> values = new ArrayList<>(2);
         for (int at = 0; at < packed.length(); ) {
             int nameEnd = packed.indexOf(SEPARATOR, at);
             int valueEnd = packed.indexOf(SEPARATOR, nameEnd + 1);
-            if (nameEnd - at == name.length() && packed.regionMatches(true, at, name, 0, name.length())) {
+            if (named(packed, at, nameEnd, name, code)) {
                 values.add(packed.substring(nameEnd + 1, valueEnd));
             }
             at = valueEnd + 1;
         }
         return List.copyOf(values);
+    }
+
+    /** Whether the packed name {@code packed[at, nameEnd)} is {@code name}, whose {@link #COMMON} code is {@code code} (0 if none). */
+    private static boolean named(String packed, int at, int nameEnd, String name, char code) {
+        if (code != 0) {
+            return nameEnd - at == 1 && packed.charAt(at) == code;
+        }
+        return nameEnd - at == name.length() && packed.regionMatches(true, at, name, 0, name.length());
+    }
+
+    /** The one character {@code name} is packed as, or 0 if it is not a {@link #COMMON} one. */
+    private static char codeOf(CharSequence name) {
+        for (int i = 0; i < COMMON.length; i++) {
+            if (AsciiString.contentEqualsIgnoreCase(name, COMMON[i])) {
+                return (char) (1 + i);
+            }
+        }
+        return 0;
     }
 
     @Override

@@ -77,6 +77,8 @@ final class WebSocketEndpoint implements Endpoint {
     private final WebSocketShared.Deflation deflation;
     /** This connection's compression context when it negotiated context takeover, else null. */
     private final ContextDeflater context;
+    /** When the connection was accepted (see {@link #acceptedAt()}), taken off the channel's attributes. */
+    private final long acceptedAt;
     /** Counts writability changes, so that a check scheduled before the last change does nothing; loop-confined. */
     private long writabilityEpisode;
     /**
@@ -104,6 +106,7 @@ final class WebSocketEndpoint implements Endpoint {
         this.outbox = outbox;
         this.deflation = deflation;
         this.context = context;
+        this.acceptedAt = AcceptTimes.take(channel);
     }
 
     /** The loop's deflater and inflater if this connection negotiated permessage-deflate, else null. */
@@ -267,15 +270,19 @@ final class WebSocketEndpoint implements Endpoint {
     }
 
     /**
-     * The context frames are written from: the frame encoder's, once the handshake put it in
-     * place; null (frames go down the whole pipeline, as uncompressed {@link TextWebSocketFrame}s)
-     * while it is not there.
+     * The context frames are written from: the frame encoder's while the handshake's 101 is
+     * being written (it sits before the HTTP encoder), then the frame handler's; null (frames go
+     * down the whole pipeline, as uncompressed {@link TextWebSocketFrame}s) while neither is
+     * there.
      */
     private ChannelHandlerContext frameOut() {
         ChannelHandlerContext out = frameOut;
         if (out == null || out.isRemoved()) {
             ChannelPipeline pipeline = channel.pipeline();
             out = pipeline.context(WebSocketFrameEncoder.class);
+            if (out == null) {
+                out = pipeline.context(WebSocketFrameHandler.NAME);
+            }
             frameOut = out;
         }
         return out;
@@ -477,7 +484,7 @@ final class WebSocketEndpoint implements Endpoint {
 
     @Override
     public long acceptedAt() {
-        return AcceptTimes.acceptedAt(channel);
+        return acceptedAt;
     }
 
     /** Read from the upgrade's headers when asked (once, by a handshake): not kept twice by every connection. */

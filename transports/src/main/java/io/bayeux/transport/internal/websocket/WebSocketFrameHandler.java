@@ -1,5 +1,6 @@
 package io.bayeux.transport.internal.websocket;
 
+import io.bayeux.transport.internal.SharedFrames;
 import io.bayeux.api.Channel;
 import io.bayeux.api.Message;
 import io.bayeux.api.server.ServerMessage;
@@ -7,6 +8,7 @@ import io.bayeux.common.json.JsonCodec;
 import io.bayeux.server.spi.Connection;
 import io.bayeux.transport.internal.Batches;
 import io.bayeux.transport.internal.ReadGate;
+import io.bayeux.transport.internal.SharedFrames;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.CompositeByteBuf;
@@ -45,7 +47,8 @@ import java.util.zip.DataFormatException;
  * executor; replies and pushed messages go out as text frames. Bad frames close the
  * connection with the matching close code.
  *
- * <p>It is the only handler of the connection besides the frame codec, so that an idle
+ * <p>It is the only handler of the connection besides the frame decoder (it writes frames
+ * already encoded, so that no encoder stays after the handshake), so that an idle
  * connection costs little: it puts fragments together and checks UTF-8 itself (Netty's
  * aggregator and validator are a handler each), stops reading while the connection cannot take
  * more writes, and tells the {@link IdleSweep} of its event loop whether anything was read or
@@ -160,7 +163,9 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
     @Override
     public void write(ChannelHandlerContext ctx, Object message, ChannelPromise promise) {
         endpoint.active();
-        ctx.write(message, promise);
+        // A frame written as an object from the pipeline's tail (the server's shutdown closes
+        // every connection so): there is no frame encoder after the handshake.
+        ctx.write(message instanceof WebSocketFrame frame ? SharedFrames.frame(ctx.alloc(), frame) : message, promise);
     }
 
     private void frameRead(ChannelHandlerContext ctx, WebSocketFrame frame) {
@@ -197,9 +202,9 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
         } else if (frame instanceof BinaryWebSocketFrame) {
             close(ctx, WebSocketCloseStatus.INVALID_MESSAGE_TYPE, "Binary frames are not supported: send JSON text");
         } else if (frame instanceof PingWebSocketFrame) {
-            ctx.writeAndFlush(new PongWebSocketFrame(frame.content().retain()));
+            ctx.writeAndFlush(SharedFrames.frame(ctx.alloc(), new PongWebSocketFrame(frame.content().retain())));
         } else if (frame instanceof CloseWebSocketFrame) {
-            ctx.writeAndFlush(frame.retain()).addListener(ChannelFutureListener.CLOSE);
+            ctx.writeAndFlush(SharedFrames.frame(ctx.alloc(), frame.retain())).addListener(ChannelFutureListener.CLOSE);
         }
     }
 
@@ -438,7 +443,7 @@ final class WebSocketFrameHandler extends ChannelDuplexHandler implements Consum
         if (utf8.length > 120) {
             text = new String(utf8, 0, 120, StandardCharsets.UTF_8);
         }
-        ctx.writeAndFlush(new CloseWebSocketFrame(status.code(), text)).addListener(ChannelFutureListener.CLOSE);
+        ctx.writeAndFlush(SharedFrames.frame(ctx.alloc(), new CloseWebSocketFrame(status.code(), text))).addListener(ChannelFutureListener.CLOSE);
     }
 
     @Override

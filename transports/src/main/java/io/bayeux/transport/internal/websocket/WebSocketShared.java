@@ -69,7 +69,9 @@ public final class WebSocketShared {
                 .maxFramePayloadLength(settings.maxMessageSize())
                 .allowExtensions(settings.websocketCompression().enabled())
                 .withUTF8Validator(true)
-                .closeOnProtocolViolation(true)
+                // The frame handler closes with the violation's code (there is no frame
+                // encoder after the handshake for the decoder's own close frame).
+                .closeOnProtocolViolation(false)
                 .build();
         this.path = settings.path();
         this.allowedOrigins = settings.allowedOrigins();

@@ -17,6 +17,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.cors.CorsHandler;
+import io.netty.handler.codec.http.websocketx.WebSocketFrameEncoder;
 import io.netty.handler.codec.http.websocketx.WebSocketServerHandshaker;
 import io.netty.handler.codec.http.websocketx.WebSocketServerHandshakerFactory;
 import io.netty.handler.ssl.SslHandler;
@@ -84,7 +85,7 @@ public final class WebSocketUpgrade {
                         deflate == null ? null : shared.deflationOf(ctx.channel().eventLoop()),
                         deflate == null || !deflate.context() ? null : shared.newContext(ctx.channel().eventLoop(), deflate.windowBits())));
         pipeline.replace(ctx.name(), WebSocketFrameHandler.NAME, frames);
-        // An idle WebSocket connection keeps only the frame codec (which the handshake puts in
+        // An idle WebSocket connection keeps only the frame decoder (which the handshake puts in
         // place of the HTTP codec, gzip and aggregator) and the frame handler: the frame handler
         // also does what the handlers removed here did (read back-pressure, idle detection with
         // its loop's IdleSweep), puts fragments together and checks UTF-8.
@@ -96,7 +97,11 @@ public final class WebSocketUpgrade {
         handshaker.handshake(ctx.channel(), request, headers, ctx.newPromise()).addListener(future -> {
             if (!future.isSuccess()) {
                 ctx.close();
+                return;
             }
+            // The 101 is written and the HTTP encoder gone: the frame encoder the handshake put
+            // in its place goes too, as the frames written from now on are encoded already.
+            removeIfPresent(pipeline, WebSocketFrameEncoder.class);
         });
     }
 

@@ -7,6 +7,8 @@ import io.bayeux.transport.internal.ConnectionTypes;
 import io.bayeux.transport.internal.LoopOutbox;
 import io.bayeux.transport.internal.http.BrowserCookie;
 import io.bayeux.transport.internal.http.RequestContext;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
@@ -18,14 +20,19 @@ import io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocket13FrameDecoder;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
+import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.zip.DataFormatException;
 import java.util.zip.Deflater;
+import java.util.zip.Inflater;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -44,6 +51,8 @@ class WebSocketFrameHandlerTest {
     private static final String HANDSHAKE = "[{\"channel\":\"/meta/handshake\",\"version\":\"1.0\",\"supportedConnectionTypes\":[\"websocket\"]}]";
     private BayeuxServerImpl bayeux;
     private EmbeddedChannel channel;
+    /** Decodes what the handler writes, as a client would (unmasked frames, RSV1 allowed). */
+    private EmbeddedChannel frames;
 
     @BeforeEach
     void connect() {
@@ -61,6 +70,8 @@ class WebSocketFrameHandlerTest {
         WebSocketShared shared = new WebSocketShared(bayeux, settings, Runnable::run,
                 new BrowserCookie(settings.browserCookieName(), settings.browserCookieSameSite()), outboxes);
         channel = new EmbeddedChannel();
+        frames = new EmbeddedChannel(new WebSocket13FrameDecoder(WebSocketDecoderConfig.newBuilder()
+                .expectMaskedFrames(false).allowExtensions(true).maxFramePayloadLength(1 << 24).build()));
         RequestContext context = RequestContext.ofUpgrade(channel, new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/cometd"),
                 settings.path(), ConnectionTypes.WEBSOCKET);
         WebSocketEndpoint endpoint = new WebSocketEndpoint(channel, shared, "browser-1", false, context, outboxes.of(channel),
@@ -71,6 +82,7 @@ class WebSocketFrameHandlerTest {
     @AfterEach
     void stop() {
         channel.finishAndReleaseAll();
+        frames.finishAndReleaseAll();
         bayeux.stop();
     }
 
@@ -78,7 +90,11 @@ class WebSocketFrameHandlerTest {
         channel.runPendingTasks();
         Object out = channel.readOutbound();
         assertNotNull(out, "a frame out");
-        return assertInstanceOf(type, out);
+        // Frames go out encoded (no frame encoder stays in the pipeline): a client's decoder reads them.
+        frames.writeInbound(assertInstanceOf(ByteBuf.class, out));
+        Object frame = frames.readInbound();
+        assertNotNull(frame, "a whole frame");
+        return assertInstanceOf(type, frame);
     }
 
     private void assertClosedWith(WebSocketCloseStatus status) {
@@ -136,9 +152,29 @@ class WebSocketFrameHandlerTest {
     private void assertHandshakeReply() {
         TextWebSocketFrame reply = next(TextWebSocketFrame.class);
         try {
-            assertTrue(reply.text().contains("\"successful\":true"), reply.text());
+            String text = reply.rsv() == RSV1 ? inflate(ByteBufUtil.getBytes(reply.content())) : reply.text();
+            assertTrue(text.contains("\"successful\":true"), text);
         } finally {
             reply.release();
+        }
+    }
+
+    /** A permessage-deflate payload inflated, its {@code 00 00 ff ff} put back. */
+    private static String inflate(byte[] payload) {
+        Inflater inflater = new Inflater(true);
+        try {
+            inflater.setInput(ByteBuffer.wrap(new byte[payload.length + 4]).put(payload).put(new byte[] {0, 0, (byte) 0xFF, (byte) 0xFF}).flip());
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            byte[] chunk = new byte[8192];
+            int n;
+            while ((n = inflater.inflate(chunk)) > 0) {
+                out.write(chunk, 0, n);
+            }
+            return out.toString(StandardCharsets.UTF_8);
+        } catch (DataFormatException x) {
+            throw new AssertionError("the reply does not inflate", x);
+        } finally {
+            inflater.end();
         }
     }
 
