@@ -1,18 +1,24 @@
 package io.bayeux.load;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
+import io.netty.util.concurrent.FastThreadLocal;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
+import java.util.zip.DataFormatException;
+import java.util.zip.Inflater;
 
 /**
  * One idle WebSocket client of the density mode, as a Netty handler at the end of its
@@ -23,8 +29,10 @@ import java.util.List;
  * {@link Listener} when it is ready (connected and subscribed to every room), of each message
  * on the broadcast channel, of a refusal, and when its connection closes.
  *
- * <p>Speaks Bayeux by hand (Jackson trees) so that a client costs only its socket and pipeline:
- * tens of thousands fit in one load-tool process. Thread-safety: every method runs on the
+ * <p>Speaks Bayeux by hand (messages written as text, read with Jackson's streaming parser,
+ * compressed ones inflated with one inflater per event loop when the server keeps no context)
+ * so that a client costs little besides its socket and pipeline: tens of thousands fit in one
+ * load-tool process, and their own CPU takes little from the server on the same machine. Thread-safety: every method runs on the
  * connection's event loop, which confines all fields.
  */
 final class IdleClient extends SimpleChannelInboundHandler<WebSocketFrame> {
@@ -33,8 +41,8 @@ final class IdleClient extends SimpleChannelInboundHandler<WebSocketFrame> {
         /** Connected and subscribed to every room. */
         void ready(IdleClient client);
 
-        /** A message on the broadcast channel arrived. */
-        void broadcast(IdleClient client, JsonNode message);
+        /** A message on the broadcast channel arrived, {@code id} its {@code data.id} (null if none). */
+        void broadcast(IdleClient client, String id);
 
         /** The server refused a handshake, connect or subscribe, or the connection failed while setting up. */
         void refused(IdleClient client, String reason);
@@ -43,7 +51,20 @@ final class IdleClient extends SimpleChannelInboundHandler<WebSocketFrame> {
         void closed(IdleClient client);
     }
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final JsonFactory JSON = new JsonFactory();
+    /** A frame's RSV1 bit, as {@link WebSocketFrame#rsv()} tells it: set on a message compressed by permessage-deflate. */
+    private static final int RSV1 = 0x4;
+    /** The end of a sync flush that RFC 7692 leaves out of each compressed message. */
+    private static final byte[] SYNC_FLUSH_TAIL = {0, 0, (byte) 0xFF, (byte) 0xFF};
+    /** The largest message inflated. */
+    private static final int MAX_MESSAGE_SIZE = IdleClients.MAX_MESSAGE_SIZE;
+    /** Per event loop, the inflater of messages compressed without context: one for all its connections. */
+    private static final FastThreadLocal<Inflater> LOOP_INFLATER = new FastThreadLocal<>() {
+        @Override
+        protected Inflater initialValue() {
+            return new Inflater(true);
+        }
+    };
 
     private final String broadcastChannel;
     private final List<String> rooms;
@@ -55,6 +76,10 @@ final class IdleClient extends SimpleChannelInboundHandler<WebSocketFrame> {
     private int subscribed;
     private boolean ready;
     private boolean leaving;
+    /** Whether the server compresses each message without context (so the loop's inflater serves). */
+    private boolean serverNoContext;
+    /** This connection's inflater when the server keeps context between its messages; made on first use. */
+    private Inflater ownInflater;
 
     /**
      * @param broadcastChannel the channel of the broadcast every client is subscribed to, one of {@code rooms}
@@ -74,10 +99,9 @@ final class IdleClient extends SimpleChannelInboundHandler<WebSocketFrame> {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
         if (event == WebSocketClientProtocolHandler.ClientHandshakeStateEvent.HANDSHAKE_COMPLETE) {
-            ObjectNode handshake = message("/meta/handshake");
-            handshake.put("version", "1.0");
-            handshake.putArray("supportedConnectionTypes").add("websocket");
-            send(List.of(handshake));
+            StringBuilder handshake = message(new StringBuilder(128).append('['), "/meta/handshake");
+            handshake.setLength(handshake.length() - 1);
+            send(handshake.append(",\"version\":\"1.0\",\"supportedConnectionTypes\":[\"websocket\"]}]"));
         } else if (event == WebSocketClientProtocolHandler.ClientHandshakeStateEvent.HANDSHAKE_TIMEOUT) {
             listener.refused(this, "WebSocket upgrade timed out");
         }
@@ -85,44 +109,130 @@ final class IdleClient extends SimpleChannelInboundHandler<WebSocketFrame> {
     }
 
     @Override
-    protected void channelRead0(ChannelHandlerContext ctx, WebSocketFrame frame) throws IOException {
+    protected void channelRead0(ChannelHandlerContext ctx, WebSocketFrame frame) throws IOException, DataFormatException {
         if (!(frame instanceof TextWebSocketFrame text)) {
             return;
         }
-        JsonNode messages = JSON.readTree(text.text());
-        for (JsonNode message : messages) {
-            handle(message);
+        String json = (text.rsv() & RSV1) != 0 ? inflate(text.content()) : text.text();
+        try (JsonParser parser = JSON.createParser(json)) {
+            if (parser.nextToken() != JsonToken.START_ARRAY) {
+                return;
+            }
+            while (parser.nextToken() == JsonToken.START_OBJECT) {
+                read(parser);
+            }
         }
     }
 
-    private void handle(JsonNode message) {
-        String on = message.path("channel").asText();
-        if (on.equals(broadcastChannel) && message.has("data")) {
-            listener.broadcast(this, message);
+    /**
+     * A compressed message inflated: with the loop's inflater, reset after it, when the server
+     * keeps no context between its messages (as it answered the upgrade), else with this
+     * connection's own.
+     */
+    private String inflate(ByteBuf content) throws DataFormatException {
+        Inflater inflater;
+        if (serverNoContext) {
+            inflater = LOOP_INFLATER.get();
+        } else {
+            if (ownInflater == null) {
+                ownInflater = new Inflater(true);
+            }
+            inflater = ownInflater;
+        }
+        int length = content.readableBytes();
+        byte[] input = new byte[length + 4];
+        content.getBytes(content.readerIndex(), input, 0, length);
+        System.arraycopy(SYNC_FLUSH_TAIL, 0, input, length, 4);
+        inflater.setInput(input);
+        byte[] out = new byte[Math.max(64, 4 * length)];
+        int size = 0;
+        try {
+            while (true) {
+                if (size == out.length) {
+                    if (size >= MAX_MESSAGE_SIZE) {
+                        throw new DataFormatException("a message inflates past " + MAX_MESSAGE_SIZE + " bytes");
+                    }
+                    out = Arrays.copyOf(out, Math.min(2 * size, MAX_MESSAGE_SIZE));
+                }
+                int n = inflater.inflate(out, size, out.length - size);
+                size += n;
+                if (n == 0 && (inflater.needsInput() || inflater.finished() || inflater.needsDictionary())) {
+                    break;
+                }
+            }
+        } finally {
+            if (serverNoContext) {
+                inflater.reset();
+            }
+        }
+        return new String(out, 0, size, StandardCharsets.UTF_8);
+    }
+
+    /** Reads one message of a frame, the parser on its start, and acts on it. */
+    private void read(JsonParser parser) throws IOException {
+        String on = "";
+        String id = null;
+        String error = null;
+        String dataId = null;
+        boolean data = false;
+        boolean successful = false;
+        while (parser.nextToken() == JsonToken.FIELD_NAME) {
+            String name = parser.currentName();
+            JsonToken value = parser.nextToken();
+            switch (name) {
+                case "channel" -> on = parser.getText();
+                case "successful" -> successful = value == JsonToken.VALUE_TRUE;
+                case "clientId" -> id = parser.getText();
+                case "error" -> error = parser.getText();
+                case "data" -> {
+                    data = true;
+                    if (value == JsonToken.START_OBJECT) {
+                        while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                            boolean isId = parser.currentName().equals("id");
+                            parser.nextToken();
+                            if (isId) {
+                                dataId = parser.getText();
+                            } else {
+                                parser.skipChildren();
+                            }
+                        }
+                    } else {
+                        parser.skipChildren();
+                    }
+                }
+                default -> parser.skipChildren();
+            }
+        }
+        handle(on, successful, id, error, data, dataId);
+    }
+
+    private void handle(String on, boolean successful, String id, String error, boolean data, String dataId) {
+        if (on.equals(broadcastChannel) && data) {
+            listener.broadcast(this, dataId);
             return;
         }
         if (!on.startsWith("/meta/")) {
             return;
         }
-        if (!message.path("successful").asBoolean(false)) {
+        if (!successful) {
             if (!leaving) {
-                listener.refused(this, message.toString());
+                listener.refused(this, on + " refused: " + error);
             }
             return;
         }
         switch (on) {
             case "/meta/handshake" -> {
-                clientId = message.path("clientId").asText();
-                ObjectNode connect = connect();
-                connect.putObject("advice").put("timeout", 0);
-                List<ObjectNode> batch = new java.util.ArrayList<>(rooms.size() + 1);
-                batch.add(connect);
+                clientId = id;
+                StringBuilder batch = new StringBuilder(64 * (rooms.size() + 1)).append('[');
+                connect(batch);
+                batch.setLength(batch.length() - 1);
+                batch.append(",\"advice\":{\"timeout\":0}}");
                 for (String room : rooms) {
-                    ObjectNode subscribe = message("/meta/subscribe");
-                    subscribe.put("subscription", room);
-                    batch.add(subscribe);
+                    message(batch.append(','), "/meta/subscribe");
+                    batch.setLength(batch.length() - 1);
+                    quoted(batch.append(",\"subscription\":"), room).append('}');
                 }
-                send(batch);
+                send(batch.append(']'));
             }
             case "/meta/subscribe" -> {
                 if (++subscribed == rooms.size() && !ready) {
@@ -132,7 +242,7 @@ final class IdleClient extends SimpleChannelInboundHandler<WebSocketFrame> {
             }
             case "/meta/connect" -> {
                 if (!leaving) {
-                    send(List.of(connect()));
+                    send(connect(new StringBuilder(128).append('[')).append(']'));
                 }
             }
             case "/meta/disconnect" -> channel.close();
@@ -144,6 +254,10 @@ final class IdleClient extends SimpleChannelInboundHandler<WebSocketFrame> {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (ownInflater != null) {
+            ownInflater.end();
+            ownInflater = null;
+        }
         listener.closed(this);
         super.channelInactive(ctx);
     }
@@ -160,7 +274,7 @@ final class IdleClient extends SimpleChannelInboundHandler<WebSocketFrame> {
     void leave() {
         leaving = true;
         if (clientId != null && channel.isActive()) {
-            send(List.of(message("/meta/disconnect")));
+            send(message(new StringBuilder(128).append('['), "/meta/disconnect").append(']'));
         } else {
             channel.close();
         }
@@ -176,25 +290,45 @@ final class IdleClient extends SimpleChannelInboundHandler<WebSocketFrame> {
         return channel.eventLoop();
     }
 
-    private ObjectNode connect() {
-        ObjectNode connect = message("/meta/connect");
-        connect.put("connectionType", "websocket");
-        return connect;
+    /** Whether the server answered the upgrade with {@code server_no_context_takeover}; on the loop, before the first frame. */
+    void serverNoContext(boolean serverNoContext) {
+        this.serverNoContext = serverNoContext;
     }
 
-    private ObjectNode message(String on) {
-        ObjectNode message = JSON.createObjectNode();
-        message.put("channel", on);
-        message.put("id", Integer.toString(++nextId));
+    /** Appends a {@code /meta/connect}. */
+    private StringBuilder connect(StringBuilder out) {
+        message(out, "/meta/connect");
+        out.setLength(out.length() - 1);
+        return out.append(",\"connectionType\":\"websocket\"}");
+    }
+
+    /** Appends a message on {@code on} with its id and the client's id, as one JSON object. */
+    private StringBuilder message(StringBuilder out, String on) {
+        quoted(out.append("{\"channel\":"), on);
+        out.append(",\"id\":\"").append(++nextId).append('"');
         if (clientId != null) {
-            message.put("clientId", clientId);
+            quoted(out.append(",\"clientId\":"), clientId);
         }
-        return message;
+        return out.append('}');
     }
 
-    private void send(List<ObjectNode> messages) {
-        ArrayNode array = JSON.createArrayNode();
-        array.addAll(messages);
-        channel.writeAndFlush(new TextWebSocketFrame(array.toString()));
+    /** Appends {@code text} as a JSON string. */
+    private static StringBuilder quoted(StringBuilder out, String text) {
+        out.append('"');
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '"' || c == '\\') {
+                out.append('\\').append(c);
+            } else if (c < 0x20) {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.append('"');
+    }
+
+    private void send(CharSequence messages) {
+        channel.writeAndFlush(new TextWebSocketFrame(Unpooled.copiedBuffer(messages, StandardCharsets.UTF_8)));
     }
 }

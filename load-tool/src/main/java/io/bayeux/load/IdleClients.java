@@ -1,7 +1,8 @@
 package io.bayeux.load;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -9,14 +10,17 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
-import io.netty.handler.codec.http.websocketx.extensions.WebSocketClientExtensionHandler;
-import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionFilter;
-import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionFilterProvider;
+import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionData;
 import io.netty.handler.codec.http.websocketx.extensions.compression.PerMessageDeflateClientExtensionHandshaker;
 
 import java.net.InetAddress;
@@ -52,7 +56,7 @@ import java.util.concurrent.atomic.AtomicReference;
 final class IdleClients implements DensityClients {
     /** Channels of the idle clients: the broadcast channel every client joins, and the rooms. */
     static final String BROADCAST_CHANNEL = "/chat/all";
-    private static final int MAX_MESSAGE_SIZE = 1024 * 1024;
+    static final int MAX_MESSAGE_SIZE = 1024 * 1024;
     private static final long POLL_MILLIS = 20;
 
     private final URI wsUrl;
@@ -175,10 +179,11 @@ final class IdleClients implements DensityClients {
             protected void initChannel(SocketChannel ch) {
                 ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(64 * 1024));
                 if (offerDeflate) {
-                    ch.pipeline().addLast(deflateOffer());
+                    ch.pipeline().addLast(new DeflateAnswer(client));
                 }
                 ch.pipeline().addLast(new WebSocketClientProtocolHandler(WebSocketClientProtocolConfig.newBuilder()
                                 .webSocketUri(wsUrl).maxFramePayloadLength(MAX_MESSAGE_SIZE).allowExtensions(offerDeflate)
+                                .customHeaders(offerDeflate ? DEFLATE_OFFER : EmptyHttpHeaders.INSTANCE)
                                 .handshakeTimeoutMillis(30_000).dropPongFrames(true).withUTF8Validator(false).build()),
                         new WebSocketFrameAggregator(MAX_MESSAGE_SIZE), client);
             }
@@ -193,21 +198,42 @@ final class IdleClients implements DensityClients {
                 });
     }
 
-    /** The offer of the project's Java client: permessage-deflate without parameters, its own messages sent uncompressed. */
-    private static WebSocketClientExtensionHandler deflateOffer() {
-        WebSocketExtensionFilterProvider filters = new WebSocketExtensionFilterProvider() {
-            @Override
-            public WebSocketExtensionFilter encoderFilter() {
-                return WebSocketExtensionFilter.ALWAYS_SKIP;
-            }
+    /**
+     * The offer of the project's Java client (Netty's, made by its permessage-deflate handshaker:
+     * its own messages go uncompressed), as an upgrade header. The answer is read by
+     * {@link DeflateAnswer}; the client inflates what it gets itself ({@link IdleClient}).
+     */
+    private static final HttpHeaders DEFLATE_OFFER = deflateOffer();
 
-            @Override
-            public WebSocketExtensionFilter decoderFilter() {
-                return WebSocketExtensionFilter.NEVER_SKIP;
+    private static HttpHeaders deflateOffer() {
+        WebSocketExtensionData offer = new PerMessageDeflateClientExtensionHandshaker(6, false, 15, true, false).newRequestData();
+        StringBuilder header = new StringBuilder(offer.name());
+        offer.parameters().forEach((name, value) -> {
+            header.append("; ").append(name);
+            if (value != null) {
+                header.append('=').append(value);
             }
-        };
-        return new WebSocketClientExtensionHandler(new PerMessageDeflateClientExtensionHandshaker(
-                6, false, 15, true, false, filters, MAX_MESSAGE_SIZE));
+        });
+        return new DefaultHttpHeaders().add(HttpHeaderNames.SEC_WEBSOCKET_EXTENSIONS, header.toString());
+    }
+
+    /** Tells a client, from the server's answer to its upgrade, whether compressed messages come without context; then leaves. */
+    private static final class DeflateAnswer extends ChannelInboundHandlerAdapter {
+        private final IdleClient client;
+
+        DeflateAnswer(IdleClient client) {
+            this.client = client;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object message) {
+            if (message instanceof HttpResponse response) {
+                String extensions = response.headers().get(HttpHeaderNames.SEC_WEBSOCKET_EXTENSIONS);
+                client.serverNoContext(extensions != null && extensions.contains("server_no_context_takeover"));
+                ctx.pipeline().remove(this);
+            }
+            ctx.fireChannelRead(message);
+        }
     }
 
     private void settle(IdleClient client) {
@@ -310,8 +336,8 @@ final class IdleClients implements DensityClients {
         }
 
         @Override
-        public void broadcast(IdleClient client, JsonNode message) {
-            if (message.path("data").path("id").asText().equals(expectedBroadcast)) {
+        public void broadcast(IdleClient client, String id) {
+            if (expectedBroadcast != null && expectedBroadcast.equals(id)) {
                 long now = System.nanoTime();
                 lastArrivalNanos.accumulateAndGet(now, Math::max);
                 arrivals.incrementAndGet();

@@ -63,6 +63,31 @@ class DensityIT {
 
     @Test
     @Timeout(120)
+    void clientsOfAServerThatCompressesWithContextInflateEveryFrameWithTheirOwnContext() throws Exception {
+        // The server keeps context between a connection's messages: each client inflates with
+        // an inflater of its own, where it shares its loop's when the server keeps none.
+        TestScenarios.ServerCount count = new TestScenarios.ServerCount();
+        NettyBayeuxServer server = BenchmarkServer.builder(BenchmarkServer.Settings.defaults("127.0.0.1", 0), count, () -> null)
+                .websocketCompressionContext(true).build().start();
+        try {
+            DensityRun.Settings settings = new DensityRun.Settings(server.uri(), null, List.of(100), DensityCommand.sourceAddresses(2),
+                    true, 100, 10, 50, 2, Duration.ZERO, Duration.ofSeconds(10), 1024 * 1024, Duration.ofSeconds(60), 2, 0, 1);
+
+            DensityRun.Result result = new DensityRun(settings, TestScenarios.QUIET).run();
+
+            assertEquals(2, result.rounds().size());
+            for (DensityRun.Round round : result.rounds()) {
+                assertEquals(100, round.clients(), "round " + round.round() + ": every client handshook, connected and subscribed");
+                assertEquals(100, round.broadcastArrivals(), "round " + round.round() + ": the broadcast reached every client");
+            }
+            assertTrue(server.websocketCompressions() > 0, "the clients' frames were compressed");
+        } finally {
+            server.stop();
+        }
+    }
+
+    @Test
+    @Timeout(120)
     void clientsSpreadOverTwoProcessesAreCountedReachedAndGoneTogether() throws Exception {
         TestScenarios.ServerCount count = new TestScenarios.ServerCount();
         NettyBayeuxServer server = servers.start(count);
