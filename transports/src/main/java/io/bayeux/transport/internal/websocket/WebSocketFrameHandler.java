@@ -1,6 +1,5 @@
 package io.bayeux.transport.internal.websocket;
 
-import io.bayeux.transport.internal.SharedFrames;
 import io.bayeux.api.Channel;
 import io.bayeux.api.Message;
 import io.bayeux.api.server.ServerMessage;
