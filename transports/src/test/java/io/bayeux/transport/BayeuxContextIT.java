@@ -152,7 +152,8 @@ class BayeuxContextIT {
         start(context -> true);
 
         Handshake handshake = handshake(transport, "/cometd/handshake?app=chat&app=lobby",
-                List.of("X-Trace: one", "X-Trace: two", "User-Agent: context-test"));
+                List.of("X-Trace: one", "X-Trace: two", "User-Agent: context-test", "Accept-Encoding: gzip, deflate, br",
+                        "Accept-Language: en-GB,en;q=0.9", "Cache-Control: no-cache", "Pragma: no-cache"));
 
         assertTrue(handshake.successful(), handshake.reply()::toString);
         BayeuxContext context = added.poll(10, TimeUnit.SECONDS);
@@ -162,6 +163,9 @@ class BayeuxContextIT {
         assertEquals(List.of("one", "two"), context.getHeaderValues("x-trace"));
         assertEquals("context-test", context.getHeader("User-Agent"));
         assertEquals(List.of(), context.getHeaderValues("X-Absent"));
+        assertEquals("gzip, deflate, br", context.getHeader("accept-encoding"));
+        assertEquals("en-GB,en;q=0.9", context.getHeader("Accept-Language"));
+        assertEquals("no-cache", context.getHeader("Pragma"));
         assertTrue(context.getHeader("HOST").startsWith("127.0.0.1"), context.getHeader("HOST"));
         assertEquals(List.of(context.getHeader("HOST")), context.getHeaderValues("host"));
         if (transport.equals("websocket")) {

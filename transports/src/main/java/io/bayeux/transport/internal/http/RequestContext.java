@@ -27,12 +27,14 @@ public final class RequestContext implements BayeuxContext {
     /** Separates names and values in packed headers: no header name or value holds a line feed. */
     private static final char SEPARATOR = '\n';
     /**
-     * Names of headers that nearly every upgrade carries, packed as one character each: the
-     * control character {@code 1 + i} (no header name holds one) for {@code COMMON[i]}.
+     * Names of headers that nearly every upgrade carries, packed as one character each:
+     * {@code CODE + i} for {@code COMMON[i]}, a character no header name holds (names are ASCII
+     * tokens) and that keeps the string one byte per character.
      */
     private static final String[] COMMON = {"host", "upgrade", "connection", "origin", "sec-websocket-version",
         "sec-websocket-extensions", "sec-websocket-protocol", "user-agent", "cookie", "accept-encoding", "accept-language",
         "cache-control", "pragma", "authorization", "referer", "x-forwarded-for", "x-forwarded-proto"};
+    private static final char CODE = 0x80;
     /**
      * The request's {@link HttpHeaders}, or an upgrade's headers packed as
      * "name\nvalue\nname\nvalue\n", a {@link #COMMON} name as its one character, without the
@@ -161,7 +163,7 @@ public final class RequestContext implements BayeuxContext {
     private static char codeOf(CharSequence name) {
         for (int i = 0; i < COMMON.length; i++) {
             if (AsciiString.contentEqualsIgnoreCase(name, COMMON[i])) {
-                return (char) (1 + i);
+                return (char) (CODE + i);
             }
         }
         return 0;
