@@ -3,6 +3,7 @@ package io.bayeux.cluster.redis;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -17,6 +18,7 @@ import io.lettuce.core.cluster.pubsub.RedisClusterPubSubAdapter;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.event.connection.ConnectionActivatedEvent;
 import io.lettuce.core.event.connection.ConnectionDeactivatedEvent;
+import io.lettuce.core.event.connection.ConnectionEvent;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.pubsub.api.async.RedisPubSubAsyncCommands;
@@ -26,6 +28,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -102,10 +106,16 @@ final class RedisConnection implements AutoCloseable {
                 .build();
         sharded = config.mode() == RedisConfig.Mode.CLUSTER;
         client = sharded ? clusterClient(resources, config) : standaloneClient(resources, config);
+        List<RedisURI> sentinels = sharded ? List.of() : config.redisURI().getSentinels();
         events = client.getResources().eventBus().get().subscribe(event -> {
             if (event instanceof ClusterTopologyChangedEvent) {
                 changed.accept(true);
                 regained.run();
+            } else if (event instanceof ConnectionEvent connection && isSentinel(connection.remoteAddress(), sentinels)) {
+                // Lettuce asks a Sentinel for the master at each connection and reconnection, on a
+                // connection of its own that it closes: its going down is not Redis going away
+                // (told on another thread, it could come after the main connections were back).
+                LOGGER.debug("Sentinel connection event {}", event);
             } else if (event instanceof ConnectionActivatedEvent) {
                 changed.accept(true);
             } else if (event instanceof ConnectionDeactivatedEvent) {
@@ -218,6 +228,20 @@ final class RedisConnection implements AutoCloseable {
     /** Whether both connections are up. */
     boolean isOpen() {
         return publisher != null && publisher.isOpen() && subscriber != null && subscriber.isOpen();
+    }
+
+    /** Whether {@code remote} is one of {@code sentinels}. */
+    private static boolean isSentinel(SocketAddress remote, List<RedisURI> sentinels) {
+        if (!(remote instanceof InetSocketAddress address)) {
+            return false;
+        }
+        for (RedisURI sentinel : sentinels) {
+            if (sentinel.getPort() == address.getPort() && (sentinel.getHost().equals(address.getHostString())
+                    || address.getAddress() != null && sentinel.getHost().equals(address.getAddress().getHostAddress()))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The commands connection (requests queue, in order, while Redis is away; on a cluster, routed by slot). */
