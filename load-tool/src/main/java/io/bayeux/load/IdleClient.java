@@ -32,8 +32,8 @@ import java.util.zip.Inflater;
  * <p>Speaks Bayeux by hand (messages written as text, read with Jackson's streaming parser,
  * compressed ones inflated with one inflater per event loop when the server keeps no context)
  * so that a client costs little besides its socket and pipeline: tens of thousands fit in one
- * load-tool process, and their own CPU takes little from the server on the same machine. Thread-safety: every method runs on the
- * connection's event loop, which confines all fields.
+ * load-tool process, and their own CPU takes little from the server on the same machine.
+ * Thread-safety: every method runs on the connection's event loop, which confines all fields.
  */
 final class IdleClient extends SimpleChannelInboundHandler<WebSocketFrame> {
     /** Told of a client's progress, on its event loop. */
