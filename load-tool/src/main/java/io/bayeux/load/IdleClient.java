@@ -99,8 +99,7 @@ final class IdleClient extends SimpleChannelInboundHandler<WebSocketFrame> {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
         if (event == WebSocketClientProtocolHandler.ClientHandshakeStateEvent.HANDSHAKE_COMPLETE) {
-            StringBuilder handshake = message(new StringBuilder(128).append('['), "/meta/handshake");
-            handshake.setLength(handshake.length() - 1);
+            StringBuilder handshake = open(new StringBuilder(128).append('['), "/meta/handshake");
             send(handshake.append(",\"version\":\"1.0\",\"supportedConnectionTypes\":[\"websocket\"]}]"));
         } else if (event == WebSocketClientProtocolHandler.ClientHandshakeStateEvent.HANDSHAKE_TIMEOUT) {
             listener.refused(this, "WebSocket upgrade timed out");
@@ -224,13 +223,9 @@ final class IdleClient extends SimpleChannelInboundHandler<WebSocketFrame> {
             case "/meta/handshake" -> {
                 clientId = id;
                 StringBuilder batch = new StringBuilder(64 * (rooms.size() + 1)).append('[');
-                connect(batch);
-                batch.setLength(batch.length() - 1);
-                batch.append(",\"advice\":{\"timeout\":0}}");
+                openConnect(batch).append(",\"advice\":{\"timeout\":0}}");
                 for (String room : rooms) {
-                    message(batch.append(','), "/meta/subscribe");
-                    batch.setLength(batch.length() - 1);
-                    quoted(batch.append(",\"subscription\":"), room).append('}');
+                    quoted(open(batch.append(','), "/meta/subscribe").append(",\"subscription\":"), room).append('}');
                 }
                 send(batch.append(']'));
             }
@@ -242,7 +237,7 @@ final class IdleClient extends SimpleChannelInboundHandler<WebSocketFrame> {
             }
             case "/meta/connect" -> {
                 if (!leaving) {
-                    send(connect(new StringBuilder(128).append('[')).append(']'));
+                    send(openConnect(new StringBuilder(128).append('[')).append("}]"));
                 }
             }
             case "/meta/disconnect" -> channel.close();
@@ -274,7 +269,7 @@ final class IdleClient extends SimpleChannelInboundHandler<WebSocketFrame> {
     void leave() {
         leaving = true;
         if (clientId != null && channel.isActive()) {
-            send(message(new StringBuilder(128).append('['), "/meta/disconnect").append(']'));
+            send(open(new StringBuilder(128).append('['), "/meta/disconnect").append("}]"));
         } else {
             channel.close();
         }
@@ -295,21 +290,19 @@ final class IdleClient extends SimpleChannelInboundHandler<WebSocketFrame> {
         this.serverNoContext = serverNoContext;
     }
 
-    /** Appends a {@code /meta/connect}. */
-    private StringBuilder connect(StringBuilder out) {
-        message(out, "/meta/connect");
-        out.setLength(out.length() - 1);
-        return out.append(",\"connectionType\":\"websocket\"}");
+    /** Appends a {@code /meta/connect}, its object left open (see {@link #open}). */
+    private StringBuilder openConnect(StringBuilder out) {
+        return open(out, "/meta/connect").append(",\"connectionType\":\"websocket\"");
     }
 
-    /** Appends a message on {@code on} with its id and the client's id, as one JSON object. */
-    private StringBuilder message(StringBuilder out, String on) {
+    /** Appends a message on {@code on} with its id and the client's id: a JSON object the caller adds to and closes. */
+    private StringBuilder open(StringBuilder out, String on) {
         quoted(out.append("{\"channel\":"), on);
         out.append(",\"id\":\"").append(++nextId).append('"');
         if (clientId != null) {
             quoted(out.append(",\"clientId\":"), clientId);
         }
-        return out.append('}');
+        return out;
     }
 
     /** Appends {@code text} as a JSON string. */
