@@ -504,27 +504,33 @@ public final class BayeuxServerImpl implements BayeuxServer {
      */
     boolean removeSession(ServerSessionImpl session, ServerMessage message, boolean timeout, String error) {
         PendingBatch held = session.connectHold().take();
+        boolean heldConnect = false;
+        if (held != null) {
+            for (Exchange exchange : held.exchanges()) {
+                heldConnect |= exchange.connect;
+            }
+        }
+        // Remembered before the session is seen removed: a message that finds it so gets the reason.
+        boolean remembered = error != null && !heldConnect && sessions.rememberReason(session.getId(), error);
         if (!session.markRemoved()) {
+            if (remembered) {
+                sessions.forgetReason(session.getId(), error);
+            }
             return false;
         }
         sessions.remove(session);
-        boolean told = false;
         if (held != null) {
             for (Exchange exchange : held.exchanges()) {
                 if (exchange.connect) {
                     if (error != null) {
                         exchange.error(error);
                         Advice.handshake(exchange.reply);
-                        told = true;
                     } else {
                         Advice.none(exchange.reply);
                     }
                 }
             }
             held.resume();
-        }
-        if (error != null && !told) {
-            sessions.rememberReason(session.getId(), error);
         }
         for (ServerChannelImpl channel : session.subscriptions()) {
             channel.unsubscribe(session, message);

@@ -22,8 +22,8 @@ import java.util.concurrent.RejectedExecutionException;
  * {@link BayeuxServer.SessionListener}, it listens to each session's queue. With
  * {@link QueueOverflow#DISCONNECT} (the default) the session is removed and its client told
  * {@value #QUEUE_FULL}, with the advice to handshake again: no message is lost without the
- * client knowing, and a client with recovery gets back from the channels' history what it
- * missed. A session with acknowledged delivery is never dropped from, whatever the policy.
+ * client knowing, nothing after the first one dropped reaches it (what it received has no gap),
+ * and a client with recovery gets back from the channels' history what it missed. A session with acknowledged delivery is never dropped from, whatever the policy.
  *
  * <p>Thread-safe: {@link #queueMaxed} runs under the full session's lock (as
  * {@code QueueMaxedListener}s do), so a disconnect is handed to the executor, once per session.
@@ -72,6 +72,11 @@ public final class QueueOverflowPolicy implements BayeuxServer.SessionListener, 
                 if (disconnecting.add(s)) {
                     try {
                         executor.execute(() -> disconnect(s));
+                        // Nothing after the message dropped gets through: the client's last
+                        // message is where it recovers from.
+                        if (s instanceof ServerSessionImpl impl) {
+                            impl.outbox().refuseUntilRemoved();
+                        }
                     } catch (RejectedExecutionException x) {
                         LOG.warn("Cannot disconnect {}, whose queue is full: executor overloaded; the next overflow tries again", s);
                         disconnecting.remove(s);

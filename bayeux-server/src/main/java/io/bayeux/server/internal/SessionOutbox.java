@@ -58,6 +58,12 @@ final class SessionOutbox implements Endpoint.PushFailure {
      * fills, nor does what follows it, until the queue drained. Guarded by lock.
      */
     private int replayAllowance;
+    /**
+     * Whether the session overflowed and is being removed for it: nothing more is queued, so
+     * what its client received before it is told has no gap, and a recovery from the position
+     * of its last message gets back everything after it. Guarded by lock.
+     */
+    private boolean overflowed;
     /** 1 while listed in a LoopFlusher's round (see markDirty). */
     private volatile int dirty;
     /** The next outbox in the LoopFlusher's list while this one is listed (dirty); written only by whoever lists or takes it. */
@@ -116,7 +122,7 @@ final class SessionOutbox implements Endpoint.PushFailure {
     private boolean enqueue(ServerSession sender, ServerMessage message, boolean lazy, boolean bounded) {
         lock.lock();
         try {
-            if (session.isRemoved() || !queue.offer(sender, message, lazy, bounded ? queueBound() : -1)) {
+            if (session.isRemoved() || overflowed || !queue.offer(sender, message, lazy, bounded ? queueBound() : -1)) {
                 return false;
             }
             if (!bounded) {
@@ -202,6 +208,15 @@ final class SessionOutbox implements Endpoint.PushFailure {
             lock.unlock();
         }
         wakeUp(true);
+    }
+
+    /**
+     * Under the lock (a {@code QueueMaxedListener}'s): the session overflowed and its removal is
+     * on its way; until then every message for it is refused, a replayed one too, though its
+     * queue may drain meanwhile.
+     */
+    void refuseUntilRemoved() {
+        overflowed = true;
     }
 
     /** Under the lock: the session went away; its queue and connection are dropped. @return as {@link #clearBehind()} */

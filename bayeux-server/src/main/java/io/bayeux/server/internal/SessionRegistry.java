@@ -43,10 +43,22 @@ final class SessionRegistry {
         return sessions.remove(session.getId(), session);
     }
 
-    /** Remembers why a session was removed, until its client's next message asks. */
-    void rememberReason(String id, String error) {
+    /**
+     * Remembers why a session is removed, until its client's next message asks; a reason
+     * remembered already for it stays.
+     *
+     * @return whether this one was remembered
+     */
+    boolean rememberReason(String id, String error) {
         synchronized (reasons) {
-            reasons.put(id, error);
+            return reasons.putIfAbsent(id, error) == null;
+        }
+    }
+
+    /** Forgets the reason {@link #rememberReason} remembered, if it is still that one. */
+    void forgetReason(String id, String error) {
+        synchronized (reasons) {
+            reasons.remove(id, error);
         }
     }
 

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -57,6 +58,30 @@ class QueueOverflowPolicyTest {
             assertNotNull(server.getSession(bob.clientId()), "not under the session's lock");
             tasks.forEach(Runnable::run);
             assertNull(server.getSession(bob.clientId()));
+        } finally {
+            server.stop();
+        }
+    }
+
+    @Test
+    void disconnectRefusesWhatFollowsTheDroppedMessageThoughTheQueueDrainsBeforeTheRemoval() {
+        List<Runnable> tasks = new ArrayList<>();
+        BayeuxServerImpl server = bounded();
+        try {
+            server.addListener(new QueueOverflowPolicy(QueueOverflow.DISCONNECT, tasks::add));
+            TestClient bob = new TestClient(server, false).connected();
+            ServerSession session = server.getSession(bob.clientId());
+            for (int i = 0; i < 3; i++) {
+                session.deliver(null, "/chat/room", "m" + i, Promise.noop());
+            }
+            assertEquals(List.of("m0", "m1"), Deliveries.data(Deliveries.drain(bob)), "m2 overflowed");
+            session.deliver(null, "/chat/room", "m3", Promise.noop());
+            assertEquals(List.of(), Deliveries.data(Deliveries.drain(bob)),
+                    "m3 never reaches the client: its last message is where it recovers from");
+            tasks.forEach(Runnable::run);
+            assertNull(server.getSession(bob.clientId()));
+            List<Map<String, Object>> replies = bob.call(bob.connectMessage());
+            assertEquals(QueueOverflowPolicy.QUEUE_FULL, replies.get(replies.size() - 1).get("error"), "told why: " + replies);
         } finally {
             server.stop();
         }
