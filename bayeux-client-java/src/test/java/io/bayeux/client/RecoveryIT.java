@@ -213,6 +213,39 @@ class RecoveryIT {
         assertEquals(second.getId(), client.getId(), "no second overflow");
     }
 
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"websocket", "long-polling"})
+    void aClientReadingAStreamThatOverflowsItsQueueGetsEveryMessageOnceInOrder(String transport) throws Exception {
+        NettyBayeuxServer server = start(HistoryPolicy.of(10_000, Duration.ofMinutes(5)), b -> b.maxQueue(20, QueueOverflow.DISCONNECT));
+        List<RecoveryExtension.Outcome> outcomes = new CopyOnWriteArrayList<>();
+        BayeuxClient client = recoveringClient(transport, new HandshakeGate(), (channel, outcome) -> outcomes.add(outcome));
+        List<Object> errors = new CopyOnWriteArrayList<>();
+        client.getChannel(Channel.META_CONNECT).addListener((io.bayeux.api.client.ClientSessionChannel.MessageListener) (channel, message) -> {
+            if (!message.isSuccessful()) {
+                errors.add(message.get(Message.ERROR_FIELD));
+            }
+        });
+        Received received = new Received();
+        subscribe(client, ROOM, (channel, message) -> received.add(message));
+        String firstSession = client.getId();
+
+        // Published as fast as one thread can while the client reads: its queue of 20 overflows,
+        // drains, and overflows again.
+        int total = 3_000;
+        ServerChannel room = server.bayeux().getChannel(ROOM);
+        Thread publisher = Thread.ofPlatform().name("publisher").start(() -> {
+            for (int i = 0; i < total; i++) {
+                room.publish(null, i, Promise.noop());
+            }
+        });
+        publisher.join(20_000);
+        received.await(total);
+        assertEquals(IntStream.range(0, total).boxed().toList(), received.list(), "every message once, in order");
+        assertTrue(errors.contains(io.bayeux.server.internal.QueueOverflowPolicy.QUEUE_FULL), "the queue overflowed: " + errors);
+        assertNotEquals(firstSession, client.getId());
+        assertTrue(outcomes.stream().allMatch(RecoveryExtension.Outcome::recovered), "every recovery recovered: " + outcomes);
+    }
+
     /** A connected client with recovery telling {@code listener}, whose handshakes {@code gate} holds when closed. */
     private BayeuxClient recoveringClient(String transport, HandshakeGate gate, RecoveryExtension.Listener listener) throws InterruptedException {
         BayeuxClient client = fixture.client(transport, config);
