@@ -276,14 +276,16 @@ async function publish(client, channel, data) {
 describe('recovery against the demo server', () => {
   let large; // history of 1500 messages per /chat/** channel (more than a session's queue holds)
   let small; // history of 5
+  let bounded; // history of 1500, sessions' queues of 20
   before(async () => {
-    [large, small] = await Promise.all([
+    [large, small, bounded] = await Promise.all([
       startDemo({ args: ['--history-size', '1500', '--history-ttl', '5m'] }),
       startDemo({ args: ['--history-size', '5', '--history-ttl', '5m'] }),
+      startDemo({ args: ['--history-size', '1500', '--history-ttl', '5m', '--max-queue', '20'] }),
     ]);
   });
   after(async () => {
-    await Promise.all([large && large.kill(), small && small.kill()]);
+    await Promise.all([large && large.kill(), small && small.kill(), bounded && bounded.kill()]);
   });
 
   for (const transport of TRANSPORTS) {
@@ -491,6 +493,37 @@ describe('recovery against the demo server', () => {
         await publish(bob, channel, 'live');
         await waitFor(() => received.items.length >= total + 2, { what: 'the live message' });
         assert.deepEqual(received.items.map((m) => m.data), [...Array.from({ length: total + 1 }, (_, n) => n), 'live']);
+      });
+
+      it('a client reading a stream that overflows its queue again and again gets every message once, in order', async () => {
+        const channel = `/chat/${transport}-stream`;
+        const a = await alice(bounded);
+        const bob = await publisher(bounded);
+        const received = recorder('received');
+        await subscribe(a.client, channel, received);
+        const failures = [];
+        a.client.addListener('/meta/connect', (m) => { if (!m.successful && m.error) failures.push(m.error); });
+
+        // Batches of 30 for queues of 20, sent back to back while alice reads: each overflows
+        // hers, which may drain before the next batch comes and before her session is gone.
+        const total = 600;
+        const replies = [];
+        for (let from = 1; from <= total; from += 30) {
+          bob.batch(() => {
+            for (let n = from; n < from + 30; n++) {
+              replies.push(callback((done) => bob.publish(channel, n, done), { what: `publish ${n}` }));
+            }
+          });
+        }
+        assert.ok((await Promise.all(replies)).every((r) => r.successful));
+        await waitFor(() => received.items.length >= total, { timeout: 20000, what: 'every message' }).catch((x) => {
+          throw new Error(`${x.message}: got ${received.items.length}; connect errors ${failures}; recovered ${JSON.stringify(a.recovered.items)}; gaps ${JSON.stringify(a.gaps.items)}`);
+        });
+        await publish(bob, channel, 'live');
+        await waitFor(() => received.items.length >= total + 1, { what: 'the live message' });
+        assert.deepEqual(received.items.map((m) => m.data), [...Array.from({ length: total }, (_, n) => n + 1), 'live'], 'every message once, in order');
+        assert.ok(failures.includes('409::queue_full'), `the queue overflowed: ${failures}`);
+        assert.deepEqual(a.gaps.items, []);
       });
 
       it('after a server restart, a subscription made again is told its history is another epoch', async () => {

@@ -9,6 +9,7 @@ import io.bayeux.api.server.BayeuxServer;
 import io.bayeux.api.server.HistoryPolicy;
 import io.bayeux.common.Durations;
 import io.bayeux.server.BayeuxServerConfig;
+import io.bayeux.server.QueueOverflow;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,7 +25,7 @@ import java.util.function.Consumer;
  *
  * <pre>
  * bin/bayeux-demo [--port 8080] [--host 127.0.0.1] [--jsonp] [--timeout MS] [--max-interval MS] [--service com.example.MyService]
- *                 [--history-size 100] [--history-ttl 5m]
+ *                 [--history-size 100] [--history-ttl 5m] [--max-queue 1000]
  *                 [--oort-url URL --oort-secret S [--oort-peers URL,...] [--oort-channels '/chat/**'] [--oort-failure-timeout MS]]
  *                 [--engine redis://HOST:PORT|redis-sentinel://HOST:PORT,.../MASTER|redis-cluster://HOST:PORT,... [--engine-channels '/chat/**']]
  *                 [--token-secret SECRET | --token-jwks URL] [--no-metrics] [--websocket-compression-context]
@@ -37,7 +38,9 @@ import java.util.function.Consumer;
  * <p>History (see docs/history.md): {@code --history-size N} messages (default 100) kept
  * {@code --history-ttl} each (default {@code 5m}) on every {@code /chat/**} channel, and on
  * the {@code /event/**} channels (open to anyone, as the rooms are) in the {@code replay}
- * dialect; {@code --history-size 0} turns history off.
+ * dialect; {@code --history-size 0} turns history off. {@code --max-queue N} bounds each
+ * session's queue (default 1,000): a client whose queue overflows is told
+ * {@code 409::queue_full} and handshakes again, recovering what it missed from the history.
  *
  * <p>{@code --websocket-compression-context} keeps a permessage-deflate context per connection
  * for the clients that allow it (fewer bytes, more CPU; see docs/transports.md).
@@ -83,6 +86,7 @@ public final class DemoServer {
         long timeout = -1;
         long maxInterval = -1;
         int historySize = 100;
+        Integer maxQueue = null;
         Duration historyTtl = Duration.ofMinutes(5);
         List<Object> extra = new ArrayList<>();
         DemoCluster cluster = new DemoCluster();
@@ -112,11 +116,12 @@ public final class DemoServer {
                 case "--timeout" -> timeout = Long.parseLong(value(args, ++i, "--timeout"));
                 case "--max-interval" -> maxInterval = Long.parseLong(value(args, ++i, "--max-interval"));
                 case "--history-size" -> historySize = Integer.parseInt(value(args, ++i, "--history-size"));
+                case "--max-queue" -> maxQueue = Integer.parseInt(value(args, ++i, "--max-queue"));
                 case "--history-ttl" -> historyTtl = Durations.parse(value(args, ++i, "--history-ttl"), "--history-ttl");
                 case "--service" -> extra.add(value(args, ++i, "--service"));
                 case "-h", "--help" -> {
                     System.out.println("Usage: bayeux-demo [--port N] [--host ADDRESS] [--jsonp] [--timeout MS] [--max-interval MS] [--service CLASS_NAME]..."
-                            + " [--history-size N] [--history-ttl DURATION] [--no-metrics] [--websocket-compression-context]"
+                            + " [--history-size N] [--history-ttl DURATION] [--max-queue N] [--no-metrics] [--websocket-compression-context]"
                             + " [--oort-url URL --oort-secret SECRET [--oort-peers URL,...] [--oort-channels PATTERN,...] [--oort-failure-timeout MS]]"
                             + " [--engine redis://HOST:PORT|redis-sentinel://HOST:PORT,.../MASTER|redis-cluster://HOST:PORT,... [--engine-channels PATTERN,...]]"
                             + " [--token-secret SECRET | --token-jwks URL]");
@@ -130,6 +135,9 @@ public final class DemoServer {
         }
         NettyBayeuxServer.Builder builder = NettyBayeuxServer.builder().host(host).port(port).jsonp(jsonp)
                 .websocketCompressionContext(compressionContext);
+        if (maxQueue != null) {
+            builder.maxQueue(maxQueue, QueueOverflow.DISCONNECT);
+        }
         if (timeout >= 0 || maxInterval >= 0) {
             // How long a /meta/connect is held, and a session kept without one; the defaults
             // (20 s, 10 s) suit production, tests want less. The rest stays the server's.
