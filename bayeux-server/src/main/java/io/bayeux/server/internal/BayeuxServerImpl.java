@@ -503,32 +503,33 @@ public final class BayeuxServerImpl implements BayeuxServer {
      * handshake), or, when none is held, in the reply to its next message.
      */
     boolean removeSession(ServerSessionImpl session, ServerMessage message, boolean timeout, String error) {
-        PendingBatch held = session.connectHold().take();
-        boolean heldConnect = false;
-        if (held != null) {
-            for (Exchange exchange : held.exchanges()) {
-                heldConnect |= exchange.connect;
-            }
-        }
         // Remembered before the session is seen removed: a message that finds it so gets the reason.
-        boolean remembered = error != null && !heldConnect && sessions.rememberReason(session.getId(), error);
+        boolean remembered = error != null && sessions.rememberReason(session.getId(), error);
         if (!session.markRemoved()) {
             if (remembered) {
                 sessions.forgetReason(session.getId(), error);
             }
             return false;
         }
+        // Taken once the removal is marked, under the lock under which a connect is held only if
+        // the session is not removed: a connect is either held before, and answered here, or refused.
+        PendingBatch held = session.connectHold().take();
         sessions.remove(session);
         if (held != null) {
+            boolean told = false;
             for (Exchange exchange : held.exchanges()) {
                 if (exchange.connect) {
                     if (error != null) {
                         exchange.error(error);
                         Advice.handshake(exchange.reply);
+                        told = true;
                     } else {
                         Advice.none(exchange.reply);
                     }
                 }
+            }
+            if (told && remembered) {
+                sessions.forgetReason(session.getId(), error);
             }
             held.resume();
         }

@@ -7,7 +7,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -76,5 +82,37 @@ class DisconnectTest extends ServerTestSupport {
         assertEquals(false, reply.get("successful"));
         assertEquals("409::queue_full", reply.get("error"));
         assertEquals("handshake", ((Map<?, ?>) reply.get("advice")).get("reconnect"));
+    }
+    @Test
+    void aConnectRacingARemovalWithAnErrorIsAnsweredWithTheErrorWithoutWaitingForItsTimeout() throws Exception {
+        // The hold timers are the manual scheduler's: a connect held for a removed session would never be answered.
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 3_000; round++) {
+                TestClient client = new TestClient(server, false).connected();
+                ServerSessionImpl session = (ServerSessionImpl) server.getSession(client.clientId());
+                CyclicBarrier start = new CyclicBarrier(2);
+                Future<CompletableFuture<List<Map<String, Object>>>> connect = threads.submit(() -> {
+                    start.await();
+                    return client.connect();
+                });
+                Future<?> removal = threads.submit(() -> {
+                    start.await();
+                    session.disconnect("409::queue_full");
+                    return null;
+                });
+                removal.get(10, TimeUnit.SECONDS);
+                CompletableFuture<List<Map<String, Object>>> reply = connect.get(10, TimeUnit.SECONDS);
+                assertTrue(reply.isDone(), "round " + round + ": the connect is answered now");
+                // Told in this reply, or, when the connect was handled before the removal, in the next one's.
+                Object error = TestClient.reply(reply.join(), "/meta/connect").get("error");
+                if (error == null) {
+                    error = TestClient.reply(client.connect().join(), "/meta/connect").get("error");
+                }
+                assertEquals("409::queue_full", error, "round " + round);
+            }
+        } finally {
+            threads.shutdownNow();
+        }
     }
 }
