@@ -23,7 +23,8 @@ import java.util.concurrent.RejectedExecutionException;
  * {@link QueueOverflow#DISCONNECT} (the default) the session is removed and its client told
  * {@value #QUEUE_FULL}, with the advice to handshake again: no message is lost without the
  * client knowing, nothing after the first one dropped reaches it (what it received has no gap),
- * and a client with recovery gets back from the channels' history what it missed. A session with acknowledged delivery is never dropped from, whatever the policy.
+ * and a client with recovery gets back from the channels' history what it missed. A session
+ * with acknowledged delivery is never dropped from, whatever the policy.
  *
  * <p>Thread-safe: {@link #queueMaxed} runs under the full session's lock (as
  * {@code QueueMaxedListener}s do), so a disconnect is handed to the executor, once per session.
