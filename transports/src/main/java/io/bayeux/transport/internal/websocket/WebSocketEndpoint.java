@@ -203,7 +203,7 @@ final class WebSocketEndpoint implements Endpoint {
     /** Writes {@code messages}; {@code failure} (told the batch) or {@code failed}, if either is given, hears of a failure. */
     private void write(List<ServerMessage> messages, PushFailure failure, Consumer<Throwable> failed) {
         if (!channel.isActive()) {
-            fail(messages, failure, failed, new IllegalStateException("WebSocket closed: " + channel));
+            fail(messages, failure, failed, new Closed());
             return;
         }
         ChannelHandlerContext out = frameOut();
@@ -510,5 +510,21 @@ final class WebSocketEndpoint implements Endpoint {
     @Override
     public String toString() {
         return "WebSocketEndpoint[" + channel + "]";
+    }
+
+    /**
+     * A write to a connection that closed. Many come at once when many clients leave while
+     * messages go to them: without a stack trace (it would say nothing the cause does not) and
+     * without the channel's text (its id formatted anew for each).
+     */
+    static final class Closed extends IllegalStateException {
+        Closed() {
+            super("WebSocket closed");
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
     }
 }

@@ -1,5 +1,6 @@
 package io.bayeux.transport.internal.websocket;
 
+import io.bayeux.api.server.ServerMessage;
 import io.bayeux.server.internal.BayeuxServerImpl;
 import io.bayeux.transport.NettyBayeuxServer;
 import io.bayeux.transport.ServerSettings;
@@ -30,6 +31,8 @@ import org.junit.jupiter.api.Test;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.zip.DataFormatException;
 import java.util.zip.Deflater;
 import java.util.zip.Inflater;
@@ -53,6 +56,7 @@ class WebSocketFrameHandlerTest {
     private EmbeddedChannel channel;
     /** Decodes what the handler writes, as a client would (unmasked frames, RSV1 allowed). */
     private EmbeddedChannel frames;
+    private WebSocketEndpoint endpoint;
 
     @BeforeEach
     void connect() {
@@ -74,7 +78,7 @@ class WebSocketFrameHandlerTest {
                 .expectMaskedFrames(false).allowExtensions(true).maxFramePayloadLength(1 << 24).build()));
         RequestContext context = RequestContext.ofUpgrade(channel, new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/cometd"),
                 settings.path(), ConnectionTypes.WEBSOCKET);
-        WebSocketEndpoint endpoint = new WebSocketEndpoint(channel, shared, "browser-1", false, context, outboxes.of(channel),
+        endpoint = new WebSocketEndpoint(channel, shared, "browser-1", false, context, outboxes.of(channel),
                 deflate ? shared.deflationOf(channel.eventLoop()) : null, null);
         channel.pipeline().addLast(WebSocketFrameHandler.NAME, new WebSocketFrameHandler(endpoint));
     }
@@ -120,6 +124,22 @@ class WebSocketFrameHandlerTest {
         }
         assertEquals(1, bayeux.getSessions().size());
         assertTrue(channel.isOpen());
+    }
+
+    @Test
+    void aPushToAClosedConnectionFailsWithoutAStackTraceOrTheChannelsText() {
+        channel.close();
+        List<Throwable> failures = new ArrayList<>();
+        ServerMessage.Mutable message = bayeux.newMessage();
+        message.setChannel("/chat/room");
+        message.setData("late");
+        endpoint.push(List.of(message), (failed, batch, failure) -> {
+            assertEquals(List.of(message), batch);
+            failures.add(failure);
+        });
+        assertEquals(1, failures.size(), "the push failed");
+        assertEquals("WebSocket closed", failures.get(0).getMessage());
+        assertEquals(0, failures.get(0).getStackTrace().length, "no stack trace filled for each closed connection");
     }
 
     @Test
