@@ -122,12 +122,7 @@ class RecoveryIT {
             told.countDown();
         });
         client.addExtension(recovery);
-        List<Object> errors = new CopyOnWriteArrayList<>();
-        client.getChannel(Channel.META_CONNECT).addListener((io.bayeux.api.client.ClientSessionChannel.MessageListener) (channel, message) -> {
-            if (!message.isSuccessful()) {
-                errors.add(message.get(Message.ERROR_FIELD));
-            }
-        });
+        List<Object> errors = connectErrors(client);
         Clients.connect(client);
         Received received = new Received();
         subscribe(client, ROOM, (channel, message) -> received.add(message));
@@ -219,12 +214,7 @@ class RecoveryIT {
         NettyBayeuxServer server = start(HistoryPolicy.of(10_000, Duration.ofMinutes(5)), b -> b.maxQueue(20, QueueOverflow.DISCONNECT));
         List<RecoveryExtension.Outcome> outcomes = new CopyOnWriteArrayList<>();
         BayeuxClient client = recoveringClient(transport, new HandshakeGate(), (channel, outcome) -> outcomes.add(outcome));
-        List<Object> errors = new CopyOnWriteArrayList<>();
-        client.getChannel(Channel.META_CONNECT).addListener((io.bayeux.api.client.ClientSessionChannel.MessageListener) (channel, message) -> {
-            if (!message.isSuccessful()) {
-                errors.add(message.get(Message.ERROR_FIELD));
-            }
-        });
+        List<Object> errors = connectErrors(client);
         Received received = new Received();
         subscribe(client, ROOM, (channel, message) -> received.add(message));
         String firstSession = client.getId();
@@ -244,6 +234,17 @@ class RecoveryIT {
         assertTrue(errors.contains(io.bayeux.server.internal.QueueOverflowPolicy.QUEUE_FULL), "the queue overflowed: " + errors);
         assertNotEquals(firstSession, client.getId());
         assertTrue(outcomes.stream().allMatch(RecoveryExtension.Outcome::recovered), "every recovery recovered: " + outcomes);
+    }
+
+    /** The errors of {@code client}'s unsuccessful {@code /meta/connect} replies, as they come. */
+    private static List<Object> connectErrors(BayeuxClient client) {
+        List<Object> errors = new CopyOnWriteArrayList<>();
+        client.getChannel(Channel.META_CONNECT).addListener((io.bayeux.api.client.ClientSessionChannel.MessageListener) (channel, message) -> {
+            if (!message.isSuccessful()) {
+                errors.add(message.get(Message.ERROR_FIELD));
+            }
+        });
+        return errors;
     }
 
     /** A connected client with recovery telling {@code listener}, whose handshakes {@code gate} holds when closed. */

@@ -324,10 +324,7 @@ class HistoryIT {
     void aLongPollingSessionWhoseQueueOverflowsIsToldAndRecoversEverythingFromHistory() throws Exception {
         // The default overflow policy.
         start(HistoryPolicy.of(100, Duration.ofMinutes(5)), config -> config.maxQueue(10));
-        RawClient client = new RawClient(server.uri(), false).open();
-        closeables.add(client);
-        client.handshake();
-        client.connect();
+        RawClient client = connectedClient(false);
         Map<String, Object> start = history(RawClient.reply(client.send(Map.of("channel", "/meta/subscribe", "subscription", ROOM)), "/meta/subscribe"), ROOM);
         String firstSession = client.clientId();
         // The client does not poll while 30 messages go out: its queue of 10 overflows.
@@ -375,10 +372,7 @@ class HistoryIT {
     void aSessionThatOverflowsWhileReadingGetsAnUnbrokenRunThenIsToldAndRecoversTheRest(boolean websocket, int round) throws Exception {
         // The default overflow policy, a queue a fast publisher overflows while the client reads.
         start(HistoryPolicy.of(100_000, Duration.ofMinutes(5)), config -> config.maxQueue(20));
-        RawClient client = new RawClient(server.uri(), websocket).open();
-        closeables.add(client);
-        client.handshake();
-        client.connect();
+        RawClient client = connectedClient(websocket);
         Map<String, Object> from = history(RawClient.reply(client.send(Map.of("channel", "/meta/subscribe", "subscription", ROOM)), "/meta/subscribe"), ROOM);
         // Over WebSocket, the connect a client holds, sent again whenever it is answered: the
         // server answers it when the session goes.
@@ -428,12 +422,7 @@ class HistoryIT {
         assertFalse(publisher.isAlive(), "the publisher ended");
 
         // The client comes back from the position of the last message it received: the rest, once each.
-        RawClient again = new RawClient(server.uri(), websocket).open();
-        closeables.add(again);
-        again.handshake();
-        again.connect();
-        RawSubscriber back = new RawSubscriber(again, websocket);
-        closeables.add(back);
+        RawSubscriber back = subscriber(websocket);
         Map<String, Object> outcome = history(subscribe(back, ROOM, Map.of("recover", Map.of(ROOM, Map.of("offset", from.get("offset"), "epoch", from.get("epoch"))))), ROOM);
         assertEquals(true, outcome.get("recovered"), "recovered: " + outcome);
         assertEquals(total - received.size(), ((Number) outcome.get("replayed")).intValue());
@@ -448,12 +437,17 @@ class HistoryIT {
         server.bayeux().createChannelIfAbsent(channel).getReference().publish(null, data);
     }
 
-    private RawSubscriber subscriber(boolean websocket) throws Exception {
+    /** A client that has handshaken and connected, closed after the test. */
+    private RawClient connectedClient(boolean websocket) throws Exception {
         RawClient client = new RawClient(server.uri(), websocket).open();
         closeables.add(client);
         client.handshake();
         client.connect();
-        RawSubscriber subscriber = new RawSubscriber(client, websocket);
+        return client;
+    }
+
+    private RawSubscriber subscriber(boolean websocket) throws Exception {
+        RawSubscriber subscriber = new RawSubscriber(connectedClient(websocket), websocket);
         closeables.add(subscriber);
         return subscriber;
     }

@@ -83,6 +83,7 @@ class DisconnectTest extends ServerTestSupport {
         assertEquals("409::queue_full", reply.get("error"));
         assertEquals("handshake", ((Map<?, ?>) reply.get("advice")).get("reconnect"));
     }
+
     @Test
     void aConnectRacingARemovalWithAnErrorIsAnsweredWithTheErrorWithoutWaitingForItsTimeout() throws Exception {
         // The hold timers are the manual scheduler's: a connect held for a removed session would never be answered.

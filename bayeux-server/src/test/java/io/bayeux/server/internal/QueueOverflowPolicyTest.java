@@ -9,7 +9,6 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -51,9 +50,7 @@ class QueueOverflowPolicyTest {
             server.addListener(new QueueOverflowPolicy(QueueOverflow.DISCONNECT, tasks::add));
             TestClient bob = new TestClient(server, false).connected();
             ServerSession session = server.getSession(bob.clientId());
-            for (int i = 0; i < 4; i++) {
-                session.deliver(null, "/chat/room", "m" + i, Promise.noop());
-            }
+            deliverNumbered(session, 4);
             assertEquals(1, tasks.size(), "one disconnect, whatever overflows meanwhile");
             assertNotNull(server.getSession(bob.clientId()), "not under the session's lock");
             tasks.forEach(Runnable::run);
@@ -71,19 +68,23 @@ class QueueOverflowPolicyTest {
             server.addListener(new QueueOverflowPolicy(QueueOverflow.DISCONNECT, tasks::add));
             TestClient bob = new TestClient(server, false).connected();
             ServerSession session = server.getSession(bob.clientId());
-            for (int i = 0; i < 3; i++) {
-                session.deliver(null, "/chat/room", "m" + i, Promise.noop());
-            }
+            deliverNumbered(session, 3);
             assertEquals(List.of("m0", "m1"), Deliveries.data(Deliveries.drain(bob)), "m2 overflowed");
             session.deliver(null, "/chat/room", "m3", Promise.noop());
             assertEquals(List.of(), Deliveries.data(Deliveries.drain(bob)),
                     "m3 never reaches the client: its last message is where it recovers from");
             tasks.forEach(Runnable::run);
             assertNull(server.getSession(bob.clientId()));
-            List<Map<String, Object>> replies = bob.call(bob.connectMessage());
-            assertEquals(QueueOverflowPolicy.QUEUE_FULL, replies.get(replies.size() - 1).get("error"), "told why: " + replies);
+            assertEquals(QueueOverflowPolicy.QUEUE_FULL, TestClient.reply(bob.call(bob.connectMessage()), "/meta/connect").get("error"), "told why");
         } finally {
             server.stop();
+        }
+    }
+
+    /** Delivers m0, m1, ... ({@code count} messages) to {@code session} on {@code /chat/room}. */
+    private static void deliverNumbered(ServerSession session, int count) {
+        for (int i = 0; i < count; i++) {
+            session.deliver(null, "/chat/room", "m" + i, Promise.noop());
         }
     }
 
@@ -94,9 +95,7 @@ class QueueOverflowPolicyTest {
             server.addListener(new QueueOverflowPolicy(overflow, Runnable::run));
             TestClient bob = new TestClient(server, false).connected();
             ServerSession session = server.getSession(bob.clientId());
-            for (int i = 0; i < 3; i++) {
-                session.deliver(null, "/chat/room", "m" + i, Promise.noop());
-            }
+            deliverNumbered(session, 3);
             return Deliveries.drain(bob).stream().map(message -> message.get("data")).toList();
         } finally {
             server.stop();

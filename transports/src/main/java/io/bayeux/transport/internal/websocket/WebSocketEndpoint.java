@@ -514,7 +514,7 @@ final class WebSocketEndpoint implements Endpoint {
 
     /**
      * A write to a connection that closed. Many come at once when many clients leave while
-     * messages go to them: without a stack trace (it would say nothing the cause does not) and
+     * messages go to them: without a stack trace (it would show only the writing loop's frames) and
      * without the channel's text (its id formatted anew for each).
      */
     static final class Closed extends IllegalStateException {
