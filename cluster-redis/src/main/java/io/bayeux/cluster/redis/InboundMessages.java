@@ -24,8 +24,9 @@ import java.util.function.Supplier;
  * the order of its offsets. As the {@link SubscriptionReconciler.Reception}, it tells the
  * histories what the node receives now.
  * <p>
- * Thread-safe: {@link #arrived} runs on Lettuce's threads, the reception callbacks on the
- * cluster's control thread, and only the delivery thread publishes to the local server.
+ * Thread-safe: {@link #arrived} runs on Lettuce's threads (one per Redis connection), the
+ * reception callbacks on the cluster's control thread, and only the delivery thread publishes to
+ * the local server, in the order in which the messages were accepted.
  * {@link #open()} and the shutdowns are called by {@link RedisCluster}'s start and stop, under its lock.
  */
 final class InboundMessages implements SubscriptionReconciler.Reception {
@@ -43,6 +44,8 @@ final class InboundMessages implements SubscriptionReconciler.Reception {
     /** Told when each message of another node was published (its envelope's time). */
     private final LongConsumer arrivals;
     private final Sequencer sequencer = new Sequencer();
+    /** Held while a message of another node is accepted by the {@link #sequencer} and queued for delivery. */
+    private final Object queueing = new Object();
     private final AtomicLong received = new AtomicLong();
     /** Set by {@link #open()}, read on Lettuce's and the control thread. */
     private volatile ExecutorService delivery;
@@ -120,13 +123,21 @@ final class InboundMessages implements SubscriptionReconciler.Reception {
             LOGGER.debug("Not a cluster message: {}", json);
             return;
         }
-        if (nodeId.equals(envelope.node()) || !sequencer.accept(envelope)) {
+        if (nodeId.equals(envelope.node())) {
             return;
+        }
+        LocalSession local = session.get();
+        // Accepted and queued as one step: a node subscribed to a channel on two connections at
+        // once (the old owner's and the new one's, while a slot moves), each read on its own
+        // thread, would otherwise queue a message after a later one it accepted after it.
+        synchronized (queueing) {
+            if (!sequencer.accept(envelope)) {
+                return;
+            }
+            delivery.execute(() -> local.getChannel(envelope.channel()).publish(envelope.data()));
         }
         received.incrementAndGet();
         arrivals.accept(envelope.time());
-        LocalSession local = session.get();
-        delivery.execute(() -> local.getChannel(envelope.channel()).publish(envelope.data()));
     }
 
     /** Messages from other nodes delivered here. */
