@@ -20,6 +20,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.zip.GZIPInputStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -98,12 +100,6 @@ class LongPollingResponsesIT {
     }
 
     /**
-     * Sends a long-polling connect of {@code session} (as {@link #connectedSubscriber} returns
-     * it) over {@code http} and waits until the server holds it.
-     *
-     * @return the connect, to send again
-     */
-    /**
      * Makes {@code session} one that receives often, so that its connect replies gather (the
      * server gathers for a session whose recent rate would bring more than one message in a
      * gather time): connects that each find four messages queued for it alone, until one reply
@@ -119,13 +115,19 @@ class LongPollingResponsesIT {
             connectSent[0] = System.nanoTime();
             post(http, List.of("Cookie: " + session[0]),
                     "[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"clientId\":\"" + session[1] + "\"}]");
-            if (System.nanoTime() - connectSent[0] >= java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(gatherMillis / 2)) {
+            if (System.nanoTime() - connectSent[0] >= TimeUnit.MILLISECONDS.toNanos(gatherMillis / 2)) {
                 return;
             }
         }
         throw new AssertionError("twenty connect replies with four messages each and none gathered");
     }
 
+    /**
+     * Sends a long-polling connect of {@code session} (as {@link #connectedSubscriber} returns
+     * it) over {@code http} and waits until the server holds it.
+     *
+     * @return the connect, to send again
+     */
     private String sendConnectAndAwaitItsHold(RawHttp http, String[] session) throws Exception {
         String connect = "[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"clientId\":\"" + session[1] + "\"}]";
         http.write(RawHttp.request("POST", PATH, List.of("Cookie: " + session[0], "Content-Type: application/json;charset=UTF-8"),
@@ -214,7 +216,7 @@ class LongPollingResponsesIT {
                 Thread.sleep(10);
             }
             RawHttp.Response reply = http.readResponse();
-            long waited = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - connectSent[0]);
+            long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - connectSent[0]);
             assertBayeuxHeaders(reply);
             List<Map<String, Object>> messages = messages(reply.body());
             assertEquals(11, messages.size(), "ten ticks and the connect reply: " + reply.text());
@@ -261,7 +263,7 @@ class LongPollingResponsesIT {
             ticks.publish(null, "tick2");
             long sent = System.nanoTime();
             readTicks(connections, "tick2");
-            long waited = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent);
+            long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent);
             long timers = server.server().gatherTimers() - before;
             // Eight ends made within a few milliseconds fall in one slot, or two across a slot's edge
             // (three on a slow machine); one timer each would be eight.
@@ -325,6 +327,53 @@ class LongPollingResponsesIT {
             assertEquals(2, messages.size(), "the message, then the connect reply: " + next.text());
             assertEquals("second", messages.get(0).get("data"), next.text());
             assertEquals(Channel.META_CONNECT, messages.get(1).get("channel"), next.text());
+        }
+    }
+
+    @Test
+    void whileAConnectIsOnItsWayThroughTheServerTheRepliesToTheSessionsOtherRequestsLeaveItsMessagesToIt() throws Exception {
+        server.restart(builder -> builder.bayeuxConfig(BayeuxServerConfig.builder().connectGather(Duration.ZERO).build()));
+        try (RawHttp polling = RawHttp.connect(server.port()); RawHttp other = RawHttp.connect(server.port())) {
+            String[] session = connectedSubscriber(polling, "/chat");
+            // The next connect stops in a listener of /meta/connect: the server saw it arrive,
+            // and has neither held nor answered it yet.
+            CountDownLatch arrived = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            ServerChannel.MessageListener pause = (from, channel, message) -> {
+                if (from != null && session[1].equals(from.getId())) {
+                    arrived.countDown();
+                    try {
+                        release.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException x) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return true;
+            };
+            ServerChannel metaConnect = server.server().bayeux().getChannel(Channel.META_CONNECT);
+            metaConnect.addListener(pause);
+            try {
+                String connect = "[{\"channel\":\"/meta/connect\",\"connectionType\":\"long-polling\",\"clientId\":\"" + session[1] + "\"}]";
+                polling.write(RawHttp.request("POST", PATH, List.of("Cookie: " + session[0], "Content-Type: application/json;charset=UTF-8"),
+                        connect.getBytes(StandardCharsets.UTF_8)));
+                assertTrue(arrived.await(10, TimeUnit.SECONDS), "the connect arrived");
+                server.server().bayeux().createChannelIfAbsent("/chat").getReference().publish(null, "first");
+                // A reply on the other connection that carried "first" could be read after the
+                // connect's, which may carry what comes next.
+                RawHttp.Response published = post(other, List.of("Cookie: " + session[0]),
+                        "[{\"channel\":\"/elsewhere\",\"data\":\"x\",\"clientId\":\"" + session[1] + "\"}]");
+                List<Map<String, Object>> publishReplies = messages(published.body());
+                assertEquals(1, publishReplies.size(), "the publish reply alone: " + published.text());
+                assertEquals(true, publishReplies.get(0).get("successful"), published.text());
+            } finally {
+                release.countDown();
+                metaConnect.removeListener(pause);
+            }
+            RawHttp.Response connected = polling.readResponse();
+            List<Map<String, Object>> messages = messages(connected.body());
+            assertEquals(2, messages.size(), "the message, then the connect reply: " + connected.text());
+            assertEquals("first", messages.get(0).get("data"), connected.text());
+            assertEquals(Channel.META_CONNECT, messages.get(1).get("channel"), connected.text());
         }
     }
 

@@ -515,23 +515,22 @@ public final class BayeuxServerImpl implements BayeuxServer {
         // the session is not removed: a connect is either held before, and answered here, or refused.
         PendingBatch held = session.connectHold().take();
         sessions.remove(session);
-        if (held != null) {
-            boolean told = false;
-            for (Exchange exchange : held.exchanges()) {
+        // Answered here only if a message or its timeout is not answering it already: then its
+        // reply may be made already, and the reason waits for the client's next message.
+        if (held != null && held.resume(exchanges -> {
+            for (Exchange exchange : exchanges) {
                 if (exchange.connect) {
                     if (error != null) {
                         exchange.error(error);
                         Advice.handshake(exchange.reply);
-                        told = true;
                     } else {
                         Advice.none(exchange.reply);
                     }
                 }
             }
-            if (told && remembered) {
-                sessions.forgetReason(session.getId(), error);
-            }
-            held.resume();
+        }) && remembered) {
+            // Told in the held connect's reply.
+            sessions.forgetReason(session.getId(), error);
         }
         for (ServerChannelImpl channel : session.subscriptions()) {
             channel.unsubscribe(session, message);

@@ -58,6 +58,11 @@ final class ConnectHold {
      */
     private boolean connectDue;
     /**
+     * Guarded by lock: a connect of the session arrived and is neither held nor answered yet. Its
+     * reply will carry the queue: until then the replies to the session's other requests leave it.
+     */
+    private boolean connectArriving;
+    /**
      * The session's settings the client was last advised of in a connect reply, or null (see
      * {@link ServerSessionImpl#takeAdvice}). Not guarded: written by the threads that make
      * connect replies, without the lock; a race costs at most one advice more. (Here, not in the
@@ -92,6 +97,7 @@ final class ConnectHold {
             }
             previous = heldConnect;
             heldConnect = pending;
+            connectArriving = false;
             session.expiry().suspend();
         } finally {
             lock.unlock();
@@ -148,8 +154,9 @@ final class ConnectHold {
 
     /**
      * What the reply to a request that holds no {@code /meta/connect} carries of the queue (see
-     * {@link SessionOutbox#takeQueue}): nothing while a connect of the session is held, or due at
-     * once after the reply to the last one. The messages wait for that connect's reply (the
+     * {@link SessionOutbox#takeQueue}): nothing while a connect of the session is held, on its way
+     * through the server, or due at once after the reply to the last one. The messages wait for
+     * that connect's reply (the
      * session's connect is woken for them as usual): a client that has a reply on each of two
      * connections may read them in either order, and would then see later messages before
      * earlier ones.
@@ -164,12 +171,12 @@ final class ConnectHold {
     }
 
     /**
-     * Under the lock: whether a connect of the session is held, or due at once after the reply
-     * to the last one; not past {@code maxInterval}: a client that keeps sending other requests
-     * but no connect gets its messages in their replies again.
+     * Under the lock: whether a connect of the session is held or on its way through the server,
+     * or due at once after the reply to the last one; not past {@code maxInterval}: a client that
+     * keeps sending other requests but no connect gets its messages in their replies again.
      */
     private boolean heldOrDue() {
-        return heldConnect != null
+        return heldConnect != null || connectArriving
                 || connectDue && session.server().scheduler().now() - connectEndedAt < session.maxInterval();
     }
 
@@ -193,9 +200,10 @@ final class ConnectHold {
         replyLeftMessages = left;
     }
 
-    /** Under the lock: a connect of the session arrived; the queue waits no longer for it. */
+    /** Under the lock: a connect of the session arrived; the queue waits for its reply, held or not. */
     void connectArrived() {
         connectDue = false;
+        connectArriving = true;
     }
 
     /**
@@ -237,6 +245,7 @@ final class ConnectHold {
             long now = session.server().scheduler().now();
             measure(now);
             connectEndedAt = now;
+            connectArriving = false;
             connectDue = connectsAgain && !session.isRemoved() && session.interval() == 0;
             if (heldConnect == null) {
                 session.expiry().arm();

@@ -239,6 +239,9 @@ final class Dispatcher {
         }
         boolean connect = Channel.META_CONNECT.equals(channelName);
         session.expiry().messageArrived(connect);
+        // Ended as a connect, whatever happens to it next (a listener may delete it): its reply
+        // starts the expiry again and lets the replies to other requests carry the queue.
+        exchange.connect = connect;
         if (exchange.connection.endpoint().canPush()) {
             session.outbox().bind(exchange.connection);
         }

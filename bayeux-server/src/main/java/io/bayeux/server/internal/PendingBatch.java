@@ -203,6 +203,21 @@ final class PendingBatch implements Scheduler.Cancellable, Runnable {
         }
     }
 
+    /**
+     * Completes the batch as {@link #resume()} does, after {@code prepare} saw its exchanges (to
+     * write into their replies), unless another caller completes or cancels it.
+     *
+     * @return whether this call completed it
+     */
+    boolean resume(Consumer<List<Exchange>> prepare) {
+        if (!markDone()) {
+            return false;
+        }
+        prepare.accept(exchanges());
+        connection.completeHeld(this);
+        return true;
+    }
+
     /** Drops the batch without replying: the request or connection went away. */
     @Override
     public boolean cancel() {

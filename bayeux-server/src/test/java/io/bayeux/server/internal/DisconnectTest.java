@@ -85,6 +85,40 @@ class DisconnectTest extends ServerTestSupport {
     }
 
     @Test
+    void aHeldConnectAnsweredByAMessageAsItsSessionIsRemovedWithAnErrorLeavesTheErrorToTheNextConnect() throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 3_000; round++) {
+                TestClient client = new TestClient(server, false).connected();
+                ServerSessionImpl session = (ServerSessionImpl) server.getSession(client.clientId());
+                CompletableFuture<List<Map<String, Object>>> held = client.connect();
+                assertTrue(session.connectHold().isHeld(), "round " + round + ": held");
+                CyclicBarrier start = new CyclicBarrier(2);
+                Future<?> message = threads.submit(() -> {
+                    start.await();
+                    session.deliver(null, "/private", "last", io.bayeux.api.Promise.noop());
+                    return null;
+                });
+                Future<?> removal = threads.submit(() -> {
+                    start.await();
+                    session.disconnect("409::queue_full");
+                    return null;
+                });
+                message.get(10, TimeUnit.SECONDS);
+                removal.get(10, TimeUnit.SECONDS);
+                // Told in the held connect's reply, or, when the message answered it first, in the next one's.
+                Object error = TestClient.reply(held.get(10, TimeUnit.SECONDS), "/meta/connect").get("error");
+                if (error == null) {
+                    error = TestClient.reply(client.connect().join(), "/meta/connect").get("error");
+                }
+                assertEquals("409::queue_full", error, "round " + round);
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    @Test
     void aConnectRacingARemovalWithAnErrorIsAnsweredWithTheErrorWithoutWaitingForItsTimeout() throws Exception {
         // The hold timers are the manual scheduler's: a connect held for a removed session would never be answered.
         ExecutorService threads = Executors.newFixedThreadPool(2);

@@ -2,6 +2,8 @@ package io.bayeux.server.internal;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.Map;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -31,6 +33,20 @@ class SessionExpiryTest extends ServerTestSupport {
         assertNotNull(server.getSession(client.clientId()), "a whole maxInterval from the end of the hold back");
         scheduler.advance(2_000);
         assertNull(server.getSession(client.clientId()));
+    }
+
+    @Test
+    void aConnectThatAListenerDeletesEndsLikeAnyConnectAndTheSessionOfAClientThatLeavesThenExpires() {
+        TestClient client = new TestClient(server, false).connected();
+        server.createChannelIfAbsent(io.bayeux.api.Channel.META_CONNECT).getReference()
+                .addListener((io.bayeux.api.server.ServerChannel.MessageListener) (from, channel, message) -> false);
+        Map<String, Object> reply = TestClient.reply(client.connect().join(), "/meta/connect");
+        assertEquals("404::message_deleted", reply.get("error"), reply.toString());
+        // The client goes away without another word.
+        scheduler.advance(9_000);
+        assertNotNull(server.getSession(client.clientId()));
+        scheduler.advance(2_000);
+        assertNull(server.getSession(client.clientId()), "expired maxInterval after the deleted connect's reply");
     }
 
     @Test
