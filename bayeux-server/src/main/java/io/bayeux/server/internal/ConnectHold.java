@@ -156,10 +156,9 @@ final class ConnectHold {
      * What the reply to a request that holds no {@code /meta/connect} carries of the queue (see
      * {@link SessionOutbox#takeQueue}): nothing while a connect of the session is held, on its way
      * through the server, or due at once after the reply to the last one. The messages wait for
-     * that connect's reply (the
-     * session's connect is woken for them as usual): a client that has a reply on each of two
-     * connections may read them in either order, and would then see later messages before
-     * earlier ones.
+     * that connect's reply (the session's connect is woken for them as usual): a client that has a
+     * reply on each of two connections may read them in either order, and would then see later
+     * messages before earlier ones.
      */
     List<ServerMessage> takeQueueBesideConnect(List<ServerMessage.Mutable> replies) {
         lock.lock();
