@@ -7,6 +7,7 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 
 /**
@@ -36,6 +37,9 @@ final class BrowserBinding {
     static final long ADOPTION_WINDOW_MILLIS = 10_000;
     /** The longest the owner's first use waits for the accept loop to stamp it. */
     static final long STAMP_WAIT_MILLIS = 1_000;
+    /** The longest the owner's first use waits for the clock to move past its stamp. */
+    private static final long TICK_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    private static final long TICK_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
     /** {@link #ownerSeenAt} while the owner has not used the session. */
     private static final long UNSEEN = Long.MAX_VALUE;
     /** {@link #ownerSeenAt} while the stamp of the owner's first use waits for the accept loop. */
@@ -114,9 +118,10 @@ final class BrowserBinding {
 
     /**
      * Stamps the owner's first use after the connections accepted before it, and waits (at most
-     * {@link #STAMP_WAIT_MILLIS}) for the stamp: the owner's reply goes out after it, so that a
-     * connection opened once the owner heard back is always stamped later. Only sessions that
-     * may be adopted wait, once; an accept loop that does not answer in time is not waited for.
+     * {@link #STAMP_WAIT_MILLIS}) for the stamp, then for the clock to pass it: the owner's reply
+     * goes out after both, so that a connection opened once the owner heard back is always stamped
+     * later. Only sessions that may be adopted wait, once; an accept loop that does not answer in
+     * time is not waited for.
      */
     private void stampOwnerSeen(LongSupplier clock, Executor afterAccepts) {
         CountDownLatch stamped = new CountDownLatch(1);
@@ -132,6 +137,15 @@ final class BrowserBinding {
         } catch (InterruptedException x) {
             interrupted = true;
             OWNER_SEEN_AT.compareAndSet(this, STAMPING, clock.getAsLong());
+        }
+        // The clock counts milliseconds: a connection accepted within the stamp's millisecond
+        // would count as opened before the owner's first use, though the client opened it after
+        // the reply. The reply waits for the next one (a clock that does not move, as a test's,
+        // is waited for at most TICK_WAIT_NANOS).
+        long seen = ownerSeenAt;
+        long giveUpAt = System.nanoTime() + TICK_WAIT_NANOS;
+        while (clock.getAsLong() <= seen && System.nanoTime() - giveUpAt < 0) {
+            LockSupport.parkNanos(TICK_PARK_NANOS);
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
