@@ -39,6 +39,7 @@ final class BrowserBinding {
     static final long STAMP_WAIT_MILLIS = 1_000;
     /** The longest the owner's first use waits for the clock to move past its stamp. */
     private static final long TICK_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    /** How long it sleeps between two looks at the clock meanwhile. */
     private static final long TICK_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
     /** {@link #ownerSeenAt} while the owner has not used the session. */
     private static final long UNSEEN = Long.MAX_VALUE;
@@ -140,8 +141,8 @@ final class BrowserBinding {
         }
         // The clock counts milliseconds: a connection accepted within the stamp's millisecond
         // would count as opened before the owner's first use, though the client opened it after
-        // the reply. The reply waits for the next one (a clock that does not move, as a test's,
-        // is waited for at most TICK_WAIT_NANOS).
+        // the reply. The reply waits for the next millisecond (a clock that does not move, as a
+        // test's, is waited for at most TICK_WAIT_NANOS).
         long seen = ownerSeenAt;
         long giveUpAt = System.nanoTime() + TICK_WAIT_NANOS;
         while (clock.getAsLong() <= seen && System.nanoTime() - giveUpAt < 0) {
