@@ -20,7 +20,6 @@ final class ConnectHandler implements MetaHandler {
     @Override
     public void handle(Exchange exchange) {
         ServerSessionImpl session = exchange.session;
-        exchange.connect = true;
         session.transportName(exchange.connection.endpoint().transportName());
         boolean first = session.firstConnect();
         exchange.reply.setSuccessful(true);
