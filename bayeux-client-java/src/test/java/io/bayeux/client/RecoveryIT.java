@@ -123,6 +123,8 @@ class RecoveryIT {
         });
         client.addExtension(recovery);
         List<Object> errors = connectErrors(client);
+        MetaTrace trace = new MetaTrace();
+        client.addExtension(trace);
         Clients.connect(client);
         Received received = new Received();
         subscribe(client, ROOM, (channel, message) -> received.add(message));
@@ -142,7 +144,7 @@ class RecoveryIT {
 
         assertTrue(told.await(10, TimeUnit.SECONDS), "outcomes " + outcomes + ", connect errors " + errors);
         received.await(50);
-        assertTrue(errors.contains(io.bayeux.server.internal.QueueOverflowPolicy.QUEUE_FULL), "the client was told why: " + errors);
+        assertTrue(errors.contains(io.bayeux.server.internal.QueueOverflowPolicy.QUEUE_FULL), "the client was told why: " + errors + "\n" + trace);
         assertEquals(new RecoveryExtension.Outcome(true, outcomes.get(ROOM).replayed(), null), outcomes.get(ROOM));
         assertEquals(new RecoveryExtension.Outcome(false, 0, RecoveryExtension.NO_HISTORY), outcomes.get("/news"), "a channel without history lost messages");
         assertEquals(IntStream.range(0, 50).boxed().toList(), received.list(), "every message of the room once, in order");
@@ -237,6 +239,42 @@ class RecoveryIT {
     }
 
     /** The errors of {@code client}'s unsuccessful {@code /meta/connect} replies, as they come. */
+    /** What the client sent and received, in order, for a failure's message. */
+    private static final class MetaTrace implements ClientSession.Extension {
+        private final long start = System.nanoTime();
+        private final List<String> lines = new CopyOnWriteArrayList<>();
+
+        private void add(String direction, Message message) {
+            Object data = message.getData();
+            lines.add(String.format("%6.1f ms %s %s %s%s", (System.nanoTime() - start) / 1e6, direction, message.getChannel(),
+                    message.isMeta() ? message.toString() : "data=" + data,
+                    message.isMeta() ? "" : " (" + Thread.currentThread().getName() + ")"));
+        }
+
+        @Override
+        public boolean rcv(ClientSession session, Message.Mutable message) {
+            add("<-", message);
+            return true;
+        }
+
+        @Override
+        public boolean rcvMeta(ClientSession session, Message.Mutable message) {
+            add("<-", message);
+            return true;
+        }
+
+        @Override
+        public boolean sendMeta(ClientSession session, Message.Mutable message) {
+            add("->", message);
+            return true;
+        }
+
+        @Override
+        public String toString() {
+            return String.join("\n", lines);
+        }
+    }
+
     private static List<Object> connectErrors(BayeuxClient client) {
         List<Object> errors = new CopyOnWriteArrayList<>();
         client.getChannel(Channel.META_CONNECT).addListener((io.bayeux.api.client.ClientSessionChannel.MessageListener) (channel, message) -> {
