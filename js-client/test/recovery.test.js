@@ -52,6 +52,43 @@ describe('RecoveryExtension rules', () => {
     assert.ok(incoming(at(3, 'e2')));
   });
 
+  it('delivers once a message that comes after one with a higher offset, within 4,096 offsets', () => {
+    const { extension } = recording();
+    const incoming = (offset) => extension.incoming(broadcast(ROOM, offset, at(offset)));
+    assert.ok(incoming(0), 'the first message');
+    // A reply carrying 632..1258 overtook the one carrying 1..631.
+    for (let offset = 632; offset <= 1258; offset++) {
+      assert.ok(incoming(offset), `live ${offset}`);
+    }
+    for (let offset = 1; offset <= 631; offset++) {
+      assert.ok(incoming(offset), `late ${offset}`);
+    }
+    for (let offset = 0; offset <= 1258; offset++) {
+      assert.equal(incoming(offset), null, `again ${offset}`);
+    }
+    assert.deepEqual(extension.positions(), { [ROOM]: at(1258) }, 'the position is the highest, never moved back');
+    const far = 1258 + 4096 + 10;
+    assert.ok(incoming(far));
+    assert.equal(incoming(far - 4096), null, 'an offset 4,096 below the highest counts as delivered');
+    assert.ok(incoming(far - 4095), 'one above it is told apart');
+    const late = 1_732_600_000_000; // offsets as the server makes them: from the clock
+    assert.ok(extension.incoming(broadcast(ROOM, 'e2', at(late + 5, 'e2'))));
+    assert.ok(extension.incoming(broadcast(ROOM, 'e2', at(late + 9, 'e2'))));
+    assert.ok(extension.incoming(broadcast(ROOM, 'e2', at(late + 7, 'e2'))), 'late in a new epoch');
+    assert.equal(extension.incoming(broadcast(ROOM, 'e2', at(late + 7, 'e2'))), null);
+    assert.equal(extension.incoming(broadcast(ROOM, 'e2', at(late + 4, 'e2'))), null, 'before the epoch\'s first message');
+  });
+
+  it('counts every offset up to a subscription\'s start as delivered, gaps before it included', () => {
+    const { extension } = recording();
+    const incoming = (offset) => extension.incoming(broadcast(ROOM, offset, at(offset)));
+    assert.ok(incoming(1));
+    assert.ok(incoming(5));
+    subscribeThrough(extension, ROOM, { [ROOM]: at(10) });
+    assert.equal(incoming(3), null, 'published before the subscription started');
+    assert.ok(incoming(11));
+  });
+
   it('passes messages without a position, meta messages and other channels untouched', () => {
     const { extension } = recording();
     assert.ok(extension.incoming(broadcast(ROOM, 'a', at(5))));
@@ -213,6 +250,21 @@ describe('RecoveryExtension in a client (in-process fake server)', () => {
     await waitFor(() => received.items.length >= 2, { what: 'two messages' });
     await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(received.items.map((m) => m.data), ['one', 'two']);
+    client.abort();
+  });
+
+  it('gives a subscriber once a message that a later one of its channel overtook', async () => {
+    const server = new FakeServer();
+    const client = server.client();
+    client.registerExtension('recovery', new RecoveryExtension());
+    await callback((done) => client.handshake(done));
+    const received = recorder('received');
+    await callback((done) => client.subscribe(ROOM, received, done));
+    server.deliver(broadcast(ROOM, 'one', at(1)), broadcast(ROOM, 'three', at(3)), broadcast(ROOM, 'two', at(2)),
+      broadcast(ROOM, 'two again', at(2)), broadcast(ROOM, 'three again', at(3)), broadcast(ROOM, 'four', at(4)));
+    await waitFor(() => received.items.length >= 4, { what: 'four messages' });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(received.items.map((m) => m.data), ['one', 'three', 'two', 'four']);
     client.abort();
   });
 

@@ -23,7 +23,9 @@ const DISCONNECT = '/meta/disconnect';
  * - Every /meta/subscribe carries `ext.recover` with the positions of its channels, so a
  *   subscription made again (after a re-handshake, or by the application) asks the server for
  *   the messages after them.
- * - Drops a message at or before the remembered position of the same epoch: one already delivered.
+ * - Drops a message at or before the remembered position of the same epoch that was delivered
+ *   already; one that comes late (after one with a higher offset, up to 4,096 offsets below it)
+ *   goes through once.
  * - `onRecovered(channel, replayed)`: the server replays the `replayed` missed messages (they may
  *   come before or after the reply; the position stays where it was until they do).
  *   `onGap(channel, reason)`: they cannot all be had (`epoch`, `trimmed`, `expired`, `ahead`,
@@ -42,7 +44,7 @@ export class RecoveryExtension {
   #onRecovered;
   #enabled;
   #log = createLogger(() => ({ logLevel: 'warn' }));
-  #positions = new Map(); // channel -> { offset, epoch }
+  #positions = new Map(); // channel -> Delivered
   #subscribed = new Set(); // channels the server confirmed a subscription to
   #asked = new Map();     // id of a /meta/subscribe sent -> Set of the channels whose recovery it asked
   #lost = false;          // the session lost messages: the next handshake makes #unrecoverable
@@ -75,8 +77,8 @@ export class RecoveryExtension {
   /** A copy of the remembered positions: `{[channel]: {offset, epoch}}`. */
   positions() {
     const copy = {};
-    for (const [channel, { offset, epoch }] of this.#positions) {
-      copy[channel] = { offset, epoch };
+    for (const [channel, delivered] of this.#positions) {
+      copy[channel] = { offset: delivered.offset, epoch: delivered.epoch };
     }
     return copy;
   }
@@ -129,15 +131,16 @@ export class RecoveryExtension {
     if (!position) {
       return message;
     }
-    const last = this.#positions.get(message.channel);
-    if (last && last.epoch === position.epoch && position.offset <= last.offset) {
-      if (this.#enabled) {
-        this.#log.debug(`Dropping a message already delivered on ${message.channel}`, position, 'last', last);
-        return null;
-      }
+    const delivered = this.#positions.get(message.channel);
+    if (!delivered) {
+      this.#positions.set(message.channel, new Delivered(position));
       return message;
     }
-    this.#positions.set(message.channel, position);
+    if (!delivered.deliver(position) && this.#enabled) {
+      this.#log.debug(`Dropping a message already delivered on ${message.channel}`, position,
+        'last', { offset: delivered.offset, epoch: delivered.epoch });
+      return null;
+    }
     return message;
   }
 
@@ -147,9 +150,9 @@ export class RecoveryExtension {
     }
     const recover = {};
     for (const channel of channels(message.subscription)) {
-      const position = this.#positions.get(channel);
-      if (position && !isPattern(channel)) {
-        recover[channel] = { offset: position.offset, epoch: position.epoch };
+      const delivered = this.#positions.get(channel);
+      if (delivered && !isPattern(channel)) {
+        recover[channel] = { offset: delivered.offset, epoch: delivered.epoch };
       }
     }
     const asked = Object.keys(recover);
@@ -223,7 +226,7 @@ export class RecoveryExtension {
     // Not recovered (or no word of it: a server or channel without history): from now on.
     const position = positionOf(entry);
     if (position) {
-      this.#positions.set(channel, position);
+      this.#positions.set(channel, new Delivered(position));
     } else {
       this.#positions.delete(channel);
     }
@@ -232,9 +235,11 @@ export class RecoveryExtension {
 
   /** Moves a channel's position forward, never backwards within an epoch. */
   #advance(channel, position) {
-    const last = this.#positions.get(channel);
-    if (!last || last.epoch !== position.epoch || position.offset > last.offset) {
-      this.#positions.set(channel, position);
+    const delivered = this.#positions.get(channel);
+    if (delivered) {
+      delivered.advance(position);
+    } else {
+      this.#positions.set(channel, new Delivered(position));
     }
   }
 
@@ -275,6 +280,82 @@ export class RecoveryExtension {
     } catch (x) {
       this.#log.warn(`RecoveryExtension ${name}(${args.join(', ')}) threw`, x);
     }
+  }
+}
+
+/** How many offsets below a channel's highest position `Delivered` tells apart. */
+const WINDOW = 4096;
+
+/**
+ * What was delivered of one channel's history: the highest position, and which of the WINDOW
+ * offsets below it were delivered, so that a message coming late (after one with a higher
+ * offset: replies that overtook each other, live messages before a replay) goes through once
+ * instead of being dropped as seen. Only the position is kept while messages come in order; the
+ * window (512 bytes) is made at the first gap. Every offset up to a position set from outside (a
+ * subscription's start) counts as delivered, as does every offset WINDOW or more below the highest.
+ */
+class Delivered {
+  constructor({ offset, epoch }) {
+    this.offset = offset;
+    this.epoch = epoch;
+    this.window = null; // bit (offset mod WINDOW): delivered; null while all up to offset were
+  }
+
+  /** A message at `position` came: true when it is new (it counts as delivered from now on). */
+  deliver({ offset, epoch }) {
+    if (epoch !== this.epoch) {
+      this.offset = offset;
+      this.epoch = epoch;
+      this.window = null;
+      return true;
+    }
+    const high = this.offset;
+    if (offset > high) {
+      if (offset > high + 1 && !this.window) {
+        this.window = new Uint32Array(WINDOW / 32).fill(0xffffffff);
+      }
+      if (this.window) {
+        // The offsets skipped have not come (yet); this one has.
+        if (offset - 1 - high >= WINDOW) {
+          this.window.fill(0);
+        } else {
+          for (let skipped = high + 1; skipped < offset; skipped++) {
+            this.#set(skipped, false);
+          }
+        }
+        this.#set(offset, true);
+      }
+      this.offset = offset;
+      return true;
+    }
+    if (!this.window || offset <= high - WINDOW || this.#isSet(offset)) {
+      return false;
+    }
+    this.#set(offset, true);
+    return true;
+  }
+
+  /** Moves to `position` when it is ahead, or of another epoch: all up to it counts as delivered. */
+  advance({ offset, epoch }) {
+    if (epoch !== this.epoch || offset > this.offset) {
+      this.offset = offset;
+      this.epoch = epoch;
+      this.window = null;
+    }
+  }
+
+  #set(offset, value) {
+    const bit = ((offset % WINDOW) + WINDOW) % WINDOW;
+    if (value) {
+      this.window[bit >>> 5] |= 1 << (bit & 31);
+    } else {
+      this.window[bit >>> 5] &= ~(1 << (bit & 31));
+    }
+  }
+
+  #isSet(offset) {
+    const bit = ((offset % WINDOW) + WINDOW) % WINDOW;
+    return (this.window[bit >>> 5] & (1 << (bit & 31))) !== 0;
   }
 }
 

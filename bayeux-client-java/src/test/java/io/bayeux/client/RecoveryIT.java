@@ -6,6 +6,7 @@ import io.bayeux.api.Promise;
 import io.bayeux.api.client.ClientSession;
 import io.bayeux.api.server.HistoryPolicy;
 import io.bayeux.api.server.ServerChannel;
+import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import io.bayeux.client.ext.RecoveryExtension;
 import io.bayeux.server.QueueOverflow;
@@ -24,6 +25,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
 
@@ -107,6 +109,41 @@ class RecoveryIT {
         room.publish(null, 21, Promise.noop());
         received.await(2);
         assertEquals(List.of(0, 21), received.list(), "nothing replayed as if it were complete");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"websocket", "long-polling"})
+    void aMessageThatComesAfterALaterOneOfItsChannelIsDeliveredNotDroppedAsSeen(String transport) throws Exception {
+        NettyBayeuxServer server = start(HistoryPolicy.of(100, Duration.ofMinutes(5)), UnaryOperator.identity());
+        BayeuxClient client = recoveringClient(transport, new HandshakeGate(), (channel, outcome) -> {
+        });
+        Received received = new Received();
+        subscribe(client, ROOM, (channel, message) -> received.add(message));
+        ServerChannel room = server.bayeux().getChannel(ROOM);
+        room.publish(null, 0, Promise.noop());
+        received.await(1);
+
+        // The session is sent message 1 after message 2, as when two replies overtake each other
+        // (or live messages come before a replay).
+        ServerSession session = server.bayeux().getSession(client.getId());
+        AtomicReference<ServerMessage> held = new AtomicReference<>();
+        session.addExtension(new ServerSession.Extension() {
+            @Override
+            public ServerMessage send(ServerSession to, ServerMessage message) {
+                boolean first = ROOM.equals(message.getChannel()) && Integer.valueOf(1).equals(message.getData());
+                return first && held.compareAndSet(null, message) ? null : message;
+            }
+        });
+        room.publish(null, 1, Promise.noop());
+        room.publish(null, 2, Promise.noop());
+        received.await(2);
+        ServerMessage.Mutable late = server.bayeux().newMessage();
+        late.putAll(held.get());
+        session.deliver(null, late, Promise.noop());
+        received.await(3);
+        room.publish(null, 3, Promise.noop());
+        received.await(4);
+        assertEquals(List.of(0, 2, 1, 3), received.list(), "the late message once, nothing dropped");
     }
 
     @ParameterizedTest(name = "{0}")

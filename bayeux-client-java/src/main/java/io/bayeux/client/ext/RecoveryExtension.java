@@ -20,7 +20,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * the position of the last message of every channel with history, sends it with every
  * {@code /meta/subscribe} of that channel ({@code ext.recover}) — after a re-handshake, a
  * reconnect, or a {@code 409::queue_full} — so that the server replays exactly what was missed,
- * drops a message it delivered already, and tells the {@link Listener}s how each recovery went.
+ * drops a message it delivered already (not one that comes late, after one with a higher offset,
+ * up to 4,096 offsets below it), and tells the {@link Listener}s how each recovery went.
  * A channel without history that was subscribed when the session was lost is reported as not
  * recovered ({@value #NO_HISTORY}): the application should reload its state.
  *
@@ -48,8 +49,8 @@ public final class RecoveryExtension implements ClientSession.Extension {
     }
 
     private final List<Listener> listeners = new CopyOnWriteArrayList<>();
-    /** Guarded by this. */
-    private final Map<String, Position> positions = new HashMap<>();
+    /** What was delivered of each channel with history. Guarded by this. */
+    private final Map<String, Delivered> positions = new HashMap<>();
     /** The channels whose subscription the server confirmed in this session. Guarded by this. */
     private final Set<String> subscribed = new HashSet<>();
     /** The channels subscribed when the last session ended, not subscribed again yet. Guarded by this. */
@@ -67,7 +68,9 @@ public final class RecoveryExtension implements ClientSession.Extension {
 
     /** The last position of each channel with history (a copy). */
     public synchronized Map<String, Position> positions() {
-        return Map.copyOf(positions);
+        Map<String, Position> copy = new HashMap<>();
+        positions.forEach((channel, delivered) -> copy.put(channel, delivered.position()));
+        return Map.copyOf(copy);
     }
 
     /**
@@ -75,7 +78,7 @@ public final class RecoveryExtension implements ClientSession.Extension {
      * application kept from an earlier run: the next subscription to the channel recovers from it.
      */
     public synchronized void setPosition(String channel, Position position) {
-        positions.put(channel, position);
+        positions.put(channel, new Delivered(position));
     }
 
     @Override
@@ -86,9 +89,9 @@ public final class RecoveryExtension implements ClientSession.Extension {
         Map<String, Object> recover = new LinkedHashMap<>();
         synchronized (this) {
             for (String channel : channels(message.get(Message.SUBSCRIPTION_FIELD))) {
-                Position position = positions.get(channel);
-                if (position != null) {
-                    recover.put(channel, position.toMap());
+                Delivered delivered = positions.get(channel);
+                if (delivered != null) {
+                    recover.put(channel, delivered.position().toMap());
                 }
             }
         }
@@ -147,7 +150,7 @@ public final class RecoveryExtension implements ClientSession.Extension {
                     // Nothing was replayed: what comes now follows where the subscription starts.
                     outcomes.put(name, new Outcome(false, 0, String.valueOf(entry.get(Position.REASON_FIELD))));
                     if (start != null) {
-                        positions.put(name, start);
+                        positions.put(name, new Delivered(start));
                     } else {
                         positions.remove(name);
                     }
@@ -167,21 +170,24 @@ public final class RecoveryExtension implements ClientSession.Extension {
             return true;
         }
         synchronized (this) {
-            Position last = positions.get(channel);
-            if (last != null && last.epoch().equals(position.epoch()) && position.offset() <= last.offset()) {
-                LOG.debug("Dropping {} on {}: delivered already (last {})", position, channel, last);
+            Delivered delivered = positions.get(channel);
+            if (delivered == null) {
+                positions.put(channel, new Delivered(position));
+            } else if (!delivered.deliver(position)) {
+                LOG.debug("Dropping {} on {}: delivered already (last {})", position, channel, delivered.position());
                 return false;
             }
-            positions.put(channel, position);
         }
         return true;
     }
 
     /** Under the monitor: moves a channel's position forward, or to another epoch; never back. */
     private void advance(String channel, Position position) {
-        Position last = positions.get(channel);
-        if (last == null || !last.epoch().equals(position.epoch()) || position.offset() > last.offset()) {
-            positions.put(channel, position);
+        Delivered delivered = positions.get(channel);
+        if (delivered == null) {
+            positions.put(channel, new Delivered(position));
+        } else {
+            delivered.advance(position);
         }
     }
 
