@@ -239,33 +239,30 @@ describe('RecoveryExtension rules', () => {
 });
 
 describe('RecoveryExtension in a client (in-process fake server)', () => {
-  it('drops a duplicate before any subscriber sees it', async () => {
+  /** What a subscriber to ROOM of a client with recovery receives of `messages`, once `count` came. */
+  async function receivedOf(messages, count) {
     const server = new FakeServer();
     const client = server.client();
     client.registerExtension('recovery', new RecoveryExtension());
     await callback((done) => client.handshake(done));
     const received = recorder('received');
     await callback((done) => client.subscribe(ROOM, received, done));
-    server.deliver(broadcast(ROOM, 'one', at(1)), broadcast(ROOM, 'one again', at(1)), broadcast(ROOM, 'two', at(2)));
-    await waitFor(() => received.items.length >= 2, { what: 'two messages' });
+    server.deliver(...messages);
+    await waitFor(() => received.items.length >= count, { what: `${count} messages` });
     await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(received.items.map((m) => m.data), ['one', 'two']);
     client.abort();
+    return received.items.map((m) => m.data);
+  }
+
+  it('drops a duplicate before any subscriber sees it', async () => {
+    const received = await receivedOf([broadcast(ROOM, 'one', at(1)), broadcast(ROOM, 'one again', at(1)), broadcast(ROOM, 'two', at(2))], 2);
+    assert.deepEqual(received, ['one', 'two']);
   });
 
   it('gives a subscriber once a message that a later one of its channel overtook', async () => {
-    const server = new FakeServer();
-    const client = server.client();
-    client.registerExtension('recovery', new RecoveryExtension());
-    await callback((done) => client.handshake(done));
-    const received = recorder('received');
-    await callback((done) => client.subscribe(ROOM, received, done));
-    server.deliver(broadcast(ROOM, 'one', at(1)), broadcast(ROOM, 'three', at(3)), broadcast(ROOM, 'two', at(2)),
-      broadcast(ROOM, 'two again', at(2)), broadcast(ROOM, 'three again', at(3)), broadcast(ROOM, 'four', at(4)));
-    await waitFor(() => received.items.length >= 4, { what: 'four messages' });
-    await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(received.items.map((m) => m.data), ['one', 'three', 'two', 'four']);
-    client.abort();
+    const received = await receivedOf([broadcast(ROOM, 'one', at(1)), broadcast(ROOM, 'three', at(3)), broadcast(ROOM, 'two', at(2)),
+      broadcast(ROOM, 'two again', at(2)), broadcast(ROOM, 'three again', at(3)), broadcast(ROOM, 'four', at(4))], 4);
+    assert.deepEqual(received, ['one', 'three', 'two', 'four']);
   });
 
   it('on 409::queue_full handshakes again, subscribes again asking recovery, and reports what it cannot recover', async () => {
