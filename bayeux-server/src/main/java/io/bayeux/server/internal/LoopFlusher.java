@@ -20,7 +20,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * finds the list empty submits one task to the loop, so a burst of publishes costs the loop one
  * wake-up, not one per subscriber. A round takes the whole list, writes every listed session's
  * queue as one frame (unless its endpoint is not writable: it waits for
- * {@link ConnectionImpl#writable()}), then flushes each endpoint it wrote to once.
+ * {@link ConnectionImpl#writable()}), and flushes each endpoint it wrote to once, after every
+ * {@value #FLUSH_EVERY} endpoints and at its end.
  *
  * <p>The list is linked through the sessions themselves (their outboxes, {@link SessionOutbox#nextDirty}, a
  * lock-free stack pushed by any thread and taken whole by the loop), so listing allocates
@@ -39,6 +40,12 @@ final class LoopFlusher implements Runnable {
 
     /** The longest a thread's listing is held: past it, what the thread holds goes out while it goes on. */
     static final long MAX_HOLD_MILLIS = 20;
+    /**
+     * A round that writes to more connections than this flushes them this many at a time: the
+     * first subscribers of a large broadcast get their frame while the loop writes the others'
+     * and the frames that wait for their flush stay few.
+     */
+    static final int FLUSH_EVERY = 64;
     /** Per thread: the listings it holds back until the batch it handles ends. */
     private static final ThreadLocal<Held> HELD = ThreadLocal.withInitial(Held::new);
 
@@ -132,6 +139,9 @@ final class LoopFlusher implements Runnable {
             }
             if (connection != null && connection.markWritten()) {
                 written.add(connection);
+                if (written.size() == FLUSH_EVERY) {
+                    flushWritten();
+                }
             }
             outbox = next;
         }

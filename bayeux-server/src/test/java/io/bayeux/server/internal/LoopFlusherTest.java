@@ -124,6 +124,38 @@ class LoopFlusherTest {
     }
 
     @Test
+    void aRoundThatWritesToManyConnectionsFlushesThemAFewAtATimeNotAllAtItsEnd() {
+        start(-1);
+        ManualLoop loop = new ManualLoop();
+        List<TestClient> clients = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            clients.add(subscriber(loop));
+        }
+        // At each flush: how many connections were written to and are not flushed yet.
+        int[] mostWaiting = {0};
+        Runnable count = () -> {
+            int waiting = 0;
+            for (TestClient client : clients) {
+                waiting += client.writes.get() - client.flushes.get();
+            }
+            mostWaiting[0] = Math.max(mostWaiting[0], waiting);
+        };
+        clients.forEach(client -> client.onFlush = count);
+
+        publish(0, 1);
+        assertEquals(1, loop.submitted, "one round for the broadcast");
+        loop.runAll();
+
+        for (TestClient client : clients) {
+            assertEquals(List.of(0), data(client), "the message, once");
+            assertEquals(1, client.writes.get(), "one frame");
+            assertEquals(1, client.flushes.get(), "one flush");
+        }
+        assertTrue(mostWaiting[0] <= LoopFlusher.FLUSH_EVERY,
+                "written and waiting for their flush at most " + LoopFlusher.FLUSH_EVERY + " connections, not " + mostWaiting[0]);
+    }
+
+    @Test
     void aThreadsHeldListingsWaitForItsOutermostReleaseWhileAnotherThreadsListingGoesOutAsUsual() throws Exception {
         start(-1);
         ManualLoop a = new ManualLoop();

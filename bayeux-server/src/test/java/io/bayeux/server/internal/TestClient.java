@@ -37,6 +37,8 @@ public final class TestClient {
     public final List<Integer> writeBytes = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** How many times the core flushed this client's endpoint (event loop endpoints only). */
     public final AtomicInteger flushes = new AtomicInteger();
+    /** Run at each flush of this client's endpoint, after it is counted. */
+    public volatile Runnable onFlush = () -> { };
     /** What the endpoint answers to {@code isWritable()}. */
     public volatile boolean writable = true;
     /** What the endpoint answers to {@code isStalled()}. */
@@ -300,6 +302,7 @@ public final class TestClient {
         @Override
         public void flush() {
             flushes.incrementAndGet();
+            onFlush.run();
         }
 
         @Override

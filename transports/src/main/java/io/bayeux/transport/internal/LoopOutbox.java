@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * round submits one task, which does every write waiting (unflushed) and then flushes each
  * channel it wrote to once. When a publish answers a hundred held long-polls from the
  * executor, their loop wakes up once rather than a hundred times, and a channel that got two
- * answers in the round is flushed once. A write asked for on the loop itself is done at once.
+ * answers in a row is flushed once; the channels written are flushed {@value #FLUSH_EVERY} at a
+ * time. A write asked for on the loop itself is done at once.
  *
  * <p>It also counts, for its loop, the WebSocket frames written and the flushes done (its own
  * and those of the WebSocket connections' push rounds): loop-confined counters that other
@@ -42,6 +43,14 @@ public final class LoopOutbox implements Runnable {
 
     /** Writes done in one task before the loop gets to its other work. */
     private static final int ROUND_LIMIT = 4096;
+
+    /**
+     * A round that writes to more channels than this flushes them this many at a time, so that
+     * the first get their bytes while the loop writes to the others, and the writes waiting for
+     * their flush (each holding an outbound entry and a buffer that Netty pools per thread
+     * afterwards) stay few.
+     */
+    static final int FLUSH_EVERY = 64;
 
     private final EventLoop loop;
     private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
@@ -169,13 +178,12 @@ public final class LoopOutbox implements Runnable {
                 Channel channel = next.channel();
                 if (written.isEmpty() || written.get(written.size() - 1) != channel) {
                     written.add(channel);
+                    if (written.size() == FLUSH_EVERY) {
+                        flushWritten();
+                    }
                 }
             }
-            for (int i = 0, n = written.size(); i < n; i++) {
-                flushed();
-                written.get(i).flush();
-            }
-            written.clear();
+            flushWritten();
             scheduled.set(false);
             if (pending.isEmpty() || !scheduled.compareAndSet(false, true)) {
                 return;
@@ -185,5 +193,13 @@ public final class LoopOutbox implements Runnable {
                 return;
             }
         }
+    }
+
+    private void flushWritten() {
+        for (int i = 0, n = written.size(); i < n; i++) {
+            flushed();
+            written.get(i).flush();
+        }
+        written.clear();
     }
 }
