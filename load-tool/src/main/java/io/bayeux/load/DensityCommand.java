@@ -63,6 +63,10 @@ final class DensityCommand implements Callable<Integer> {
             description = "Clients of a round (connect, subscribe, broadcast, leave) before the empty server is measured, 0 for none: the baseline is then a server that has loaded its classes (default: ${DEFAULT-VALUE})")
     int warmup = 100;
 
+    @Option(names = "--broadcasts", paramLabel = "N",
+            description = "Broadcasts to all in each round, one after another, each timed to the last client (default: ${DEFAULT-VALUE})")
+    int broadcasts = 1;
+
     @Option(names = "--hold", paramLabel = "DURATION", description = "How long the server's CPU is measured with all clients idle, 0 for not (default: ${DEFAULT-VALUE})")
     String hold = "10s";
 
@@ -127,7 +131,7 @@ final class DensityCommand implements Callable<Integer> {
         return new DensityRun.Settings(target, pid, steps, sourceAddresses(sourceAddresses), !noClientCompression, rooms, roomsPerClient,
                 concurrency, rounds, ScenarioOptions.parseDuration(hold, "--hold"), ScenarioOptions.parseDuration(settle, "--settle"),
                 heapToleranceKiB * 1024, ScenarioOptions.parseDuration(connectTimeout, "--connect-timeout"),
-                threads != null ? threads : Runtime.getRuntime().availableProcessors(), warmup, clientProcesses);
+                threads != null ? threads : Runtime.getRuntime().availableProcessors(), warmup, clientProcesses, broadcasts);
     }
 
     /** 127.0.0.2, 127.0.0.3, ...: {@code n} loopback addresses (Linux routes all of 127.0.0.0/8 to the loopback interface). */
@@ -140,6 +144,6 @@ final class DensityCommand implements Callable<Integer> {
     }
 
     static boolean passed(DensityRun.Result result) {
-        return result.rounds().stream().allMatch(r -> r.broadcastMillis() != null && r.settleSeconds() != null);
+        return result.rounds().stream().allMatch(r -> r.everyBroadcastArrived() && r.settleSeconds() != null);
     }
 }

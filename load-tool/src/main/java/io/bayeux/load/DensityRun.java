@@ -16,13 +16,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
  * One density measurement against a running server: after a warm-up round of a few clients (so
  * that the baseline is a server that has loaded its classes, not a never-used one), idle
  * WebSocket clients ({@link IdleClients}) opened step by step up to the highest count, the server's memory read at every step (after a
- * full GC), the CPU it spends holding them all idle, one broadcast to all of them, then all
+ * full GC), the CPU it spends holding them all idle, one broadcast to all of them (or several, one after another), then all
  * leave (the clients in this process or, with {@code clientProcesses}, spread over child
  * processes: {@link ClientProcesses}); the next rounds open them all at once, broadcast and leave again. After each leave it
  * waits, up to the settle time, for the server's sessions, channels and heap after GC to return
@@ -34,8 +35,11 @@ final class DensityRun {
     /** What the run is asked to do. */
     record Settings(URI url, Long serverPid, List<Integer> steps, List<InetAddress> sourceAddresses, boolean offerDeflate,
                     int rooms, int roomsPerClient, int concurrency, int rounds, Duration hold, Duration settle,
-                    long heapToleranceBytes, Duration connectTimeout, int ioThreads, int warmup, int clientProcesses) {
+                    long heapToleranceBytes, Duration connectTimeout, int ioThreads, int warmup, int clientProcesses, int broadcasts) {
         Settings {
+            if (broadcasts < 1) {
+                throw new IllegalArgumentException("--broadcasts must be 1 or more: " + broadcasts);
+            }
             if (clientProcesses < 1) {
                 throw new IllegalArgumentException("--client-processes must be 1 or more: " + clientProcesses);
             }
@@ -75,11 +79,17 @@ final class DensityRun {
      * @param serverBroadcastMillis the server's part of it: from the publish read off its connection to the flush of the last frame
      *                        carrying it, as the server's stats service tells (a server started with {@code --broadcast-timing});
      *                        null when it does not
+     * @param laterBroadcastsMillis the same for each broadcast after the first (see {@link Settings#broadcasts()}), one after
+     *                        the other; null for one that did not reach every client
      * @param settleSeconds   from the last connection closed until sessions and heap after GC were back to the empty server's; null when not within the settle time
      * @param after           the server once settled (or at the end of the settle time)
      */
     record Round(int round, int clients, double connectSeconds, Double broadcastMillis, Double serverBroadcastMillis, int broadcastArrivals,
-                 Double settleSeconds, ServerSample after) {
+                 List<Double> laterBroadcastsMillis, Double settleSeconds, ServerSample after) {
+        /** Whether every broadcast of the round reached every client. */
+        boolean everyBroadcastArrived() {
+            return broadcastMillis != null && !laterBroadcastsMillis.contains(null);
+        }
     }
 
     /**
@@ -215,13 +225,13 @@ final class DensityRun {
     private Round broadcastAndLeave(int round, DensityClients clients, double connectSeconds, BayeuxClient stats, ServerSample empty)
             throws InterruptedException {
         String id = "density-" + round;
-        clients.expectBroadcast(id);
-        long published = System.nanoTime();
-        stats.getChannel(IdleClients.BROADCAST_CHANNEL).publish(Map.of("id", id));
-        long last = clients.awaitBroadcast(BROADCAST_TIMEOUT);
-        Double broadcastMillis = last < 0 ? null : (last - published) / 1e6;
+        Double broadcastMillis = broadcast(clients, stats, id);
         Double serverMillis = broadcastMillis == null ? null : serverBroadcastMillis(RunFigures.serverStats(stats));
         int arrivals = clients.arrivals();
+        List<Double> later = new ArrayList<>();
+        for (int i = 2; i <= settings.broadcasts(); i++) {
+            later.add(broadcast(clients, stats, id + "-" + i));
+        }
         int count = clients.ready();
         int forced = clients.leaveAll(LEAVE_TIMEOUT);
         long left = System.nanoTime();
@@ -240,11 +250,39 @@ final class DensityRun {
                         + " all left%s; %s; server %s%n", round, count, connectSeconds, arrivals,
                 broadcastMillis == null ? "(not all within " + BROADCAST_TIMEOUT.toSeconds() + " s)" : String.format(Locale.ROOT, "%.1f ms", broadcastMillis)
                         + (serverMillis == null ? "" : String.format(Locale.ROOT, " (the server's part %.1f ms, from the publish read to the last"
-                        + " frame flushed; the rest %.1f ms, the clients reading)", serverMillis, broadcastMillis - serverMillis)),
+                        + " frame flushed; the rest %.1f ms, the clients reading)", serverMillis, broadcastMillis - serverMillis))
+                        + describeLater(later),
                 forced == 0 ? "" : " (" + forced + " closed by force)",
                 settleSeconds == null ? "NOT back to the empty server's within " + settings.settle().toSeconds() + " s"
                         : String.format(Locale.ROOT, "back to the empty server's in %.1f s", settleSeconds), describe(after));
-        return new Round(round, count, connectSeconds, broadcastMillis, serverMillis, arrivals, settleSeconds, after);
+        return new Round(round, count, connectSeconds, broadcastMillis, serverMillis, arrivals, later, settleSeconds, after);
+    }
+
+    /** Publishes one message on the broadcast channel; returns the time to its arrival at the last client, null when not all got it. */
+    private static Double broadcast(DensityClients clients, BayeuxClient stats, String id) throws InterruptedException {
+        clients.expectBroadcast(id);
+        long published = System.nanoTime();
+        stats.getChannel(IdleClients.BROADCAST_CHANNEL).publish(Map.of("id", id));
+        long last = clients.awaitBroadcast(BROADCAST_TIMEOUT);
+        return last < 0 ? null : (last - published) / 1e6;
+    }
+
+    /** The broadcasts after a round's first: their median and slowest, and how many did not reach every client. */
+    static String describeLater(List<Double> later) {
+        if (later.isEmpty()) {
+            return "";
+        }
+        List<Double> arrived = later.stream().filter(Objects::nonNull).sorted().toList();
+        int missed = later.size() - arrived.size();
+        StringBuilder text = new StringBuilder(String.format(Locale.ROOT, "; %d more, one after another", later.size()));
+        if (!arrived.isEmpty()) {
+            text.append(String.format(Locale.ROOT, ": median %.1f ms, fastest %.1f ms, slowest %.1f ms", arrived.get((arrived.size() - 1) / 2),
+                    arrived.get(0), arrived.get(arrived.size() - 1)));
+        }
+        if (missed > 0) {
+            text.append(String.format(Locale.ROOT, "; %d did NOT reach every client within %d s", missed, BROADCAST_TIMEOUT.toSeconds()));
+        }
+        return text.toString();
     }
 
     /**

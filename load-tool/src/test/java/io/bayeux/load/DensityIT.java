@@ -31,7 +31,7 @@ class DensityIT {
         TestScenarios.ServerCount count = new TestScenarios.ServerCount();
         NettyBayeuxServer server = servers.start(count.andThen(bayeux -> ((BayeuxServerImpl) bayeux).observe(new DeliveryTiming())));
         DensityRun.Settings settings = new DensityRun.Settings(server.uri(), null, List.of(100, 200), DensityCommand.sourceAddresses(2),
-                true, 100, 10, 50, 2, Duration.ZERO, Duration.ofSeconds(10), 1024 * 1024, Duration.ofSeconds(60), 2, 20, 1);
+                true, 100, 10, 50, 2, Duration.ZERO, Duration.ofSeconds(10), 1024 * 1024, Duration.ofSeconds(60), 2, 20, 1, 3);
 
         DensityRun.Result result = new DensityRun(settings, TestScenarios.QUIET).run();
 
@@ -49,6 +49,8 @@ class DensityIT {
             assertEquals(200, round.clients());
             assertEquals(200, round.broadcastArrivals(), "round " + round.round() + ": the broadcast reached every client");
             assertNotNull(round.broadcastMillis());
+            assertEquals(2, round.laterBroadcastsMillis().size(), "round " + round.round() + ": two broadcasts after the first");
+            assertTrue(round.everyBroadcastArrived(), "round " + round.round() + ": each reached every client: " + round.laterBroadcastsMillis());
             assertNotNull(round.serverBroadcastMillis(), "round " + round.round() + ": the server timed its part of the broadcast");
             assertTrue(round.serverBroadcastMillis() <= round.broadcastMillis(),
                     "the server's part " + round.serverBroadcastMillis() + " ms is within the whole " + round.broadcastMillis() + " ms");
@@ -56,8 +58,8 @@ class DensityIT {
             assertEquals(empty, round.after().sessions());
             assertEquals(result.empty().channels(), round.after().channels(), "round " + round.round() + ": the rooms were swept");
         }
-        assertEquals(3, count.published.get(), "one broadcast per round and one in the warm-up");
-        assertEquals(20 + 2 * 200, count.deliveries.get(), "every client subscribed to the broadcast channel");
+        assertEquals(1 + 2 * 3, count.published.get(), "three broadcasts per round and one in the warm-up");
+        assertEquals(20 + 2 * 3 * 200, count.deliveries.get(), "every client subscribed to the broadcast channel");
         assertTrue(DensityCommand.passed(result));
     }
 
@@ -71,7 +73,7 @@ class DensityIT {
                 .websocketCompressionContext(true).build().start();
         try {
             DensityRun.Settings settings = new DensityRun.Settings(server.uri(), null, List.of(100), DensityCommand.sourceAddresses(2),
-                    true, 100, 10, 50, 2, Duration.ZERO, Duration.ofSeconds(10), 1024 * 1024, Duration.ofSeconds(60), 2, 0, 1);
+                    true, 100, 10, 50, 2, Duration.ZERO, Duration.ofSeconds(10), 1024 * 1024, Duration.ofSeconds(60), 2, 0, 1, 1);
 
             DensityRun.Result result = new DensityRun(settings, TestScenarios.QUIET).run();
 
@@ -92,7 +94,7 @@ class DensityIT {
         TestScenarios.ServerCount count = new TestScenarios.ServerCount();
         NettyBayeuxServer server = servers.start(count);
         DensityRun.Settings settings = new DensityRun.Settings(server.uri(), null, List.of(301), DensityCommand.sourceAddresses(2),
-                false, 100, 10, 50, 1, Duration.ZERO, Duration.ofSeconds(10), 1024 * 1024, Duration.ofSeconds(60), 1, 0, 2);
+                false, 100, 10, 50, 1, Duration.ZERO, Duration.ofSeconds(10), 1024 * 1024, Duration.ofSeconds(60), 1, 0, 2, 1);
 
         DensityRun.Result result = new DensityRun(settings, TestScenarios.QUIET).run();
 
