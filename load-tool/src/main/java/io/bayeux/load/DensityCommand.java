@@ -91,6 +91,9 @@ final class DensityCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Write every figure as JSON")
     Path json;
 
+    @Option(names = "--report", paramLabel = "FILE", description = "Write an HTML page of the figures, with charts (density-report puts several runs side by side)")
+    Path report;
+
     @Override
     public Integer call() throws Exception {
         if (server != null && (url != null || serverPid != null)) {
@@ -115,6 +118,11 @@ final class DensityCommand implements Callable<Integer> {
             if (json != null) {
                 Summary.writeJson(result, json);
                 System.out.println("JSON written to " + json);
+            }
+            if (report != null) {
+                DensityReport.writeHtml(report, List.of(new DensityReport.Run(server != null ? server : target.toString(),
+                        Summary.JSON.valueToTree(result))));
+                System.out.println("HTML report written to " + report);
             }
             return passed(result) ? 0 : 1;
         } catch (BenchmarkException x) {

@@ -61,6 +61,9 @@ class DensityIT {
         assertEquals(1 + 2 * 3, count.published.get(), "three broadcasts per round and one in the warm-up");
         assertEquals(20 + 2 * 3 * 200, count.deliveries.get(), "every client subscribed to the broadcast channel");
         assertTrue(DensityCommand.passed(result));
+        String report = DensityReport.html(List.of(new DensityReport.Run("this run", Summary.JSON.valueToTree(result))));
+        assertTrue(report.contains("<td>2 of 2</td>"), "the report says both rounds were back to empty");
+        assertEquals(5, report.split("<img ", -1).length - 1, "and charts them");
     }
 
     @Test
