@@ -113,9 +113,9 @@ final class DensityReport {
                             : String.format(Locale.ROOT, "%.1f %% of a core", r.path("idleCpuPercentOfOneCore").asDouble()))
                     .append("</td><td>").append(rounds)
                     .append("</td><td>").append(connects.isEmpty() ? "-" : String.format(Locale.ROOT, "%.2f s / %s", connects.get(0),
-                            connects.size() < 2 ? "-" : String.format(Locale.ROOT, "%.2f s", median(connects.subList(1, connects.size())))))
+                            connects.size() < 2 ? "-" : String.format(Locale.ROOT, "%.2f s", DensityRun.median(connects.subList(1, connects.size())))))
                     .append("</td><td").append(missed ? " class=\"bad\">some did not reach every client; " : ">")
-                    .append(broadcasts.isEmpty() ? "-" : String.format(Locale.ROOT, "%.0f ms (%.0f–%.0f), %d", median(broadcasts),
+                    .append(broadcasts.isEmpty() ? "-" : String.format(Locale.ROOT, "%.0f ms (%.0f–%.0f), %d", DensityRun.median(broadcasts),
                             broadcasts.stream().mapToDouble(Double::doubleValue).min().orElseThrow(),
                             broadcasts.stream().mapToDouble(Double::doubleValue).max().orElseThrow(), broadcasts.size()))
                     .append("</td><td").append(back < rounds ? " class=\"bad\">" : ">").append(back).append(" of ").append(rounds)
@@ -258,12 +258,6 @@ final class DensityReport {
     private static String kib(JsonNode perConnection, String field) {
         Double value = perConnection == null ? null : number(perConnection.path(field));
         return value == null ? "-" : String.format(Locale.ROOT, "%.2f KiB", value);
-    }
-
-    private static double median(List<Double> values) {
-        List<Double> sorted = values.stream().sorted().toList();
-        int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
     private static void createParent(Path file) throws IOException {

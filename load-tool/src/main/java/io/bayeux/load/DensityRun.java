@@ -267,7 +267,7 @@ final class DensityRun {
         return last < 0 ? null : (last - published) / 1e6;
     }
 
-    /** The broadcasts after a round's first: their median and slowest, and how many did not reach every client. */
+    /** The broadcasts after a round's first: their median, fastest and slowest, and how many did not reach every client. */
     static String describeLater(List<Double> later) {
         if (later.isEmpty()) {
             return "";
@@ -276,13 +276,20 @@ final class DensityRun {
         int missed = later.size() - arrived.size();
         StringBuilder text = new StringBuilder(String.format(Locale.ROOT, "; %d more, one after another", later.size()));
         if (!arrived.isEmpty()) {
-            text.append(String.format(Locale.ROOT, ": median %.1f ms, fastest %.1f ms, slowest %.1f ms", arrived.get((arrived.size() - 1) / 2),
+            text.append(String.format(Locale.ROOT, ": median %.1f ms, fastest %.1f ms, slowest %.1f ms", median(arrived),
                     arrived.get(0), arrived.get(arrived.size() - 1)));
         }
         if (missed > 0) {
             text.append(String.format(Locale.ROOT, "; %d did NOT reach every client within %d s", missed, BROADCAST_TIMEOUT.toSeconds()));
         }
         return text.toString();
+    }
+
+    /** The middle value, or the mean of the two middle ones; {@code values} not empty. */
+    static double median(List<Double> values) {
+        List<Double> sorted = values.stream().sorted().toList();
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
     /**
