@@ -1,5 +1,9 @@
 package io.bayeux.transport;
 
+import io.bayeux.api.Channel;
+import io.bayeux.api.server.BayeuxServer;
+import io.bayeux.api.server.ServerMessage;
+import io.bayeux.api.server.ServerSession;
 import io.bayeux.server.internal.ServerSessionImpl;
 import io.bayeux.testing.Await;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -61,6 +65,32 @@ class ProtocolIT {
             assertEquals(Map.of("text", "hello"), delivered.get("data"));
             assertNull(delivered.get("clientId"));
             assertEquals(true, RawClient.reply(bob.send(Map.of("channel", "/meta/disconnect")), "/meta/disconnect").get("successful"));
+        }
+    }
+
+    @ParameterizedTest(name = "websocket={0}")
+    @ValueSource(booleans = {true, false})
+    void aConnectWhoseSessionIsRemovedWithAReasonWhileTheServerHandlesItIsToldTheReason(boolean websocket) throws Exception {
+        try (RawClient client = new RawClient(server.uri(), websocket).open()) {
+            client.handshake();
+            RawClient.reply(client.connect(), "/meta/connect");
+            ServerSession session = server.server().bayeux().getSession(client.clientId());
+            // Removed after the connect found its session, before it is handled, as the
+            // application's overflow policy may do on another thread at any moment.
+            server.server().bayeux().addExtension(new BayeuxServer.Extension() {
+                @Override
+                public boolean rcvMeta(ServerSession from, ServerMessage.Mutable message) {
+                    if (from == session && Channel.META_CONNECT.equals(message.getChannel())) {
+                        session.disconnect("409::queue_full");
+                    }
+                    return true;
+                }
+            });
+
+            Map<String, Object> reply = RawClient.reply(client.connect(), "/meta/connect");
+
+            assertEquals("409::queue_full", reply.get("error"), "the client is told why: " + reply);
+            assertEquals("handshake", ((Map<?, ?>) reply.get("advice")).get("reconnect"), reply.toString());
         }
     }
 }

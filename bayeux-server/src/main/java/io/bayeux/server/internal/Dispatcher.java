@@ -231,7 +231,9 @@ final class Dispatcher {
             return;
         }
         if (session == null || !session.isHandshook()) {
-            String reason = session == null ? sessions.takeReason(message.getClientId()) : null;
+            // Removed maybe since it was found (by an extension, or by another thread meanwhile):
+            // the removal remembered its reason before marking it removed.
+            String reason = session == null || session.isRemoved() ? sessions.takeReason(message.getClientId()) : null;
             exchange.error(reason != null ? reason : "402::session_unknown");
             Advice.handshake(exchange.reply);
             exchange.session = null;

@@ -1,5 +1,8 @@
 package io.bayeux.server.internal;
 
+import io.bayeux.api.Channel;
+import io.bayeux.api.server.BayeuxServer;
+import io.bayeux.api.server.ServerMessage;
 import io.bayeux.api.server.ServerSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -116,6 +119,31 @@ class DisconnectTest extends ServerTestSupport {
         } finally {
             threads.shutdownNow();
         }
+    }
+
+    @ParameterizedTest(name = "push={0}")
+    @ValueSource(booleans = {true, false})
+    void aMessageWhoseSessionIsRemovedWithAnErrorAfterItFoundItsSessionIsToldTheError(boolean push) {
+        TestClient client = new TestClient(server, push).connected();
+        ServerSessionImpl session = (ServerSessionImpl) server.getSession(client.clientId());
+        // The removal comes after the connect found its session and before it is handled: the
+        // server's extensions see it in between.
+        server.addExtension(new BayeuxServer.Extension() {
+            @Override
+            public boolean rcvMeta(ServerSession from, ServerMessage.Mutable message) {
+                if (from == session && Channel.META_CONNECT.equals(message.getChannel())) {
+                    session.disconnect("409::queue_full");
+                }
+                return true;
+            }
+        });
+
+        Map<String, Object> reply = TestClient.reply(client.connect().join(), "/meta/connect");
+
+        assertEquals("409::queue_full", reply.get("error"), "the client is told why: " + reply);
+        assertEquals("handshake", ((Map<?, ?>) reply.get("advice")).get("reconnect"), reply.toString());
+        assertEquals("402::session_unknown", TestClient.reply(client.connect().join(), "/meta/connect").get("error"),
+                "the reason is told once");
     }
 
     @Test
