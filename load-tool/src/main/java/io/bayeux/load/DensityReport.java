@@ -103,7 +103,7 @@ final class DensityReport {
                 }
                 back += number(round.path("settleSeconds")) != null ? 1 : 0;
             }
-            html.append("<tr><td>").append(esc(run.label())).append("</td><td>").append(esc(r.path("url").asText("-")))
+            html.append("<tr><td>").append(HtmlReport.esc(run.label())).append("</td><td>").append(HtmlReport.esc(r.path("url").asText("-")))
                     .append("</td><td>").append(r.path("deflateOffered").asBoolean() ? "yes" : "no")
                     .append("</td><td>").append(top == null ? "-" : String.format(Locale.ROOT, "%,d", top.path("clients").asInt()))
                     .append("</td><td>").append(kib(perConnection, "heapKiB"))
@@ -124,7 +124,7 @@ final class DensityReport {
         html.append("</table>\n<p>Per connection: over the empty server, at the highest step.</p>\n<h2>Charts</h2>\n");
         for (XYChart chart : charts(runs)) {
             byte[] png = BitmapEncoder.getBitmapBytes(chart, BitmapEncoder.BitmapFormat.PNG);
-            html.append("<img alt=\"").append(esc(chart.getTitle())).append("\" src=\"data:image/png;base64,")
+            html.append("<img alt=\"").append(HtmlReport.esc(chart.getTitle())).append("\" src=\"data:image/png;base64,")
                     .append(Base64.getEncoder().encodeToString(png)).append("\">\n");
         }
         html.append("</body></html>\n");
@@ -265,9 +265,5 @@ final class DensityReport {
         if (parent != null) {
             Files.createDirectories(parent);
         }
-    }
-
-    private static String esc(String text) {
-        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 }

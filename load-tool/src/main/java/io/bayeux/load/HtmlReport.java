@@ -238,7 +238,8 @@ final class HtmlReport {
         return "<img alt=\"" + esc(alt) + "\" src=\"data:image/png;base64," + Base64.getEncoder().encodeToString(png) + "\">";
     }
 
-    private static String esc(String text) {
+    /** {@code text} safe in HTML text and attribute values. */
+    static String esc(String text) {
         return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 }
