@@ -66,6 +66,9 @@ final class ClientProcesses implements DensityClients {
         if (!settings.offerDeflate()) {
             args.add("--no-client-compression");
         }
+        if (!settings.batchScheduling()) {
+            args.add("--normal-scheduling");
+        }
         return args;
     }
 

@@ -64,6 +64,9 @@ final class DensityClientsCommand implements Callable<Integer> {
     @Option(names = "--threads")
     int threads = Runtime.getRuntime().availableProcessors();
 
+    @Option(names = "--normal-scheduling")
+    boolean normalScheduling;
+
     @Option(names = "--connect-timeout-millis")
     long connectTimeoutMillis = 120_000;
 
@@ -72,7 +75,7 @@ final class DensityClientsCommand implements Callable<Integer> {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         try (IdleClients clients = new IdleClients(url, DensityCommand.sourceAddresses(sourceAddresses), !noClientCompression, rooms,
-                roomsPerClient, concurrency, threads, Duration.ofMillis(connectTimeoutMillis), process, processes)) {
+                roomsPerClient, concurrency, threads, !normalScheduling, Duration.ofMillis(connectTimeoutMillis), process, processes)) {
             String line;
             while ((line = in.readLine()) != null && !line.equals("quit")) {
                 out.println(ANSWER + answer(clients, line.split(" ")));

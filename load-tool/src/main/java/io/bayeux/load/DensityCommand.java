@@ -49,6 +49,10 @@ final class DensityCommand implements Callable<Integer> {
     @Option(names = "--no-client-compression", description = "The clients do not offer permessage-deflate")
     boolean noClientCompression;
 
+    @Option(names = "--normal-client-scheduling",
+            description = "The clients' event loops run with normal scheduling, not in SCHED_BATCH (where they do not preempt the server on the machine they share)")
+    boolean normalClientScheduling;
+
     @Option(names = "--client-processes", paramLabel = "N",
             description = "Processes holding the clients: this one and N-1 child JVMs of the load tool, each its share (each has its own open-file limit) (default: ${DEFAULT-VALUE})")
     int clientProcesses = 1;
@@ -139,7 +143,8 @@ final class DensityCommand implements Callable<Integer> {
         return new DensityRun.Settings(target, pid, steps, sourceAddresses(sourceAddresses), !noClientCompression, rooms, roomsPerClient,
                 concurrency, rounds, ScenarioOptions.parseDuration(hold, "--hold"), ScenarioOptions.parseDuration(settle, "--settle"),
                 heapToleranceKiB * 1024, ScenarioOptions.parseDuration(connectTimeout, "--connect-timeout"),
-                threads != null ? threads : Runtime.getRuntime().availableProcessors(), warmup, clientProcesses, broadcasts);
+                threads != null ? threads : Runtime.getRuntime().availableProcessors(), !normalClientScheduling, warmup, clientProcesses,
+                broadcasts);
     }
 
     /** 127.0.0.2, 127.0.0.3, ...: {@code n} loopback addresses (Linux routes all of 127.0.0.0/8 to the loopback interface). */

@@ -78,7 +78,7 @@ final class DensityReport {
                 .append("<p>Idle WebSocket clients, each subscribed and with its <code>/meta/connect</code> held: the server's memory over"
                         + " the empty server at each step, and in each connect-all / leave-all round the broadcasts to all (publish to"
                         + " arrival at the last client), the time to connect and subscribe all, and the heap after GC once all left.</p>\n");
-        html.append("<h2>Runs</h2>\n<table><tr><th>run</th><th>server</th><th>deflate offered</th><th>clients</th>"
+        html.append("<h2>Runs</h2>\n<table><tr><th>run</th><th>server</th><th>clients: deflate offered, scheduling</th><th>clients</th>"
                 + "<th>heap / connection</th><th>RSS / connection</th><th>direct / connection</th><th>idle CPU</th>"
                 + "<th>rounds</th><th>connect-all, first / median of the others</th><th>broadcast, median (fastest–slowest)</th>"
                 + "<th>rounds back to empty</th></tr>\n");
@@ -105,6 +105,8 @@ final class DensityReport {
             }
             html.append("<tr><td>").append(HtmlReport.esc(run.label())).append("</td><td>").append(HtmlReport.esc(r.path("url").asText("-")))
                     .append("</td><td>").append(r.path("deflateOffered").asBoolean() ? "yes" : "no")
+                    // Runs from before the option had their clients scheduled normally.
+                    .append(", ").append(HtmlReport.esc(r.path("clientScheduling").asText(DensityRun.NORMAL)))
                     .append("</td><td>").append(top == null ? "-" : String.format(Locale.ROOT, "%,d", top.path("clients").asInt()))
                     .append("</td><td>").append(kib(perConnection, "heapKiB"))
                     .append("</td><td>").append(kib(perConnection, "rssKiB"))

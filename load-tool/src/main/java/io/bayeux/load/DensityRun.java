@@ -35,7 +35,8 @@ final class DensityRun {
     /** What the run is asked to do. */
     record Settings(URI url, Long serverPid, List<Integer> steps, List<InetAddress> sourceAddresses, boolean offerDeflate,
                     int rooms, int roomsPerClient, int concurrency, int rounds, Duration hold, Duration settle,
-                    long heapToleranceBytes, Duration connectTimeout, int ioThreads, int warmup, int clientProcesses, int broadcasts) {
+                    long heapToleranceBytes, Duration connectTimeout, int ioThreads, boolean batchScheduling, int warmup, int clientProcesses,
+                    int broadcasts) {
         Settings {
             if (broadcasts < 1) {
                 throw new IllegalArgumentException("--broadcasts must be 1 or more: " + broadcasts);
@@ -101,10 +102,13 @@ final class DensityRun {
      *                  gone (the never-used server without one)
      */
     record Result(String url, Long serverPid, List<String> sourceAddresses, Map<String, Integer> clientsPerSourceAddress,
-                  boolean deflateOffered, int roomsPerClient, ServerSample neverUsed, int warmup, ServerSample empty, List<Step> steps,
+                  boolean deflateOffered, int roomsPerClient, String clientScheduling, ServerSample neverUsed, int warmup, ServerSample empty, List<Step> steps,
                   Double idleCpuPercentOfOneCore, List<Round> rounds) {
     }
 
+    /** {@link Result#clientScheduling()}: the clients' event loops in {@code SCHED_BATCH} ({@link BatchScheduling}), or not. */
+    static final String BATCH = "batch";
+    static final String NORMAL = "normal";
     private static final Duration BROADCAST_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration LEAVE_TIMEOUT = Duration.ofSeconds(30);
     private static final long SETTLE_POLL_MILLIS = 250;
@@ -125,6 +129,9 @@ final class DensityRun {
             stats.handshake();
             // Before any client process starts: a JVM starting competes with the first stats call.
             ServerSample neverUsed = sample(stats);
+            out.printf(Locale.ROOT, "clients' event loops: %s%n", settings.batchScheduling()
+                    ? "SCHED_BATCH, so that they do not preempt the server on its cores (--normal-client-scheduling for not)"
+                    : "normal scheduling");
             out.printf(Locale.ROOT, "never-used server: %s%n", describe(neverUsed));
             return measure(stats, neverUsed);
         } finally {
@@ -166,7 +173,8 @@ final class DensityRun {
             }
             return new Result(settings.url().toString(), settings.serverPid(),
                     settings.sourceAddresses().stream().map(InetAddress::getHostAddress).toList(), clients.perSourceAddress(),
-                    settings.offerDeflate(), settings.roomsPerClient(), neverUsed, settings.warmup(), empty, steps, idleCpu, rounds);
+                    settings.offerDeflate(), settings.roomsPerClient(), settings.batchScheduling() ? BATCH : NORMAL, neverUsed,
+                    settings.warmup(), empty, steps, idleCpu, rounds);
         }
     }
 
@@ -174,7 +182,8 @@ final class DensityRun {
     private DensityClients clients() throws IOException {
         int processes = settings.clientProcesses();
         IdleClients local = new IdleClients(settings.url(), settings.sourceAddresses(), settings.offerDeflate(), settings.rooms(),
-                settings.roomsPerClient(), settings.concurrency(), settings.ioThreads(), settings.connectTimeout(), 0, processes);
+                settings.roomsPerClient(), settings.concurrency(), settings.ioThreads(), settings.batchScheduling(), settings.connectTimeout(), 0,
+                processes);
         return processes == 1 ? local : new ClientProcesses(local, processes, ClientProcesses.childArguments(settings));
     }
 

@@ -25,6 +25,7 @@ import io.netty.handler.codec.http.websocketx.WebSocketClientProtocolHandler;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
 import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionData;
 import io.netty.handler.codec.http.websocketx.extensions.compression.PerMessageDeflateClientExtensionHandshaker;
+import io.netty.util.concurrent.EventExecutor;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -36,7 +37,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -79,6 +82,8 @@ final class IdleClients implements DensityClients {
     private final AtomicInteger ready = new AtomicInteger();
     private final AtomicInteger refused = new AtomicInteger();
     private final AtomicReference<String> firstRefusal = new AtomicReference<>();
+    /** Why an event loop could not switch to SCHED_BATCH, the first time one could not. */
+    private final AtomicReference<String> schedulingFailure = new AtomicReference<>();
     private final Map<String, AtomicInteger> perSource = new ConcurrentHashMap<>();
     private final AtomicInteger arrivals = new AtomicInteger();
     private final AtomicLong lastArrivalNanos = new AtomicLong();
@@ -90,18 +95,12 @@ final class IdleClients implements DensityClients {
      * @param sourceAddresses the local addresses the sockets bind, in turn
      * @param rooms           the rooms besides the broadcast channel
      * @param concurrency     the most clients setting up at once
+     * @param batchScheduling whether the event loops run in {@code SCHED_BATCH} ({@link BatchScheduling})
+     * @param process         this process's number among {@code processes}, from 0
+     * @param processes       how many processes open the clients together
      */
     IdleClients(URI url, List<InetAddress> sourceAddresses, boolean offerDeflate, int rooms, int roomsPerClient,
-                int concurrency, int ioThreads, Duration connectTimeout) {
-        this(url, sourceAddresses, offerDeflate, rooms, roomsPerClient, concurrency, ioThreads, connectTimeout, 0, 1);
-    }
-
-    /**
-     * @param process   this process's number among {@code processes}, from 0
-     * @param processes how many processes open the clients together
-     */
-    IdleClients(URI url, List<InetAddress> sourceAddresses, boolean offerDeflate, int rooms, int roomsPerClient,
-                int concurrency, int ioThreads, Duration connectTimeout, int process, int processes) {
+                int concurrency, int ioThreads, boolean batchScheduling, Duration connectTimeout, int process, int processes) {
         if (processes < 1 || process < 0 || process >= processes) {
             throw new IllegalArgumentException("Process " + process + " of " + processes);
         }
@@ -127,7 +126,12 @@ final class IdleClients implements DensityClients {
         // Native epoll where there is one, as the server uses: fewer system calls per read than
         // the JDK's selector, so the clients take less of the CPU they share with the server.
         boolean epoll = Epoll.isAvailable();
-        this.group = new MultiThreadIoEventLoopGroup(ioThreads, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        ThreadFactory threads = BatchScheduling.threads("density-client", batchScheduling, failure -> {
+            if (schedulingFailure.compareAndSet(null, failure)) {
+                System.err.println("density clients: an event loop runs with normal scheduling, not SCHED_BATCH: " + failure);
+            }
+        });
+        this.group = new MultiThreadIoEventLoopGroup(ioThreads, threads, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
         this.bootstrap = new Bootstrap().group(group).channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis());
@@ -320,6 +324,15 @@ final class IdleClients implements DensityClients {
         Map<String, Integer> counts = new TreeMap<>();
         perSource.forEach((address, n) -> counts.put(address, n.get()));
         return counts;
+    }
+
+    /** The scheduling policy of each event loop's thread ({@link BatchScheduling#SCHED_BATCH} ...), each started if it was not. */
+    List<Integer> loopPolicies() throws InterruptedException, ExecutionException {
+        List<Integer> policies = new ArrayList<>();
+        for (EventExecutor loop : group) {
+            policies.add(loop.submit(BatchScheduling::policyOfThisThread).get());
+        }
+        return policies;
     }
 
     @Override

@@ -2,10 +2,15 @@ package io.bayeux.load;
 
 import org.junit.jupiter.api.Test;
 
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ClientProcessesTest {
     @Test
@@ -21,6 +26,18 @@ class ClientProcessesTest {
             }
             assertEquals(total, sum, "shares of " + total);
         }
+    }
+
+    @Test
+    void childrenScheduleTheirEventLoopsAsTheRunAsks() throws Exception {
+        DensityRun.Settings batch = new DensityRun.Settings(URI.create("http://127.0.0.1:1/cometd"), null, List.of(10),
+                DensityCommand.sourceAddresses(1), true, 100, 10, 50, 1, Duration.ZERO, Duration.ofSeconds(10), 1024,
+                Duration.ofSeconds(60), 1, true, 0, 2, 1);
+        DensityRun.Settings normal = new DensityRun.Settings(batch.url(), null, List.of(10), batch.sourceAddresses(), true, 100, 10, 50,
+                1, Duration.ZERO, Duration.ofSeconds(10), 1024, Duration.ofSeconds(60), 1, false, 0, 2, 1);
+
+        assertFalse(ClientProcesses.childArguments(batch).contains("--normal-scheduling"), "batch, as the child's default");
+        assertTrue(ClientProcesses.childArguments(normal).contains("--normal-scheduling"));
     }
 
     @Test

@@ -31,7 +31,7 @@ class DensityIT {
         TestScenarios.ServerCount count = new TestScenarios.ServerCount();
         NettyBayeuxServer server = servers.start(count.andThen(bayeux -> ((BayeuxServerImpl) bayeux).observe(new DeliveryTiming())));
         DensityRun.Settings settings = new DensityRun.Settings(server.uri(), null, List.of(100, 200), DensityCommand.sourceAddresses(2),
-                true, 100, 10, 50, 2, Duration.ZERO, Duration.ofSeconds(10), 1024 * 1024, Duration.ofSeconds(60), 2, 20, 1, 3);
+                true, 100, 10, 50, 2, Duration.ZERO, Duration.ofSeconds(10), 1024 * 1024, Duration.ofSeconds(60), 2, true, 20, 1, 3);
 
         DensityRun.Result result = new DensityRun(settings, TestScenarios.QUIET).run();
 
@@ -76,7 +76,7 @@ class DensityIT {
                 .websocketCompressionContext(true).build().start();
         try {
             DensityRun.Settings settings = new DensityRun.Settings(server.uri(), null, List.of(100), DensityCommand.sourceAddresses(2),
-                    true, 100, 10, 50, 2, Duration.ZERO, Duration.ofSeconds(10), 1024 * 1024, Duration.ofSeconds(60), 2, 0, 1, 1);
+                    true, 100, 10, 50, 2, Duration.ZERO, Duration.ofSeconds(10), 1024 * 1024, Duration.ofSeconds(60), 2, true, 0, 1, 1);
 
             DensityRun.Result result = new DensityRun(settings, TestScenarios.QUIET).run();
 
@@ -97,7 +97,7 @@ class DensityIT {
         TestScenarios.ServerCount count = new TestScenarios.ServerCount();
         NettyBayeuxServer server = servers.start(count);
         DensityRun.Settings settings = new DensityRun.Settings(server.uri(), null, List.of(301), DensityCommand.sourceAddresses(2),
-                false, 100, 10, 50, 1, Duration.ZERO, Duration.ofSeconds(10), 1024 * 1024, Duration.ofSeconds(60), 1, 0, 2, 1);
+                false, 100, 10, 50, 1, Duration.ZERO, Duration.ofSeconds(10), 1024 * 1024, Duration.ofSeconds(60), 1, true, 0, 2, 1);
 
         DensityRun.Result result = new DensityRun(settings, TestScenarios.QUIET).run();
 
@@ -111,5 +111,22 @@ class DensityIT {
         assertEquals(Map.of("127.0.0.2", 151, "127.0.0.3", 150), result.clientsPerSourceAddress(),
                 "client i from source address i mod 2, in whichever process it lives");
         assertEquals(empty, round.after().sessions(), "every client of both processes left");
+    }
+
+    @Test
+    @Timeout(120)
+    void theClientsEventLoopsRunInSchedBatchUnlessAskedNot() throws Exception {
+        NettyBayeuxServer server = servers.start(new TestScenarios.ServerCount());
+        for (boolean batch : new boolean[]{true, false}) {
+            try (IdleClients clients = new IdleClients(server.uri(), DensityCommand.sourceAddresses(2), true, 100, 10, 50, 2, batch,
+                    Duration.ofSeconds(60), 0, 1)) {
+                clients.open(20, Duration.ofSeconds(60));
+
+                assertEquals(20, clients.ready(), "every client connected and subscribed over its real socket");
+                int expected = batch ? BatchScheduling.SCHED_BATCH : BatchScheduling.SCHED_OTHER;
+                assertEquals(List.of(expected, expected), clients.loopPolicies(), "batch: " + batch);
+                clients.leaveAll(Duration.ofSeconds(30));
+            }
+        }
     }
 }

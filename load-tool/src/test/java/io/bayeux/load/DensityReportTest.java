@@ -18,7 +18,7 @@ class DensityReportTest {
 
     /** A run of two steps and two rounds of three broadcasts each, back to empty after both. */
     private static final String OURS = """
-            {"url":"http://127.0.0.1:1/cometd","deflateOffered":true,
+            {"url":"http://127.0.0.1:1/cometd","deflateOffered":true,"clientScheduling":"batch",
              "empty":{"heapAfterGcBytes":%1$s0,"rssBytes":%1$s00},
              "steps":[{"clients":1000,"sample":{"heapAfterGcBytes":%1$s2,"rssBytes":%1$s01},"perConnection":{"heapKiB":2.0,"rssKiB":1.0,"directKiB":0.0}},
                       {"clients":2000,"sample":{"heapAfterGcBytes":%1$s4,"rssBytes":%1$s02},"perConnection":{"heapKiB":2.5,"rssKiB":1.5,"directKiB":0.1}}],
@@ -52,6 +52,8 @@ class DensityReportTest {
         assertTrue(html.contains("<td>CometD 8</td>"), "LABEL=FILE names it");
         assertTrue(html.contains("<td>2,000</td><td>2.50 KiB</td><td>1.50 KiB</td><td>0.10 KiB</td><td>1.5 % of a core</td>"),
                 "the highest step's figures per connection, and the idle CPU: " + html);
+        assertTrue(html.contains("<td>yes, batch</td>"), "how the clients were scheduled");
+        assertTrue(html.contains("<td>yes, normal</td>"), "a run that does not say had its clients scheduled normally");
         assertTrue(html.contains("<td>9.00 s / 5.00 s</td>"), "the first connect-all, then the median of the others");
         assertTrue(html.contains("<td>285 ms (250–500), 6</td>"), "every broadcast of every round, the later ones included");
         assertTrue(html.contains("<td>2 of 2</td>"), "both rounds back to empty");
