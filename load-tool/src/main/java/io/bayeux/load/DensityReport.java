@@ -105,7 +105,7 @@ final class DensityReport {
             }
             html.append("<tr><td>").append(HtmlReport.esc(run.label())).append("</td><td>").append(HtmlReport.esc(r.path("url").asText("-")))
                     .append("</td><td>").append(r.path("deflateOffered").asBoolean() ? "yes" : "no")
-                    // Runs from before the option had their clients scheduled normally.
+                    // A run whose JSON does not say had its clients in the normal policy.
                     .append(", ").append(HtmlReport.esc(r.path("clientScheduling").asText(DensityRun.NORMAL)))
                     .append("</td><td>").append(top == null ? "-" : String.format(Locale.ROOT, "%,d", top.path("clients").asInt()))
                     .append("</td><td>").append(kib(perConnection, "heapKiB"))

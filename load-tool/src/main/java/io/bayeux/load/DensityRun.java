@@ -100,10 +100,11 @@ final class DensityRun {
      * @param warmup    the clients of the warm-up round, 0 for none
      * @param empty     the server the figures are taken over: after the warm-up round, once its sessions and channels are
      *                  gone (the never-used server without one)
+     * @param clientScheduling {@link #BATCH} or {@link #NORMAL}: the policy the clients' event loops were asked to run in
      */
     record Result(String url, Long serverPid, List<String> sourceAddresses, Map<String, Integer> clientsPerSourceAddress,
-                  boolean deflateOffered, int roomsPerClient, String clientScheduling, ServerSample neverUsed, int warmup, ServerSample empty, List<Step> steps,
-                  Double idleCpuPercentOfOneCore, List<Round> rounds) {
+                  boolean deflateOffered, int roomsPerClient, String clientScheduling, ServerSample neverUsed, int warmup,
+                  ServerSample empty, List<Step> steps, Double idleCpuPercentOfOneCore, List<Round> rounds) {
     }
 
     /** {@link Result#clientScheduling()}: the clients' event loops in {@code SCHED_BATCH} ({@link BatchScheduling}), or not. */
