@@ -8,6 +8,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.net.URI;
@@ -127,6 +128,25 @@ class SessionBrowserBindingIT {
         assertEquals("/news", messages.get(0).get("channel"), messages.toString());
         assertEquals("flash", messages.get(0).get("data"), messages.toString());
         assertEquals(true, reply(messages, "/meta/connect").get("successful"), messages.toString());
+    }
+
+    @ParameterizedTest(name = "over {0}")
+    @EnumSource(Transport.class)
+    void theReasonASessionWasRemovedForIsToldToItsOwnBrowserNotToAnotherThatNamesIt(Transport transport) throws Exception {
+        HttpResponse<String> handshake = post(handshakeJson("long-polling"), VICTIM_BROWSER);
+        String victim = (String) reply(parse(handshake.body()), "/meta/handshake").get("clientId");
+        assertEquals(true, reply(postJson(connectJson(victim), VICTIM_BROWSER), "/meta/connect").get("successful"));
+        // No connect is held: the reason waits for the client's next message.
+        server.bayeux().getSession(victim).disconnect("402:token_expired:session_expired");
+        assertEquals(null, server.bayeux().getSession(victim));
+
+        assertRefused(reply(attack(transport, null, Attack.CONNECT.json(victim)), "/meta/connect"));
+        assertRefused(reply(attack(transport, OTHER_BROWSER, Attack.CONNECT.json(victim)), "/meta/connect"));
+
+        Map<String, Object> told = reply(postJson(connectJson(victim), VICTIM_BROWSER), "/meta/connect");
+        assertEquals(false, told.get("successful"), told.toString());
+        assertEquals("402:token_expired:session_expired", told.get("error"), "the owner is told why, once: " + told);
+        assertRefused(reply(postJson(connectJson(victim), VICTIM_BROWSER), "/meta/connect"));
     }
 
     @Test

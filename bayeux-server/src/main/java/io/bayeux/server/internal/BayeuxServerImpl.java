@@ -504,7 +504,7 @@ public final class BayeuxServerImpl implements BayeuxServer {
      */
     boolean removeSession(ServerSessionImpl session, ServerMessage message, boolean timeout, String error) {
         // Remembered before the session is seen removed: a message that finds it so gets the reason.
-        boolean remembered = error != null && sessions.rememberReason(session.getId(), error);
+        boolean remembered = error != null && sessions.rememberReason(session.getId(), error, session.browser());
         if (!session.markRemoved()) {
             if (remembered) {
                 sessions.forgetReason(session.getId(), error);

@@ -118,6 +118,23 @@ final class BrowserBinding {
     }
 
     /**
+     * Whether a connection from {@code browser} (its cookie, or null) that also speaks for
+     * {@code alias} (or null) is the session's own browser or the one that adopted it: as
+     * {@link #admits(Object, String, String, boolean, long, long)} without adopting or stamping
+     * anything, for a session that is gone. A binding of null (no browser) belongs to anyone.
+     */
+    static boolean belongsTo(Object binding, String browser, String alias) {
+        if (binding == null) {
+            return true;
+        }
+        String owner = owner(binding);
+        if (owner.equals(browser) || owner.equals(alias)) {
+            return true;
+        }
+        return browser != null && binding instanceof BrowserBinding b && browser.equals(b.adopter);
+    }
+
+    /**
      * Stamps the owner's first use after the connections accepted before it, and waits (at most
      * {@link #STAMP_WAIT_MILLIS}) for the stamp, then for the clock to pass it: the owner's reply
      * goes out after both, so that a connection opened once the owner heard back is always stamped

@@ -232,8 +232,11 @@ final class Dispatcher {
         }
         if (session == null || !session.isHandshook()) {
             // Removed maybe since it was found (by an extension, or by another thread meanwhile):
-            // the removal remembered its reason before marking it removed.
-            String reason = session == null || session.isRemoved() ? sessions.takeReason(message.getClientId()) : null;
+            // the removal remembered its reason before marking it removed. Only the session's own
+            // browser is told it: another that names the session learns nothing, and takes nothing.
+            ConnectionImpl connection = exchange.connection;
+            String reason = session == null || session.isRemoved() ? sessions.takeReason(message.getClientId(),
+                    browser -> BrowserBinding.belongsTo(browser, connection.endpoint().browserId(), connection.browserAlias())) : null;
             exchange.error(reason != null ? reason : "402::session_unknown");
             Advice.handshake(exchange.reply);
             exchange.session = null;

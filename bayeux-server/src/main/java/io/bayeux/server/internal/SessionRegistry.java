@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * The sessions of one server by id. Ids carry 160 random bits from this registry's own
@@ -17,10 +18,13 @@ final class SessionRegistry {
 
     private final SecureRandom random = new SecureRandom();
     private final ShrinkingMap<String, ServerSessionImpl> sessions = new ShrinkingMap<>();
-    /** Guarded by itself: why recently removed sessions went, for their clients' next message; the oldest forgotten first. */
-    private final Map<String, String> reasons = new LinkedHashMap<>() {
+    /**
+     * Guarded by itself: why recently removed sessions went, with the browser each belonged to,
+     * for their clients' next message; the oldest forgotten first.
+     */
+    private final Map<String, Removal> reasons = new LinkedHashMap<>() {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<String, Removal> eldest) {
             return size() > MAX_REASONS;
         }
     };
@@ -44,31 +48,43 @@ final class SessionRegistry {
     }
 
     /**
-     * Remembers why a session is removed, until its client's next message asks; a reason
-     * remembered already for it stays.
+     * Remembers why a session is removed, and the browser it belonged to ({@link BrowserBinding#of},
+     * or null), until its client's next message asks; a reason remembered already for it stays.
      *
      * @return whether this one was remembered
      */
-    boolean rememberReason(String id, String error) {
+    boolean rememberReason(String id, String error, Object browser) {
         synchronized (reasons) {
-            return reasons.putIfAbsent(id, error) == null;
+            return reasons.putIfAbsent(id, new Removal(error, browser)) == null;
         }
     }
 
     /** Forgets the reason {@link #rememberReason} remembered, if it is still that one. */
     void forgetReason(String id, String error) {
         synchronized (reasons) {
-            reasons.remove(id, error);
+            Removal removal = reasons.get(id);
+            if (removal != null && removal.error.equals(error)) {
+                reasons.remove(id);
+            }
         }
     }
 
-    /** @return the error a removed session left for its client, once, or null */
-    String takeReason(String id) {
+    /**
+     * @param fromItsBrowser whether the message comes from the browser a removal names (given
+     *                       its binding): the reason is told only there, and kept for it otherwise
+     * @return the error a removed session left for its client, once, or null
+     */
+    String takeReason(String id, Predicate<Object> fromItsBrowser) {
         if (id == null) {
             return null;
         }
         synchronized (reasons) {
-            return reasons.isEmpty() ? null : reasons.remove(id);
+            Removal removal = reasons.isEmpty() ? null : reasons.get(id);
+            if (removal == null || !fromItsBrowser.test(removal.browser)) {
+                return null;
+            }
+            reasons.remove(id);
+            return removal.error;
         }
     }
 
@@ -88,5 +104,9 @@ final class SessionRegistry {
     /** The most sessions since the table was last given back. */
     int peak() {
         return sessions.peak();
+    }
+
+    /** Why a session went, and the browser it belonged to. */
+    private record Removal(String error, Object browser) {
     }
 }

@@ -97,4 +97,19 @@ class BrowserBindingTest {
         assertTrue(BrowserBinding.admits(binding, OTHER, OWNER, true, 50, 101), "the alias is the owner");
     }
 
+    @Test
+    void aGoneSessionBelongsToItsOwnerAndItsAdopterAndAdoptsNobodyMore() {
+        assertTrue(BrowserBinding.belongsTo(null, null, null), "a session of no browser belongs to anyone");
+        Object owned = BrowserBinding.of(new Http(OWNER, OWNER), 100);
+        assertTrue(BrowserBinding.belongsTo(owned, OWNER, null));
+        assertTrue(BrowserBinding.belongsTo(owned, OTHER, OWNER), "a connection that speaks for the owner");
+        assertFalse(BrowserBinding.belongsTo(owned, OTHER, null));
+        assertFalse(BrowserBinding.belongsTo(owned, null, null));
+
+        Object adoptable = BrowserBinding.of(new Http(null, OWNER), 100);
+        assertFalse(BrowserBinding.belongsTo(adoptable, OTHER, null), "not adopted yet");
+        assertTrue(BrowserBinding.admits(adoptable, OTHER, null, true, 50, 110), "adopted by the socket opened with the handshake");
+        assertTrue(BrowserBinding.belongsTo(adoptable, OTHER, null), "the adopter's browser");
+        assertFalse(BrowserBinding.belongsTo(adoptable, "aaaaaaaaaaaaaaaa", null));
+    }
 }
