@@ -18,7 +18,7 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "bayeux-load", mixinStandardHelpOptions = true, version = "bayeux-load 0.1",
         description = "The chat benchmark: clients join chat rooms, publishers send to them; every delivery is counted and timed.",
-        subcommands = {ServerCommand.class, CompareCommand.class, DensityCommand.class, DensityReportCommand.class, DensityClientsCommand.class},
+        subcommands = {ServerCommand.class, BareServerCommand.class, CompareCommand.class, DensityCommand.class, DensityReportCommand.class, DensityClientsCommand.class},
         sortOptions = false)
 public final class LoadTool implements Callable<Integer> {
     static final URI DEFAULT_URL = URI.create("http://127.0.0.1:8080/cometd");

@@ -76,6 +76,20 @@ public final class StatsService {
                 queued += session.getQueueSize();
             }
         }
+        Map<String, Object> stats = new LinkedHashMap<>();
+        stats.put("sessions", sessions);
+        stats.put("queued", queued);
+        stats.put("channels", (long) bayeux.getChannels().size());
+        stats.putAll(processFigures());
+        if (bayeux instanceof BayeuxServerImpl impl && impl.observer() instanceof DeliveryTiming timing) {
+            stats.put("deliveryNewestArrivalNanos", timing.newestArrivalNanos());
+            stats.put("deliveryLastFlushNanos", timing.lastFlushNanos());
+        }
+        return stats;
+    }
+
+    /** This JVM's part of the figures, whatever server it runs: GC counts and time, heap, direct memory, CPU time, pid. */
+    static Map<String, Object> processFigures() {
         long gcCount = 0;
         long gcMillis = 0;
         Map<String, Object> collectors = new LinkedHashMap<>();
@@ -86,19 +100,12 @@ public final class StatsService {
         }
         MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
         Map<String, Object> stats = new LinkedHashMap<>();
-        stats.put("sessions", sessions);
-        stats.put("queued", queued);
-        stats.put("channels", (long) bayeux.getChannels().size());
         stats.put("gcCount", gcCount);
         stats.put("gcMillis", gcMillis);
         stats.put("gc", collectors);
         stats.put("heapUsedBytes", heap.getUsed());
         putDirectMemory(stats);
         stats.put("cpuNanos", ProcessFigures.ownCpuNanos());
-        if (bayeux instanceof BayeuxServerImpl impl && impl.observer() instanceof DeliveryTiming timing) {
-            stats.put("deliveryNewestArrivalNanos", timing.newestArrivalNanos());
-            stats.put("deliveryLastFlushNanos", timing.lastFlushNanos());
-        }
         stats.put("pid", ProcessHandle.current().pid());
         return stats;
     }
