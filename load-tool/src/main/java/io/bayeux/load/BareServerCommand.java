@@ -6,9 +6,9 @@ import picocli.CommandLine.Option;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
-/** {@code bayeux-load bare-server}: {@link BareBroadcastServer}, the benchmark's floor over WebSocket, until stopped. */
+/** {@code bayeux-load bare-server}: {@link BareBroadcastServer}, the benchmark's floor, until stopped. */
 @Command(name = "bare-server", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Runs a bare Netty broadcast that speaks just enough Bayeux over WebSocket for the chat benchmark: "
+        description = "Runs a bare Netty broadcast that speaks just enough Bayeux over WebSocket and long-polling for the chat benchmark: "
                 + "each published message encoded once and written to each subscriber. A yardstick for compare, not a server.")
 final class BareServerCommand implements Callable<Integer> {
     @Option(names = "--host", description = "Address to listen on (default: ${DEFAULT-VALUE})")
