@@ -11,6 +11,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.DataFormatException;
 import java.util.zip.Inflater;
 
@@ -163,6 +167,39 @@ class WebSocketCompressionContextIT {
             }
             assertTrue(both.compressed >= 120 && late.compressed >= 90 && small.compressed >= 60, "compressed frames");
             assertTrue(bothBytes * 2 < plainBytes, bothBytes + " bytes for " + plainBytes);
+        }
+    }
+
+    @Test
+    void aRoomQuietForLongerThanTheReleaseTimeIsMatchedIntoWhileItsSubscriberIsBusyElsewhere() throws Exception {
+        start(true);
+        try (Client client = new Client(open("permessage-deflate")).subscribe("/chat/quiet")) {
+            client.join("/chat/busy");
+            server.bayeux().getChannel("/chat/quiet").publish(null, chat(1));
+            assertEquals(chat(1), client.nextData("/chat/quiet"));
+            // The busy room keeps the connection's state (a message every 20 ms, within its window
+            // all along); the quiet one sends nothing for twice the release time.
+            int busy = (int) (2 * RELEASE.toMillis() / 20);
+            ScheduledExecutorService publisher = Executors.newSingleThreadScheduledExecutor();
+            try {
+                AtomicInteger next = new AtomicInteger(2);
+                publisher.scheduleAtFixedRate(() -> {
+                    int i = next.getAndIncrement();
+                    if (i < 2 + busy) {
+                        server.bayeux().getChannel("/chat/busy").publish(null, chat(i));
+                    }
+                }, 20, 20, TimeUnit.MILLISECONDS);
+                for (int i = 2; i < 2 + busy; i++) {
+                    assertEquals(chat(i), client.nextData("/chat/busy"));
+                }
+            } finally {
+                publisher.shutdownNow();
+            }
+            assertEquals(1, server.websocketCompressionContexts(), "the busy connection kept its state");
+            // The quiet room's next message repeats its last one: a match into it, a few bytes.
+            server.bayeux().getChannel("/chat/quiet").publish(null, chat(1));
+            assertEquals(chat(1), client.nextData("/chat/quiet"));
+            assertTrue(client.lastPayload * 3 < client.lastInflated, client.lastPayload + " bytes for " + client.lastInflated);
         }
     }
 

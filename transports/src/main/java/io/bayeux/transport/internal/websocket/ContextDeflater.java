@@ -40,7 +40,7 @@ final class ContextDeflater {
     /** The client's window: no match reaches further back. */
     private final int window;
     /** The channels (their {@link Matches#channel}) whose last broadcasts are remembered, a slot each; null once released. */
-    private Object[] channels;
+    private LoopContexts.Recent[] channels;
     /** Per slot, a ring of the last broadcasts of its channel sent: {@code PER_CHANNEL} from {@code slot * PER_CHANNEL}. */
     private Object[] sent;
     /** Where in the stream each of {@link #sent} starts. */
@@ -78,7 +78,7 @@ final class ContextDeflater {
     /** Deflates the frame's payload into the loop's {@link BitWriter}; its length. */
     int compress(List<? extends ServerMessage> messages, byte[][] arrays) {
         if (sent == null) {
-            channels = new Object[CHANNELS];
+            channels = new LoopContexts.Recent[CHANNELS];
             sent = new Object[CHANNELS * PER_CHANNEL];
             at = new int[CHANNELS * PER_CHANNEL];
             next = new int[CHANNELS];
@@ -208,7 +208,7 @@ final class ContextDeflater {
     }
 
     /** The slot of {@code channel}, or -1. */
-    private int slot(Object channel) {
+    private int slot(LoopContexts.Recent channel) {
         for (int slot = 0; slot < CHANNELS; slot++) {
             if (channels[slot] == channel) {
                 return slot;
@@ -228,7 +228,11 @@ final class ContextDeflater {
                     slot = each;
                 }
             }
+            if (channels[slot] != null) {
+                channels[slot].unhold();
+            }
             channels[slot] = matches.channel;
+            matches.channel.hold();
             Arrays.fill(sent, slot * PER_CHANNEL, (slot + 1) * PER_CHANNEL, null);
             next[slot] = 0;
         }
@@ -243,6 +247,13 @@ final class ContextDeflater {
     boolean releaseIfIdle(long now, long idleNanos) {
         if (sent != null && now - lastUsed < idleNanos) {
             return false;
+        }
+        if (channels != null) {
+            for (LoopContexts.Recent channel : channels) {
+                if (channel != null) {
+                    channel.unhold();
+                }
+            }
         }
         channels = null;
         sent = null;

@@ -22,7 +22,9 @@ import java.util.function.LongSupplier;
  * channel, {@link #matches}), the buffers they deflate into, and the list of those that hold
  * state, with the timer that drops each one once its connection has sent nothing compressed for
  * the release time, and each channel's last messages once the channel has sent nothing for as
- * long. The timer is one task on the loop, scheduled only while something is held: an idle loop
+ * long and no connection that keeps its state remembers sending any of them (a channel quiet
+ * for a while whose subscribers are busy with other channels keeps its last messages for their
+ * next match into them). The timer is one task on the loop, scheduled only while something is held: an idle loop
  * has none, and a round looks only at what is held, not at every connection.
  *
  * <p>Loop-confined, but for the counters, which are the server's and thread-safe.
@@ -137,14 +139,30 @@ final class LoopContexts {
         return channels.size();
     }
 
-    /** A channel's last messages on this loop, newest last, in a ring. */
-    private static final class Recent {
+    /**
+     * A channel's last messages on this loop, newest last, in a ring, and how many connections of
+     * the loop remember sending some of them: while one does, its next message of the channel
+     * may match into them, however long the channel has been quiet.
+     */
+    static final class Recent {
         static final int SIZE = 16;
         private final Matches[] ring = new Matches[SIZE];
         /** Where the next goes. */
         private int next;
         private int count;
         long lastUsed;
+        /** The connections ({@link ContextDeflater}) that keep a slot for this channel. */
+        private int holders;
+
+        /** A connection keeps a slot for this channel. */
+        void hold() {
+            holders++;
+        }
+
+        /** A connection gave up its slot for this channel. */
+        void unhold() {
+            holders--;
+        }
 
         Matches find(Object message) {
             for (int k = 1; k <= count; k++) {
@@ -219,7 +237,10 @@ final class LoopContexts {
         loop.schedule(this::releaseIdle, Math.max(TimeUnit.MILLISECONDS.toNanos(5), releaseNanos / 2), TimeUnit.NANOSECONDS);
     }
 
-    /** On the loop: drops the contexts' state and the channels' last messages idle for the release time; runs again while any is kept. */
+    /**
+     * On the loop: drops the contexts' state idle for the release time, then the channels' last
+     * messages idle for as long that no context still remembers; runs again while any is kept.
+     */
     void releaseIdle() {
         long now = now();
         for (int i = live.size() - 1; i >= 0; i--) {
@@ -234,7 +255,8 @@ final class LoopContexts {
             }
         }
         for (Iterator<Recent> each = channels.values().iterator(); each.hasNext(); ) {
-            if (now - each.next().lastUsed >= releaseNanos) {
+            Recent recent = each.next();
+            if (recent.holders <= 0 && now - recent.lastUsed >= releaseNanos) {
                 each.remove();
             }
         }

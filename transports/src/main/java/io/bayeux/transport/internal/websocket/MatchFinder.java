@@ -54,7 +54,7 @@ final class MatchFinder {
      * {@code dictionary[j]}; {@code channel} is what the message joins, for the connections to
      * tell its channel (null if it is not a broadcast).
      */
-    Matches find(Object message, Object channel, byte[] array, Object[] dictionary, byte[][] arrays, int count) {
+    Matches find(Object message, LoopContexts.Recent channel, byte[] array, Object[] dictionary, byte[][] arrays, int count) {
         int total = array.length - 2;
         for (int j = 0; j < count; j++) {
             total += arrays[j].length - 2;
@@ -163,7 +163,7 @@ final class MatchFinder {
      * the message encoded into bits once, the dictionary's matches left for each connection, with
      * the bits of their literals for those that cannot use them.
      */
-    private Matches encode(Object message, Object channel, byte[] array, Object[] dictionary, int size) {
+    private Matches encode(Object message, LoopContexts.Recent channel, byte[] array, Object[] dictionary, int size) {
         BitString bits = this.bits;
         bits.reset();
         int count = 0;

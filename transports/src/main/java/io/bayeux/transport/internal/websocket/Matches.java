@@ -17,7 +17,7 @@ final class Matches {
     /** The message (compared by identity) and its JSON array of one, whose element is {@code array[1, length - 1)}. */
     final Object message;
     /** The last messages of its channel it was searched against and joined (compared by identity), or null if it is not a broadcast. */
-    final Object channel;
+    final LoopContexts.Recent channel;
     final byte[] array;
     /** The messages whose elements the matches refer to, by index (kind {@code j + 1}). */
     final Object[] dictionary;
@@ -46,7 +46,7 @@ final class Matches {
     /** The farthest a match within the message reaches back: a connection whose window is smaller writes from {@link #ops}. */
     final int farthest;
 
-    Matches(Object message, Object channel, byte[] array, Object[] dictionary, int[] ops, int[] pieces, long[] bits, int farthest) {
+    Matches(Object message, LoopContexts.Recent channel, byte[] array, Object[] dictionary, int[] ops, int[] pieces, long[] bits, int farthest) {
         this.message = message;
         this.channel = channel;
         this.array = array;

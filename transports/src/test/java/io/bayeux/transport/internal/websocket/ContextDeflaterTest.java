@@ -196,29 +196,36 @@ class ContextDeflaterTest {
         ServerMessageImpl one = broadcast("/a", 1);
         busy.send(one, first);
         quiet.send(one, first);
+        quiet.send(broadcast("/c", 2), chat("/c", 2, random));
         assertEquals(2, held.get());
         assertEquals(2, loop.size());
 
         long release = WebSocketCompression.Context.DEFAULT_RELEASE_AFTER.toNanos();
         nanos.addAndGet(release - 1);
-        byte[] second = chat("/b", 2, random);
-        busy.send(broadcast("/b", 2), second);
+        byte[] third = chat("/b", 3, random);
+        busy.send(broadcast("/b", 3), third);
         nanos.addAndGet(1);
         loop.releaseIdle();
         assertTrue(busy.context.holding(), "used within the release time");
         assertFalse(quiet.context.holding(), "idle for the release time");
         assertEquals(1, held.get());
-        assertEquals(1, loop.channels(), "/a idle for the release time, /b not");
+        assertEquals(2, loop.channels(), "/a quiet for the release time but remembered by the busy connection, /b busy, /c dropped");
+
+        // /a's next message matches into its last one, which the busy connection sent before /b's.
+        long before = busy.deflated;
+        byte[] again = new String(first, StandardCharsets.UTF_8).replace("\"id\":\"1\"", "\"id\":\"4\"").getBytes(StandardCharsets.UTF_8);
+        assertEquals("[" + element(again) + "]", busy.send(broadcast("/a", 4), again));
+        assertTrue((busy.deflated - before) * 4 < again.length, (busy.deflated - before) + " bytes for " + again.length);
 
         nanos.addAndGet(release);
         loop.releaseIdle();
         assertFalse(busy.context.holding());
         assertEquals(0, held.get());
         assertEquals(0, loop.size());
-        assertEquals(0, loop.channels());
+        assertEquals(0, loop.channels(), "no connection remembers any");
 
         // The clients' inflaters still hold the earlier messages: the fresh state refers to none of them.
-        for (int i = 3; i < 8; i++) {
+        for (int i = 5; i < 10; i++) {
             byte[] array = chat("/a", i, random);
             ServerMessageImpl message = broadcast("/a", i);
             assertEquals("[" + element(array) + "]", busy.send(message, array));
@@ -226,6 +233,26 @@ class ContextDeflaterTest {
         }
         assertTrue(busy.context.holding());
         assertEquals(2, held.get());
+    }
+
+    @Test
+    void aChannelRemembersHowManyConnectionsKeepASlotForIt() throws Exception {
+        Client client = new Client(loop, 15);
+        Random random = new Random(13);
+        int id = 0;
+        // More channels than a connection has slots for: the oldest slots are given to new channels.
+        for (int c = 0; c < ContextDeflater.CHANNELS + 4; c++) {
+            String name = "/user/" + c;
+            byte[] array = chat(name, id, random);
+            assertEquals("[" + element(array) + "]", client.send(broadcast(name, id++), array));
+        }
+        nanos.addAndGet(WebSocketCompression.Context.DEFAULT_RELEASE_AFTER.toNanos() / 2);
+        byte[] array = chat("/busy", id, random);
+        client.send(broadcast("/busy", id), array);
+        nanos.addAndGet(WebSocketCompression.Context.DEFAULT_RELEASE_AFTER.toNanos() / 2);
+        loop.releaseIdle();
+        assertTrue(client.context.holding());
+        assertEquals(ContextDeflater.CHANNELS, loop.channels(), "the channels of the connection's slots, the last ones it was sent");
     }
 
     @Test
