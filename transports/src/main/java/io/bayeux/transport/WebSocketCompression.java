@@ -97,9 +97,11 @@ public record WebSocketCompression(boolean enabled, int level, int windowBits, i
      * sent more than its window ago, is written as literals). A connection keeps, while busy,
      * where it sent the last 16 broadcasts of each of 16 channels at most (about 2.4 KiB); the
      * loop keeps each busy channel's last 16 messages with their matches (of 1,024 channels at
-     * most, the least recently used dropped first). Both are dropped once unused for
-     * {@code releaseAfter}, so an idle connection holds nothing (after that its frames refer to
-     * nothing before, which the client's inflater inflates the same). Every message is
+     * most, the least recently used dropped first). A connection's part is dropped once unused
+     * for {@code releaseAfter}, so an idle connection holds nothing (after that its frames refer
+     * to nothing before, which the client's inflater inflates the same); a channel's once unused
+     * for as long and remembered by no connection that keeps its part (a room quiet for a while
+     * whose subscribers are busy in others is still matched into). Every message is
      * compressed, whatever {@link #minBytes()}: with a context even a 60-byte reply shrinks.
      * Clients that ask for {@code server_no_context_takeover} get the shared compression.
      *
@@ -111,15 +113,16 @@ public record WebSocketCompression(boolean enabled, int level, int windowBits, i
      * @param dictionaryBits the base-two logarithm of how many bytes of its channel's last
      *                       messages (16 at most) a message's matches are searched in, 9 to 16; default
      *                       {@value #DEFAULT_DICTIONARY_BITS} (2 KiB: about ten chat messages)
-     * @param releaseAfter   how long a connection or channel sends nothing compressed before what
-     *                       it keeps is dropped, positive; default 1 s
+     * @param releaseAfter   how long a connection sends nothing compressed before what it keeps
+     *                       is dropped (a channel: and no connection keeping its part was sent
+     *                       its last messages), positive; default 1 s
      */
     public record Context(boolean enabled, int windowBits, int dictionaryBits, Duration releaseAfter) {
         /** The default window: deflate's largest, which every client's inflater has unless it asks for less. */
         public static final int DEFAULT_WINDOW_BITS = 15;
         /** The default size of a channel's last messages searched for matches. */
         public static final int DEFAULT_DICTIONARY_BITS = 11;
-        /** The default time a connection or channel keeps its state after its last compressed message. */
+        /** The default time a connection keeps its state after its last compressed message. */
         public static final Duration DEFAULT_RELEASE_AFTER = Duration.ofSeconds(1);
         /** Off: every connection gets the shared compression. */
         public static final Context OFF = new Context(false, DEFAULT_WINDOW_BITS, DEFAULT_DICTIONARY_BITS, DEFAULT_RELEASE_AFTER);
