@@ -24,8 +24,8 @@ import java.util.function.LongSupplier;
  * the release time, and each channel's last messages once the channel has sent nothing for as
  * long and no connection that keeps its state remembers sending any of them (a channel quiet
  * for a while whose subscribers are busy with other channels keeps its last messages for their
- * next match into them). The timer is one task on the loop, scheduled only while something is held: an idle loop
- * has none, and a round looks only at what is held, not at every connection.
+ * next match into them). The timer is one task on the loop, scheduled only while something is
+ * held: an idle loop has none, and a round looks only at what is held, not at every connection.
  *
  * <p>Loop-confined, but for the counters, which are the server's and thread-safe.
  */

@@ -128,6 +128,12 @@ class ContextDeflaterTest {
                 + "\",\"id\":\"" + id + "\"}]").getBytes(StandardCharsets.UTF_8);
     }
 
+    /** Sends {@code client} a broadcast of chat on {@code channel}, which its client inflates whole. */
+    private static void sendsChat(Client client, String channel, int id, Random random) throws DataFormatException {
+        byte[] array = chat(channel, id, random);
+        assertEquals("[" + element(array) + "]", client.send(broadcast(channel, id), array));
+    }
+
     private static String element(byte[] array) {
         return new String(array, 1, array.length - 2, StandardCharsets.UTF_8);
     }
@@ -242,9 +248,7 @@ class ContextDeflaterTest {
         int id = 0;
         // More channels than a connection has slots for: the oldest slots are given to new channels.
         for (int c = 0; c < ContextDeflater.CHANNELS + 4; c++) {
-            String name = "/user/" + c;
-            byte[] array = chat(name, id, random);
-            assertEquals("[" + element(array) + "]", client.send(broadcast(name, id++), array));
+            sendsChat(client, "/user/" + c, id++, random);
         }
         nanos.addAndGet(WebSocketCompression.Context.DEFAULT_RELEASE_AFTER.toNanos() / 2);
         byte[] array = chat("/busy", id, random);
@@ -261,10 +265,8 @@ class ContextDeflaterTest {
         Random random = new Random(9);
         int id = 0;
         for (int c = 0; c < LoopContexts.CHANNELS + 100; c++) {
-            String name = "/user/" + c;
             for (int i = 0; i < 2; i++) {
-                byte[] array = chat(name, id, random);
-                assertEquals("[" + element(array) + "]", client.send(broadcast(name, id++), array));
+                sendsChat(client, "/user/" + c, id++, random);
             }
         }
         assertEquals(LoopContexts.CHANNELS, loop.channels());
