@@ -67,7 +67,6 @@ public class ContextDeflateBenchmark {
     private ServerMessageImpl[] messages;
     private int[] rooms;
     private byte[][] arrays;
-    private List<ServerMessageImpl> one;
     private int next;
     private final AtomicLong nanos = new AtomicLong();
 
