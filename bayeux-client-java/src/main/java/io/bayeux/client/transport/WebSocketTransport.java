@@ -4,6 +4,7 @@ import io.bayeux.api.Message;
 import io.bayeux.client.ClientConfig;
 import io.bayeux.common.HashMapMessage;
 import io.bayeux.common.json.JsonCodec;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -297,7 +298,10 @@ public final class WebSocketTransport implements ClientTransport {
             if (frame instanceof TextWebSocketFrame) {
                 List<Message.Mutable> messages;
                 try {
-                    messages = List.copyOf(config.jsonCodec().decode(ByteBufUtil.getBytes(frame.content()), HashMapMessage::new));
+                    ByteBuf content = frame.content();
+                    // An inflated message's array as it is; anything else copied out.
+                    byte[] bytes = ByteBufUtil.getBytes(content, content.readerIndex(), content.readableBytes(), false);
+                    messages = List.copyOf(config.jsonCodec().decode(bytes, HashMapMessage::new));
                 } catch (JsonCodec.JsonException x) {
                     ctx.close();
                     listener.onFailure(x, List.of());
