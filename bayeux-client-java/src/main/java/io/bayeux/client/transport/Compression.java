@@ -16,8 +16,8 @@ import java.util.List;
 /**
  * The WebSocket transport's permessage-deflate (RFC 7692): the offer, {@code permessage-deflate}
  * without parameters, and the server's answer are Netty's to make and check (whatever
- * no-context-takeover the server answers with is accepted: this project's server asks for both,
- * CometD's keeps context by default); what the server sends compressed is inflated by
+ * no-context-takeover the server answers with is accepted: this project's server asks for both
+ * unless it keeps a context per connection, CometD's keeps context by default); what the server sends compressed is inflated by
  * {@link InflateDecoder}, bounded by the largest message allowed. What the client sends goes
  * uncompressed (RFC 7692 lets a sender compress none of its messages; a client's messages are
  * mostly small meta messages). Stateless.

@@ -7,12 +7,17 @@ import java.util.Arrays;
 
 /**
  * Finds a message's LZ77 matches ({@link Matches}) against the messages of a dictionary, those
- * its channel sent last: hash chains over 4-byte prefixes (zlib's way, at most
- * {@value #CHAIN} candidates a position, the longest match kept, the nearest of equals, with
- * zlib's lazy matching), a match 4 to 258 bytes long that never crosses from one dictionary
- * message into the next. Done once per
- * message and event loop, whatever the number of connections it goes to, so it can afford to
- * look harder than a per-connection deflater could.
+ * its channel sent last: hash chains over 4-byte prefixes (zlib's way, at most {@value #CHAIN}
+ * candidates a position), a match 4 to 258 bytes long that never crosses from one dictionary
+ * message into the next. Every position's matches are found (the longest of each candidate
+ * nearer than any longer one), then the cheapest way to write the message with them in
+ * deflate's fixed codes is worked out from its end (the bits of each literal, and of each match
+ * of each length its candidates allow): an optimal parse, where zlib's lazy matching takes the
+ * longest match it sees. A match into the dictionary is costed as if it reached
+ * {@value #DICTIONARY_SPREAD} times as far back as it does in the dictionary, for a connection
+ * is sent other channels' messages between its channel's. Done once per message and event loop,
+ * whatever the number of connections it goes to, so it can afford to look harder than a
+ * per-connection deflater could.
  *
  * <p>Keeps its buffers between calls; not thread-safe: one per event loop.
  */
@@ -20,18 +25,30 @@ final class MatchFinder {
     static final int MIN_MATCH = 4;
     static final int MAX_MATCH = 258;
     static final int MAX_DISTANCE = 32768;
-    private static final int CHAIN = 32;
-    /** A match this long is taken at once, without looking for a longer one at the next position. */
-    private static final int NICE = 64;
-    /** With a match this long in hand, the next position looks at fewer candidates. */
-    private static final int GOOD = 16;
+    private static final int CHAIN = 16;
+    /**
+     * A match this long ends the search of its position and is taken as it is: the positions it
+     * covers are not searched, and of its lengths only those up to this one and the whole are
+     * costed.
+     */
+    private static final int NICE = 16;
+    /** How many times farther back than in the dictionary a match into it is taken to reach in a connection's stream. */
+    private static final int DICTIONARY_SPREAD = 4;
     private static final int HASH_BITS = 13;
     private static final int PRIME = 0x9E3779B1;
+    /** Per match length (3 to 258), the bits of its code and extra bits. */
+    private static final int[] LENGTH_BITS = new int[MAX_MATCH + 1];
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final Object[] NO_DICTIONARY = {};
     /** The largest buffer kept between calls. */
     private static final int KEEP = 1 << 17;
+
+    static {
+        for (int length = 3; length <= MAX_MATCH; length++) {
+            LENGTH_BITS[length] = FixedCodes.LENGTH[length - 3] >>> 24;
+        }
+    }
 
     /** Per hash, the last position with it, as {@code base + index}; older than {@code base} means none. */
     private final int[] head = new int[1 << HASH_BITS];
@@ -39,6 +56,8 @@ final class MatchFinder {
     private int[] previous = new int[1024];
     /** The dictionary's elements one after the other, then the message's element, then 8 spare bytes. */
     private byte[] buf = new byte[1024];
+    /** Per position of the dictionary in {@link #buf}, where its element ends. */
+    private int[] endOf = new int[1024];
     /** Where each dictionary element ends in {@link #buf}. */
     private int[] ends = new int[16];
     /** What {@code base} the next call takes: positions of earlier calls read as none. */
@@ -47,6 +66,15 @@ final class MatchFinder {
     /** Where a message's pieces are encoded before they are copied into its {@link Matches}. */
     private final BitString bits = new BitString();
     private int[] pieces = new int[64 * Matches.PIECE];
+    /** Per position of the message, where its matches start in {@link #pairLength} and {@link #pairFrom}. */
+    private int[] pairAt = new int[256];
+    /** A position's matches: each longer and from farther back than the one before it. */
+    private int[] pairLength = new int[1024];
+    private int[] pairFrom = new int[1024];
+    /** Per position of the message, the fewest bits that write it from there to its end, and the match (its length, or 0 for a literal, and where from) that starts the way. */
+    private int[] cost = new int[256];
+    private int[] choice = new int[256];
+    private int[] choiceFrom = new int[256];
 
     /**
      * The matches of {@code message} (encoded as {@code array}, a JSON array of one) against the
@@ -62,6 +90,7 @@ final class MatchFinder {
         if (buf.length < total + 8) {
             buf = new byte[Math.max(total + 8, buf.length * 2)];
             previous = new int[buf.length];
+            endOf = new int[buf.length];
         }
         if (ends.length < count) {
             ends = Arrays.copyOf(ends, Math.max(count, ends.length * 2));
@@ -70,7 +99,9 @@ final class MatchFinder {
         int at = 0;
         for (int j = 0; j < count; j++) {
             System.arraycopy(arrays[j], 1, buf, at, arrays[j].length - 2);
-            at += arrays[j].length - 2;
+            int end = at + arrays[j].length - 2;
+            Arrays.fill(endOf, at, end, end);
+            at = end;
             ends[j] = at;
         }
         int start = at;
@@ -89,21 +120,51 @@ final class MatchFinder {
             previous[i] = head[h];
             head[h] = base + i;
         }
-        int size = 0;
-        // Lazy matching, as zlib's: a match found at i is kept back until i + 1 is searched, and
-        // dropped for a literal if i + 1 starts a longer one.
-        int pending = 0;
-        int pendingFrom = -1;
-        int i = start;
-        while (i <= last) {
+        int size = parse(buf, start, total, base, count);
+        if (buf.length > KEEP) {
+            // A rare large message does not leave its buffers with the loop.
+            this.buf = new byte[1024];
+            this.previous = new int[1024];
+            this.endOf = new int[1024];
+            pairAt = new int[256];
+            cost = new int[256];
+            choice = new int[256];
+            choiceFrom = new int[256];
+            pairLength = new int[1024];
+            pairFrom = new int[1024];
+        }
+        Object[] referred = count == 0 ? NO_DICTIONARY : Arrays.copyOf(dictionary, count);
+        return encode(message, channel, array, referred, size);
+    }
+
+    /** Finds every position's matches, then the cheapest way to write the message with them; fills {@link #ops}, its size. */
+    private int parse(byte[] buf, int start, int total, int base, int count) {
+        int n = total - start;
+        if (pairAt.length < n + 2) {
+            int grown = Math.max(n + 2, pairAt.length * 2);
+            pairAt = new int[grown];
+            cost = new int[grown];
+            choice = new int[grown];
+            choiceFrom = new int[grown];
+        }
+        int last = total - MIN_MATCH;
+        int pairs = 0;
+        int covered = start; // positions before it lie within a long match: hashed, not searched
+        for (int i = start; i < total; i++) {
+            pairAt[i - start] = pairs;
+            if (i > last) {
+                continue;
+            }
             int h = ((int) INT.get(buf, i) * PRIME) >>> (32 - HASH_BITS);
             int candidate = head[h];
             previous[i] = candidate;
             head[h] = base + i;
-            int best = Math.max(MIN_MATCH - 1, pending);
-            int from = -1;
+            if (i < covered) {
+                continue;
+            }
+            int best = MIN_MATCH - 1;
             int limit = Math.min(total - i, MAX_MATCH);
-            for (int chain = chain(pending); candidate >= base && chain > 0; chain--) {
+            for (int chain = CHAIN; candidate >= base && chain > 0; chain--) {
                 int src = candidate - base;
                 int max;
                 if (src >= start) {
@@ -112,50 +173,81 @@ final class MatchFinder {
                     }
                     max = limit;
                 } else {
-                    max = Math.min(limit, ends[entry(src, count)] - src);
+                    max = Math.min(limit, endOf[src] - src);
                 }
                 if (max > best && buf[src + best] == buf[i + best]) {
                     int length = matchLength(buf, src, i, max);
                     if (length > best) {
                         best = length;
-                        from = src;
-                        if (length == limit) {
+                        if (pairs == pairLength.length) {
+                            pairLength = Arrays.copyOf(pairLength, pairs * 2);
+                            pairFrom = Arrays.copyOf(pairFrom, pairs * 2);
+                        }
+                        pairLength[pairs] = length;
+                        pairFrom[pairs] = src;
+                        pairs++;
+                        if (length == limit || length >= NICE) {
                             break;
                         }
                     }
                 }
                 candidate = previous[src];
             }
-            if (pending > 0 && from < 0) {
-                // The match of i - 1 stands.
-                size = record(size, i - 1, pending, pendingFrom, start, count);
-                insert(i + 1, Math.min(i - 1 + pending, last + 1), base);
-                i = i - 1 + pending;
-                pending = 0;
-                continue;
+            if (best >= NICE) {
+                covered = i + best;
             }
-            if (from >= 0 && best >= NICE) {
-                size = record(size, i, best, from, start, count);
-                insert(i + 1, Math.min(i + best, last + 1), base);
-                i += best;
-                pending = 0;
-                continue;
+        }
+        pairAt[n] = pairs;
+        cost[n] = 0;
+        for (int k = n - 1; k >= 0; k--) {
+            int i = start + k;
+            int best = (FixedCodes.LITERAL[buf[i] & 0xFF] >>> 24) + cost[k + 1];
+            int take = 0;
+            int takeFrom = 0;
+            int from = MIN_MATCH;
+            for (int p = pairAt[k]; p < pairAt[k + 1]; p++) {
+                int src = pairFrom[p];
+                int distance = src >= start ? i - src : Math.min(MAX_DISTANCE, DICTIONARY_SPREAD * (i - src));
+                int distanceBits = (int) (FixedCodes.distance(distance) >>> 32);
+                int longest = pairLength[p];
+                // Every length below NICE, then only the whole match.
+                int shortest = 0;
+                int rest = Integer.MAX_VALUE;
+                for (int length = from, end = Math.min(longest, NICE - 1); length <= end; length++) {
+                    int c = LENGTH_BITS[length] + cost[k + length];
+                    if (c < rest) {
+                        rest = c;
+                        shortest = length;
+                    }
+                }
+                if (longest >= NICE) {
+                    int c = LENGTH_BITS[longest] + cost[k + longest];
+                    if (c < rest) {
+                        rest = c;
+                        shortest = longest;
+                    }
+                }
+                if (rest + distanceBits < best) {
+                    best = rest + distanceBits;
+                    take = shortest;
+                    takeFrom = src;
+                }
+                from = longest + 1;
             }
-            // A longer match at i than at i - 1 (or the first): keep it back, i - 1 is a literal.
-            pending = from >= 0 ? best : 0;
-            pendingFrom = from;
-            i++;
+            cost[k] = best;
+            choice[k] = take;
+            choiceFrom[k] = takeFrom;
         }
-        if (pending > 0) {
-            size = record(size, i - 1, pending, pendingFrom, start, count);
+        int size = 0;
+        for (int k = 0; k < n; ) {
+            if (choice[k] > 0) {
+                size = record(size, start + k, choice[k], choiceFrom[k], start, count);
+                k += choice[k];
+            } else {
+                k++;
+            }
         }
-        if (buf.length > KEEP) {
-            // A rare large message does not leave its buffers with the loop.
-            this.buf = new byte[1024];
-            this.previous = new int[1024];
-        }
-        Object[] referred = count == 0 ? NO_DICTIONARY : Arrays.copyOf(dictionary, count);
-        return encode(message, channel, array, referred, size);
+        return size;
     }
 
     /**
@@ -220,20 +312,6 @@ final class MatchFinder {
         pieces[count + 3] = from;
         pieces[count + 4] = to - from;
         return count + Matches.PIECE;
-    }
-
-    /** How many candidates to look at, fewer once a match is in hand (zlib's {@code good_length}). */
-    private static int chain(int pending) {
-        return pending >= GOOD ? CHAIN / 4 : CHAIN;
-    }
-
-    /** Puts the hashes of {@code buf[from, to)} in the chains. */
-    private void insert(int from, int to, int base) {
-        for (int k = from; k < to; k++) {
-            int hk = ((int) INT.get(buf, k) * PRIME) >>> (32 - HASH_BITS);
-            previous[k] = head[hk];
-            head[hk] = base + k;
-        }
     }
 
     /** Adds the match of {@code length} at {@code i} from {@code from} to {@link #ops}, of which {@code size} are used; the new size. */
