@@ -73,16 +73,7 @@ public class ClientInflateBenchmark {
             Deflater deflater = context ? stream : new Deflater(Deflater.DEFAULT_COMPRESSION, true);
             frames[i] = deflate(deflater, json.getBytes(StandardCharsets.UTF_8));
         }
-        ChannelHandler handler;
-        if (decoder.equals("ours")) {
-            handler = new InflateDecoder(context, 1 << 20);
-        } else {
-            WebSocketExtensionData answer = new WebSocketExtensionData("permessage-deflate",
-                    context ? Map.of() : Map.of("server_no_context_takeover", ""));
-            handler = new PerMessageDeflateClientExtensionHandshaker(6, false, 15, true, false)
-                    .handshakeExtension(answer).newExtensionDecoder();
-        }
-        channel = new EmbeddedChannel(handler);
+        setUpChannel();
         next = 0;
     }
 
@@ -103,10 +94,17 @@ public class ClientInflateBenchmark {
         return length;
     }
 
+    /** A new connection's decoder: ours or Netty's, for a server that keeps context or not. */
     private void setUpChannel() {
-        ChannelHandler handler = decoder.equals("ours") ? new InflateDecoder(true, 1 << 20)
-                : new PerMessageDeflateClientExtensionHandshaker(6, false, 15, true, false)
-                .handshakeExtension(new WebSocketExtensionData("permessage-deflate", Map.of())).newExtensionDecoder();
+        ChannelHandler handler;
+        if (decoder.equals("ours")) {
+            handler = new InflateDecoder(context, 1 << 20);
+        } else {
+            WebSocketExtensionData answer = new WebSocketExtensionData("permessage-deflate",
+                    context ? Map.of() : Map.of("server_no_context_takeover", ""));
+            handler = new PerMessageDeflateClientExtensionHandshaker(6, false, 15, true, false)
+                    .handshakeExtension(answer).newExtensionDecoder();
+        }
         channel = new EmbeddedChannel(handler);
     }
 
